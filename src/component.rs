@@ -1,0 +1,233 @@
+//! The export glue: WIT types in, core types through [`crate::reader`], WIT types out. Nothing here decides
+//! anything.
+
+use std::cell::RefCell;
+
+use crate::config::ConfigInput;
+use crate::decode::TextEncoding;
+use crate::error::{ErrorKind as CoreKind, ReadError as CoreError};
+use crate::index::LineEndings as CoreEndings;
+use crate::reader::{self, BudgetUnit as CoreUnit, ReadOutcome as CoreOutcome, ReadResult as CoreResult, Reader};
+use crate::wasi_fs::{now_ms, WasiFileSystem};
+use crate::window::Truncation as CoreTruncation;
+
+wit_bindgen::generate!({
+    path: "wit",
+    world: "read-window",
+});
+
+use exports::read_window::reader::reader::{
+    Budget, BudgetReport, BudgetUnit, ClampedLine, Config, EncodingFacts, ErrorKind, Guest, GuestSession,
+    LineEndings, ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow, SessionStats, TextEncoding as WitEncoding,
+    Truncation, UnchangedStub,
+};
+
+struct Component;
+
+fn config_input(config: Config) -> ConfigInput {
+    let (budget_chars, token_mode, token_cap, token_headroom) = match config.budget {
+        Some(Budget::Characters(chars)) => (Some(u64::from(chars)), false, None, None),
+        Some(Budget::Tokens(tokens)) => (None, true, tokens.cap.map(u64::from), tokens.headroom),
+        None => (None, false, None, None),
+    };
+    ConfigInput {
+        max_lines: config.max_lines.map(u64::from),
+        max_line_chars: config.max_line_length.map(u64::from),
+        budget_chars,
+        token_cap,
+        token_headroom,
+        token_mode,
+        working_directory: config.working_directory,
+        dedup: config.dedup,
+        loop_warn_at: config.loop_warn_at,
+        loop_block_at: config.loop_block_at,
+        not_found_ttl_ms: config.not_found_ttl_ms,
+        deny_patterns: config.deny_patterns.unwrap_or_default(),
+        allow_patterns: config.allow_patterns.unwrap_or_default(),
+    }
+}
+
+fn core_request(request: ReadRequest) -> reader::ReadRequest {
+    reader::ReadRequest {
+        path: request.path,
+        offset: request.offset,
+        limit: request.limit,
+        column: request.column,
+    }
+}
+
+fn wit_error(error: CoreError) -> ReadError {
+    ReadError {
+        kind: match error.kind {
+            CoreKind::NotFound => ErrorKind::NotFound,
+            CoreKind::NotAFile => ErrorKind::NotAFile,
+            CoreKind::OutsideSandbox => ErrorKind::OutsideSandbox,
+            CoreKind::PermissionDenied => ErrorKind::PermissionDenied,
+            CoreKind::InvalidRequest => ErrorKind::InvalidRequest,
+            CoreKind::Io => ErrorKind::Io,
+            CoreKind::SpecialFile => ErrorKind::SpecialFile,
+            CoreKind::Device => ErrorKind::Device,
+            CoreKind::Credential => ErrorKind::Credential,
+            CoreKind::Binary => ErrorKind::Binary,
+            CoreKind::LoopBlocked => ErrorKind::LoopBlocked,
+            CoreKind::EchoedOutput => ErrorKind::EchoedOutput,
+        },
+        message: error.message,
+        already_read: error.already_read,
+    }
+}
+
+fn wit_result(result: CoreResult) -> ReadResult {
+    let window = result.window;
+    ReadResult {
+        content: window.content,
+        path: result.path,
+        start_line: window.start_line,
+        start_column: window.start_column,
+        end_line: window.end_line,
+        lines_returned: window.lines_returned,
+        total_lines: window.total_lines,
+        truncated: !window.truncated_by.is_empty(),
+        truncated_by: window
+            .truncated_by
+            .iter()
+            .map(|reason| match reason {
+                CoreTruncation::Limit => Truncation::Limit,
+                CoreTruncation::Budget => Truncation::Budget,
+                CoreTruncation::LineLength => Truncation::LineLength,
+                CoreTruncation::MidLine => Truncation::MidLine,
+            })
+            .collect(),
+        next_offset: window.next_offset,
+        next_column: window.next_column,
+        clamped_lines: window
+            .clamped_lines
+            .iter()
+            .map(|line| ClampedLine {
+                line: line.line,
+                shown_chars: line.shown_chars,
+                total_chars: line.total_chars,
+                next_column: line.next_column,
+            })
+            .collect(),
+        hint: result.hint,
+        file_size: result.file_size,
+        encoding: EncodingFacts {
+            encoding: match result.encoding.encoding {
+                TextEncoding::Utf8 => WitEncoding::Utf8,
+                TextEncoding::Utf16Le => WitEncoding::Utf16le,
+                TextEncoding::Utf16Be => WitEncoding::Utf16be,
+            },
+            bom: result.encoding.bom,
+            line_endings: match result.encoding.line_endings {
+                CoreEndings::None => LineEndings::None,
+                CoreEndings::Lf => LineEndings::Lf,
+                CoreEndings::Crlf => LineEndings::Crlf,
+                CoreEndings::Mixed => LineEndings::Mixed,
+            },
+            replaced_invalid: result.encoding.replaced_invalid,
+        },
+        budget: BudgetReport {
+            unit: match result.budget.unit {
+                CoreUnit::Characters => BudgetUnit::Characters,
+                CoreUnit::Tokens => BudgetUnit::Tokens,
+            },
+            limit: result.budget.limit,
+            used: result.budget.used,
+            cap: result.budget.cap,
+        },
+        warnings: result.warnings,
+    }
+}
+
+impl Guest for Component {
+    type Session = Session;
+
+    fn read_once(config: Config, request: ReadRequest) -> Result<ReadResult, ReadError> {
+        let mut fs = WasiFileSystem::from_preopens();
+        reader::read_once(config_input(config), &mut fs, &core_request(request))
+            .map(wit_result)
+            .map_err(wit_error)
+    }
+}
+
+/// A session resource: the core reader and the preopens it reads through.
+struct Session {
+    reader: RefCell<Reader>,
+    fs: RefCell<WasiFileSystem>,
+}
+
+impl GuestSession for Session {
+    fn new(config: Config) -> Self {
+        Session {
+            reader: RefCell::new(Reader::new(config_input(config))),
+            fs: RefCell::new(WasiFileSystem::from_preopens()),
+        }
+    }
+
+    fn read(&self, request: ReadRequest) -> Result<ReadOutcome, ReadError> {
+        let mut reader = self.reader.borrow_mut();
+        let mut fs = self.fs.borrow_mut();
+        match reader.read(&mut *fs, &core_request(request), now_ms()) {
+            Ok(CoreOutcome::Window(result)) => Ok(ReadOutcome::Window(wit_result(result))),
+            Ok(CoreOutcome::Unchanged(stub)) => Ok(ReadOutcome::Unchanged(UnchangedStub {
+                path: stub.path,
+                start_line: stub.start_line,
+                end_line: stub.end_line,
+                message: stub.message,
+            })),
+            Err(error) => Err(wit_error(error)),
+        }
+    }
+
+    fn note_other_tool(&self) {
+        self.reader.borrow_mut().note_other_tool();
+    }
+
+    fn reset_dedup(&self) {
+        self.reader.borrow_mut().reset_dedup();
+    }
+
+    fn wrote(&self, path: String) {
+        let fs = self.fs.borrow();
+        self.reader.borrow_mut().wrote(&*fs, &path);
+    }
+
+    fn check_write(&self, path: String, text: String) -> Result<(), ReadError> {
+        self.reader.borrow().check_write(&path, &text).map_err(wit_error)
+    }
+
+    fn report_tokens(&self, path: String, offset: u64, lines: u64, tokens: u64) -> Result<(), ReadError> {
+        let fs = self.fs.borrow();
+        self.reader
+            .borrow_mut()
+            .report_tokens(&*fs, &path, offset, lines, tokens)
+            .map_err(wit_error)
+    }
+
+    fn token_refusal(&self, path: String, offset: u64, limit: u64, message: String) -> Result<RetryWindow, ReadError> {
+        let mut fs = self.fs.borrow_mut();
+        self.reader
+            .borrow_mut()
+            .token_refusal(&mut *fs, &path, offset, limit, &message)
+            .map(|retry| RetryWindow {
+                offset: retry.offset,
+                limit: retry.limit,
+                refused_tokens: retry.refused_tokens,
+                cap_tokens: retry.cap_tokens,
+                hint: retry.hint,
+            })
+            .map_err(wit_error)
+    }
+
+    fn stats(&self) -> SessionStats {
+        let stats = self.reader.borrow().stats();
+        SessionStats {
+            positioned_reads: stats.positioned_reads,
+            indexed_files: stats.indexed_files,
+            index_bytes: stats.index_bytes,
+        }
+    }
+}
+
+export!(Component);

@@ -1,0 +1,346 @@
+//! Decoding a file's bytes into text, piece by piece and block by block: UTF-8 with invalid sequences replaced by
+//! U+FFFD (exactly as `String::from_utf8_lossy` would over the whole file, however the bytes are split), and UTF-16
+//! LE or BE with unpaired surrogates replaced. Valid UTF-8 is handed on without copying.
+
+/// The encodings a file is decoded from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TextEncoding {
+    /// UTF-8 (also the fallback for any non-UTF-16 text: invalid sequences are replaced and counted).
+    Utf8,
+    /// UTF-16, little-endian.
+    Utf16Le,
+    /// UTF-16, big-endian.
+    Utf16Be,
+}
+
+impl TextEncoding {
+    /// Bytes in one code unit: 1 for UTF-8, 2 for UTF-16.
+    pub fn unit_bytes(self) -> usize {
+        match self {
+            TextEncoding::Utf8 => 1,
+            TextEncoding::Utf16Le | TextEncoding::Utf16Be => 2,
+        }
+    }
+
+    /// The name used in results: `utf8`, `utf16le`, `utf16be`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextEncoding::Utf8 => "utf8",
+            TextEncoding::Utf16Le => "utf16le",
+            TextEncoding::Utf16Be => "utf16be",
+        }
+    }
+
+    /// The index of the first byte of the next line feed in `bytes` at or after `from`.
+    ///
+    /// `bytes` must start on a code-unit boundary. For UTF-16 a line feed is the unit 0x000A at an even index.
+    #[inline]
+    pub fn find_line_feed(self, bytes: &[u8], from: usize) -> Option<usize> {
+        match self {
+            TextEncoding::Utf8 => memchr::memchr(b'\n', bytes.get(from..)?).map(|index| index + from),
+            TextEncoding::Utf16Le => {
+                let mut start = from;
+                while let Some(found) = memchr::memchr(b'\n', bytes.get(start..)?) {
+                    let index = start + found;
+                    if index % 2 == 0 && bytes.get(index + 1) == Some(&0) {
+                        return Some(index);
+                    }
+                    start = index + 1;
+                }
+                None
+            }
+            TextEncoding::Utf16Be => {
+                let mut start = from + 1;
+                while let Some(found) = memchr::memchr(b'\n', bytes.get(start..)?) {
+                    let index = start + found;
+                    if index % 2 == 1 && bytes.get(index - 1) == Some(&0) {
+                        return Some(index - 1);
+                    }
+                    start = index + 1;
+                }
+                None
+            }
+        }
+    }
+
+    /// Whether `unit` (the bytes of one code unit) is a carriage return.
+    #[inline]
+    pub fn is_carriage_return(self, unit: &[u8]) -> bool {
+        match self {
+            TextEncoding::Utf8 => unit == b"\r",
+            TextEncoding::Utf16Le => unit == [b'\r', 0],
+            TextEncoding::Utf16Be => unit == [0, b'\r'],
+        }
+    }
+}
+
+const REPLACEMENT: &str = "\u{FFFD}";
+
+/// A streaming decoder: feed it the bytes of a line in pieces, then `finish` at the line's end.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    encoding: TextEncoding,
+    /// The bytes of an incomplete UTF-8 sequence, or an odd UTF-16 byte, carried to the next piece.
+    carry: [u8; 4],
+    carry_len: usize,
+    /// A UTF-16 high surrogate waiting for its low half.
+    high_surrogate: Option<u16>,
+    /// Invalid sequences replaced so far.
+    replaced: u64,
+    /// Decoded UTF-16 text of the current piece.
+    scratch: String,
+}
+
+impl Decoder {
+    /// A decoder for `encoding`.
+    pub fn new(encoding: TextEncoding) -> Self {
+        Decoder {
+            encoding,
+            carry: [0; 4],
+            carry_len: 0,
+            high_surrogate: None,
+            replaced: 0,
+            scratch: String::new(),
+        }
+    }
+
+    /// Invalid sequences replaced by U+FFFD since the decoder was made.
+    pub fn replaced(&self) -> u64 {
+        self.replaced
+    }
+
+    /// Decodes `bytes`, continuing a sequence the previous piece left open, and hands the text to `sink` in pieces.
+    pub fn feed(&mut self, bytes: &[u8], sink: &mut impl FnMut(&str)) {
+        match self.encoding {
+            TextEncoding::Utf8 => self.feed_utf8(bytes, sink),
+            TextEncoding::Utf16Le | TextEncoding::Utf16Be => self.feed_utf16(bytes, sink),
+        }
+    }
+
+    /// Ends the text: a sequence left open is invalid and becomes one U+FFFD.
+    pub fn finish(&mut self, sink: &mut impl FnMut(&str)) {
+        if self.carry_len > 0 {
+            self.carry_len = 0;
+            self.replaced += 1;
+            sink(REPLACEMENT);
+        }
+        if self.high_surrogate.take().is_some() {
+            self.replaced += 1;
+            sink(REPLACEMENT);
+        }
+    }
+
+    fn feed_utf8(&mut self, mut bytes: &[u8], sink: &mut impl FnMut(&str)) {
+        if self.carry_len > 0 {
+            // Complete the carried sequence with as few bytes as it needs.
+            let mut joined = [0u8; 4];
+            joined[..self.carry_len].copy_from_slice(&self.carry[..self.carry_len]);
+            let mut len = self.carry_len;
+            let mut taken = 0;
+            loop {
+                match std::str::from_utf8(&joined[..len]) {
+                    Ok(text) => {
+                        sink(text);
+                        self.carry_len = 0;
+                        bytes = bytes.get(taken..).unwrap_or_default();
+                        break;
+                    }
+                    Err(error) => match error.error_len() {
+                        Some(invalid) => {
+                            // The carried bytes are a maximal invalid subpart: one replacement; the bytes after
+                            // it are decoded afresh.
+                            self.replaced += 1;
+                            sink(REPLACEMENT);
+                            self.carry_len = 0;
+                            let consumed = invalid.saturating_sub(len - taken);
+                            bytes = bytes.get(consumed..).unwrap_or_default();
+                            break;
+                        }
+                        None => match bytes.get(taken) {
+                            Some(&byte) if len < 4 => {
+                                joined[len] = byte;
+                                len += 1;
+                                taken += 1;
+                            }
+                            _ => {
+                                // Still incomplete and the piece is used up: carry it all on.
+                                self.carry[..len].copy_from_slice(&joined[..len]);
+                                self.carry_len = len;
+                                return;
+                            }
+                        },
+                    },
+                }
+            }
+        }
+        let mut chunks = bytes.utf8_chunks().peekable();
+        while let Some(chunk) = chunks.next() {
+            let valid = chunk.valid();
+            if !valid.is_empty() {
+                sink(valid);
+            }
+            let invalid = chunk.invalid();
+            if invalid.is_empty() {
+                continue;
+            }
+            let is_last = chunks.peek().is_none();
+            let incomplete = matches!(std::str::from_utf8(invalid), Err(error) if error.error_len().is_none());
+            if is_last && incomplete && invalid.len() < 4 {
+                self.carry[..invalid.len()].copy_from_slice(invalid);
+                self.carry_len = invalid.len();
+            } else {
+                self.replaced += 1;
+                sink(REPLACEMENT);
+            }
+        }
+    }
+
+    fn feed_utf16(&mut self, bytes: &[u8], sink: &mut impl FnMut(&str)) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        let mut rest = bytes;
+        if self.carry_len == 1 {
+            if let Some((&second, tail)) = rest.split_first() {
+                let first = self.carry[0];
+                self.carry_len = 0;
+                let unit = self.unit_from([first, second]);
+                self.push_unit(unit, &mut scratch);
+                rest = tail;
+            }
+        }
+        let mut pairs = rest.chunks_exact(2);
+        for pair in &mut pairs {
+            let unit = self.unit_from([pair[0], pair[1]]);
+            self.push_unit(unit, &mut scratch);
+        }
+        if let [odd] = pairs.remainder() {
+            self.carry[0] = *odd;
+            self.carry_len = 1;
+        }
+        if !scratch.is_empty() {
+            sink(&scratch);
+        }
+        self.scratch = scratch;
+    }
+
+    fn unit_from(&self, pair: [u8; 2]) -> u16 {
+        match self.encoding {
+            TextEncoding::Utf16Be => u16::from_be_bytes(pair),
+            _ => u16::from_le_bytes(pair),
+        }
+    }
+
+    fn push_unit(&mut self, unit: u16, out: &mut String) {
+        match unit {
+            0xD800..=0xDBFF => {
+                if self.high_surrogate.replace(unit).is_some() {
+                    self.replaced += 1;
+                    out.push_str(REPLACEMENT);
+                }
+            }
+            0xDC00..=0xDFFF => match self.high_surrogate.take() {
+                Some(high) => {
+                    let scalar = 0x10000 + (((high as u32) - 0xD800) << 10) + ((unit as u32) - 0xDC00);
+                    out.push(char::from_u32(scalar).unwrap_or(char::REPLACEMENT_CHARACTER));
+                }
+                None => {
+                    self.replaced += 1;
+                    out.push_str(REPLACEMENT);
+                }
+            },
+            _ => {
+                if self.high_surrogate.take().is_some() {
+                    self.replaced += 1;
+                    out.push_str(REPLACEMENT);
+                }
+                out.push(char::from_u32(unit as u32).unwrap_or(char::REPLACEMENT_CHARACTER));
+            }
+        }
+    }
+}
+
+/// Decodes all of `bytes` at once (for tests and small samples).
+pub fn decode_all(encoding: TextEncoding, bytes: &[u8]) -> (String, u64) {
+    let mut decoder = Decoder::new(encoding);
+    let mut text = String::new();
+    decoder.feed(bytes, &mut |piece| text.push_str(piece));
+    decoder.finish(&mut |piece| text.push_str(piece));
+    (text, decoder.replaced())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn decode_split(bytes: &[u8], splits: &[usize]) -> String {
+        let mut decoder = Decoder::new(TextEncoding::Utf8);
+        let mut text = String::new();
+        let mut start = 0;
+        for &split in splits {
+            let end = split.clamp(start, bytes.len());
+            decoder.feed(&bytes[start..end], &mut |piece| text.push_str(piece));
+            start = end;
+        }
+        decoder.feed(&bytes[start..], &mut |piece| text.push_str(piece));
+        decoder.finish(&mut |piece| text.push_str(piece));
+        text
+    }
+
+    #[test]
+    fn split_emoji_is_joined_across_pieces() {
+        let bytes = "a😀b".as_bytes();
+        for split in 0..bytes.len() {
+            assert_eq!(decode_split(bytes, &[split]), "a😀b");
+        }
+    }
+
+    #[test]
+    fn invalid_bytes_are_replaced_and_counted() {
+        let (text, replaced) = decode_all(TextEncoding::Utf8, b"ok\xff\xfe then \xe2\x82");
+        assert_eq!(text, "ok\u{FFFD}\u{FFFD} then \u{FFFD}");
+        assert_eq!(replaced, 3);
+    }
+
+    #[test]
+    fn utf16_surrogate_pairs_decode_and_lone_halves_are_replaced() {
+        let mut bytes = Vec::new();
+        for unit in "x😀".encode_utf16() {
+            bytes.extend_from_slice(&unit.to_le_bytes());
+        }
+        bytes.extend_from_slice(&0xDC00u16.to_le_bytes());
+        let (text, replaced) = decode_all(TextEncoding::Utf16Le, &bytes);
+        assert_eq!(text, "x😀\u{FFFD}");
+        assert_eq!(replaced, 1);
+    }
+
+    #[test]
+    fn utf16_line_feed_is_found_only_on_unit_boundaries() {
+        // U+0A0A is not a line feed; the real one follows.
+        let bytes = [0x0A, 0x0A, b'a', 0, 0x0A, 0];
+        assert_eq!(TextEncoding::Utf16Le.find_line_feed(&bytes, 0), Some(4));
+        let big = [0x0A, 0x0A, 0, b'a', 0, 0x0A];
+        assert_eq!(TextEncoding::Utf16Be.find_line_feed(&big, 0), Some(4));
+    }
+
+    proptest! {
+        #[test]
+        fn any_split_decodes_like_from_utf8_lossy(bytes in proptest::collection::vec(any::<u8>(), 0..64),
+                                                 mut splits in proptest::collection::vec(0usize..64, 0..6)) {
+            splits.sort_unstable();
+            prop_assert_eq!(decode_split(&bytes, &splits), String::from_utf8_lossy(&bytes).into_owned());
+        }
+
+        #[test]
+        fn any_split_of_utf16_decodes_like_std(units in proptest::collection::vec(any::<u16>(), 0..32), split in 0usize..64) {
+            let bytes: Vec<u8> = units.iter().flat_map(|unit| unit.to_le_bytes()).collect();
+            let split = split.min(bytes.len());
+            let mut decoder = Decoder::new(TextEncoding::Utf16Le);
+            let mut text = String::new();
+            decoder.feed(&bytes[..split], &mut |piece| text.push_str(piece));
+            decoder.feed(&bytes[split..], &mut |piece| text.push_str(piece));
+            decoder.finish(&mut |piece| text.push_str(piece));
+            prop_assert_eq!(text, String::from_utf16_lossy(&units));
+        }
+    }
+}

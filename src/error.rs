@@ -1,0 +1,124 @@
+//! Typed errors of a read: a kind the host can branch on and a message a model can act on.
+
+use std::fmt;
+
+/// What went wrong, mirroring the WIT `error-kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// No such file, or a component of the path is missing.
+    NotFound,
+    /// A directory (or another non-file that is not special).
+    NotAFile,
+    /// The path, or a link it passes through, leaves every granted directory.
+    OutsideSandbox,
+    /// The host or the file system refused access.
+    PermissionDenied,
+    /// The request or the config is malformed; the message names the field.
+    InvalidRequest,
+    /// The file system failed while reading.
+    Io,
+    /// A FIFO, socket, character or block device, refused by its type without being opened.
+    SpecialFile,
+    /// A device or process file known to block or never end, refused by its name.
+    Device,
+    /// A credential store refused by the deny-list.
+    Credential,
+    /// Content that is not text.
+    Binary,
+    /// The same window was read again and again.
+    LoopBlocked,
+    /// Text offered for writing contains output of this component (a stub, a block message, a marker).
+    EchoedOutput,
+}
+
+impl ErrorKind {
+    /// The snake_case name used in JSON (`not_found`, `loop_blocked`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::NotAFile => "not_a_file",
+            ErrorKind::OutsideSandbox => "outside_sandbox",
+            ErrorKind::PermissionDenied => "permission_denied",
+            ErrorKind::InvalidRequest => "invalid_request",
+            ErrorKind::Io => "io",
+            ErrorKind::SpecialFile => "special_file",
+            ErrorKind::Device => "device",
+            ErrorKind::Credential => "credential",
+            ErrorKind::Binary => "binary",
+            ErrorKind::LoopBlocked => "loop_blocked",
+            ErrorKind::EchoedOutput => "echoed_output",
+        }
+    }
+}
+
+/// A failed read: the kind, a message for the model, and for `LoopBlocked` the count of identical reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadError {
+    /// What went wrong.
+    pub kind: ErrorKind,
+    /// One or two sentences saying what happened and what to do instead.
+    pub message: String,
+    /// For `LoopBlocked`: consecutive identical reads, this one included.
+    pub already_read: Option<u32>,
+}
+
+impl ReadError {
+    /// An error of `kind` with `message` and no count.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        ReadError {
+            kind,
+            message: message.into(),
+            already_read: None,
+        }
+    }
+
+    /// An `InvalidRequest` error.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        ReadError::new(ErrorKind::InvalidRequest, message)
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{}: {}", self.kind.name(), self.message)
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// An error of the byte source or the file system, before it is given a path and turned into a `ReadError`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FsError {
+    /// The entry does not exist.
+    NotFound,
+    /// Access was refused.
+    PermissionDenied,
+    /// A path component is not a directory.
+    NotADirectory,
+    /// Any other failure, described.
+    Other(String),
+}
+
+impl FsError {
+    /// Turns the file-system error into a read error about `path`.
+    pub fn into_read_error(self, path: &str) -> ReadError {
+        match self {
+            FsError::NotFound => ReadError::new(
+                ErrorKind::NotFound,
+                format!("{path} does not exist. Check the path, or list its directory first."),
+            ),
+            FsError::PermissionDenied => ReadError::new(
+                ErrorKind::PermissionDenied,
+                format!("Permission to read {path} was denied by the host or the file system."),
+            ),
+            FsError::NotADirectory => ReadError::new(
+                ErrorKind::NotFound,
+                format!("{path} does not exist: a component of the path is a file, not a directory."),
+            ),
+            FsError::Other(detail) => ReadError::new(
+                ErrorKind::Io,
+                format!("Reading {path} failed: {detail}. Retrying may help if the file was being changed."),
+            ),
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! The sparse line index: per file, the byte offset of every `spacing`-th line start, built while scanning, so a
+//! read at line N seeks to the checkpoint at or below N and scans at most `spacing` lines, and every result can
+//! report the file's exact line count.
+//!
+//! Memory is bounded: at `MAX_CHECKPOINTS` the spacing doubles and every other checkpoint is dropped.
+
+use crate::decode::TextEncoding;
+use crate::error::FsError;
+use crate::source::ByteSource;
+use crate::scan::Scanner;
+
+/// Lines between checkpoints for a file of fewer than `MAX_CHECKPOINTS * INITIAL_SPACING` lines.
+pub const INITIAL_SPACING: u64 = 1_024;
+/// Checkpoints kept at most (8 bytes each: 512 KiB).
+pub const MAX_CHECKPOINTS: usize = 65_536;
+
+/// What identifies a version of a file: the index is valid while both are unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileIdentity {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch, when the file system gives one.
+    pub modified_ns: Option<u128>,
+}
+
+/// The line endings seen in a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEndings {
+    /// No line feed at all.
+    None,
+    /// Only `\n`.
+    Lf,
+    /// Only `\r\n`.
+    Crlf,
+    /// Both.
+    Mixed,
+}
+
+impl LineEndings {
+    /// The name used in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            LineEndings::None => "none",
+            LineEndings::Lf => "lf",
+            LineEndings::Crlf => "crlf",
+            LineEndings::Mixed => "mixed",
+        }
+    }
+}
+
+/// Checkpoints of one file's line starts, and its line count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineIndex {
+    encoding: TextEncoding,
+    /// Where line 1 starts (after a byte order mark).
+    data_start: u64,
+    /// Lines between checkpoints.
+    spacing: u64,
+    /// `checkpoints[k]` is the byte offset where line `k * spacing + 1` starts.
+    checkpoints: Vec<u64>,
+    /// Lines ended by a line feed.
+    complete_lines: u64,
+    /// The byte offset just after the last line feed: where the last (unterminated) line starts.
+    resume_offset: u64,
+    /// The bytes scanned: the end of the file when the index was last extended.
+    scanned_bytes: u64,
+    lf_endings: u64,
+    crlf_endings: u64,
+    /// The version of the file the index describes.
+    pub identity: Option<FileIdentity>,
+}
+
+impl LineIndex {
+    /// An empty index of a file decoded as `encoding` whose text starts at `data_start`.
+    pub fn new(encoding: TextEncoding, data_start: u64) -> Self {
+        LineIndex {
+            encoding,
+            data_start,
+            spacing: INITIAL_SPACING,
+            checkpoints: vec![data_start],
+            complete_lines: 0,
+            resume_offset: data_start,
+            scanned_bytes: data_start,
+            lf_endings: 0,
+            crlf_endings: 0,
+            identity: None,
+        }
+    }
+
+    /// The encoding the index was built for.
+    pub fn encoding(&self) -> TextEncoding {
+        self.encoding
+    }
+
+    /// Where line 1 starts, in bytes.
+    pub fn data_start(&self) -> u64 {
+        self.data_start
+    }
+
+    /// Lines in the file: a last line without a line feed counts, a final line feed adds none.
+    pub fn total_lines(&self) -> u64 {
+        self.complete_lines + u64::from(self.scanned_bytes > self.resume_offset)
+    }
+
+    /// Bytes of the file the index has scanned.
+    pub fn scanned_bytes(&self) -> u64 {
+        self.scanned_bytes
+    }
+
+    /// Lines between checkpoints.
+    pub fn spacing(&self) -> u64 {
+        self.spacing
+    }
+
+    /// Bytes of memory the index occupies.
+    pub fn memory_bytes(&self) -> u64 {
+        (std::mem::size_of::<Self>() + self.checkpoints.capacity() * std::mem::size_of::<u64>()) as u64
+    }
+
+    /// The line endings seen.
+    pub fn line_endings(&self) -> LineEndings {
+        match (self.lf_endings > 0, self.crlf_endings > 0) {
+            (false, false) => LineEndings::None,
+            (true, false) => LineEndings::Lf,
+            (false, true) => LineEndings::Crlf,
+            (true, true) => LineEndings::Mixed,
+        }
+    }
+
+    /// The checkpoint at or below `line` (1-based): its line number and byte offset.
+    pub fn locate(&self, line: u64) -> (u64, u64) {
+        let wanted = (line.max(1) - 1) / self.spacing;
+        let last = self.checkpoints.len().saturating_sub(1) as u64;
+        let index = wanted.min(last);
+        let offset = self.checkpoints.get(index as usize).copied().unwrap_or(self.data_start);
+        (index * self.spacing + 1, offset)
+    }
+
+    /// Scans from the start of the last line to the end of the file, adding checkpoints and counting lines.
+    ///
+    /// On a new index this scans the whole file; on a file that grew it scans only what was added.
+    pub fn extend<S: ByteSource + ?Sized>(&mut self, scanner: &mut Scanner<'_, S>) -> Result<(), FsError> {
+        let encoding = self.encoding;
+        let unit = encoding.unit_bytes();
+        scanner.seek(self.resume_offset);
+        // The unit before the resume offset is a line feed (or nothing), never a carriage return.
+        let mut previous_was_cr = false;
+        loop {
+            let base = scanner.position();
+            let available = scanner.fill()?;
+            if available.is_empty() {
+                break;
+            }
+            let mut from = 0;
+            while let Some(index) = encoding.find_line_feed(available, from) {
+                let carriage_return = match index.checked_sub(unit) {
+                    Some(before) => available
+                        .get(before..index)
+                        .is_some_and(|unit_bytes| encoding.is_carriage_return(unit_bytes)),
+                    None => previous_was_cr,
+                };
+                if carriage_return {
+                    self.crlf_endings += 1;
+                } else {
+                    self.lf_endings += 1;
+                }
+                self.complete_lines += 1;
+                from = index + unit;
+                self.resume_offset = base + from as u64;
+                if self.complete_lines % self.spacing == 0 {
+                    self.add_checkpoint(self.resume_offset);
+                }
+            }
+            let length = available.len();
+            previous_was_cr = length >= unit
+                && available
+                    .get(length - unit..)
+                    .is_some_and(|unit_bytes| encoding.is_carriage_return(unit_bytes));
+            scanner.advance(length);
+        }
+        self.scanned_bytes = scanner.position().max(self.data_start);
+        Ok(())
+    }
+
+    fn add_checkpoint(&mut self, offset: u64) {
+        if self.checkpoints.len() >= MAX_CHECKPOINTS {
+            // Double the spacing: keep checkpoints 0, 2, 4, ... (lines 1, 2s+1, 4s+1, ...).
+            let mut kept = 0;
+            for index in (0..self.checkpoints.len()).step_by(2) {
+                self.checkpoints[kept] = self.checkpoints[index];
+                kept += 1;
+            }
+            self.checkpoints.truncate(kept);
+            self.spacing *= 2;
+        }
+        // Line `complete_lines + 1` starts at `offset`; keep it only on the (possibly doubled) spacing.
+        if self.complete_lines % self.spacing == 0 {
+            self.checkpoints.push(offset);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::MemorySource;
+
+    fn index_of(text: &[u8]) -> LineIndex {
+        let mut source = MemorySource::new(text.to_vec());
+        let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
+        let mut index = LineIndex::new(TextEncoding::Utf8, 0);
+        index.extend(&mut scanner).unwrap();
+        index
+    }
+
+    #[test]
+    fn line_counts_are_exact() {
+        assert_eq!(index_of(b"").total_lines(), 0);
+        assert_eq!(index_of(b"a\nb\nc").total_lines(), 3);
+        assert_eq!(index_of(b"line1\nline2\nline3\n").total_lines(), 3);
+        assert_eq!(index_of(b"\n").total_lines(), 1);
+        assert_eq!(index_of(b"\n\n").total_lines(), 2);
+    }
+
+    #[test]
+    fn line_endings_are_classified() {
+        assert_eq!(index_of(b"a\r\nb\r\n").line_endings(), LineEndings::Crlf);
+        assert_eq!(index_of(b"a\r\nb\n").line_endings(), LineEndings::Mixed);
+        assert_eq!(index_of(b"a\nb").line_endings(), LineEndings::Lf);
+        assert_eq!(index_of(b"ab").line_endings(), LineEndings::None);
+    }
+
+    #[test]
+    fn checkpoints_point_at_line_starts_and_spacing_grows_when_full() {
+        let lines = INITIAL_SPACING * 3 + 5;
+        let text: String = (1..=lines).map(|n| format!("{n}\n")).collect();
+        let index = index_of(text.as_bytes());
+        assert_eq!(index.total_lines(), lines);
+        let (line, offset) = index.locate(INITIAL_SPACING * 2 + 10);
+        assert_eq!(line, INITIAL_SPACING * 2 + 1);
+        assert!(text[offset as usize..].starts_with(&format!("{line}\n")));
+
+        let mut small = LineIndex::new(TextEncoding::Utf8, 0);
+        small.spacing = 1;
+        let many: String = (1..=(MAX_CHECKPOINTS as u64 * 2 + 3)).map(|n| format!("{n}\n")).collect();
+        let mut source = MemorySource::new(many.clone().into_bytes());
+        let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
+        small.extend(&mut scanner).unwrap();
+        assert!(small.checkpoints.len() <= MAX_CHECKPOINTS);
+        for probe in [1, 2, 3, 1000, 70_000, 131_000] {
+            let (line, offset) = small.locate(probe);
+            assert!(line <= probe);
+            assert!(many[offset as usize..].starts_with(&format!("{line}\n")), "line {line}");
+        }
+    }
+
+    #[test]
+    fn extending_a_grown_file_matches_a_fresh_scan() {
+        let first = b"a\nb\nc".to_vec();
+        let mut grown = first.clone();
+        grown.extend_from_slice(b"d\ne\r\n");
+        let mut index = index_of(&first);
+        let mut source = MemorySource::new(grown.clone());
+        let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
+        index.extend(&mut scanner).unwrap();
+        assert_eq!(index, index_of(&grown));
+        assert_eq!(index.total_lines(), 4);
+    }
+}

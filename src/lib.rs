@@ -1,0 +1,44 @@
+//! read-window: a file-reading tool for LLM agents that never claims more than it shows.
+//!
+//! # Concepts
+//!
+//! A read returns a **window** of a file: whole lines from an **offset** (1-based line), at most a **limit** of
+//! lines, each behind a compact **gutter** `N|`. A line longer than `max_line_chars` is **clamped** on a grapheme
+//! boundary and ends in a marker naming the **cursor** (offset and column) that reads its rest. The formatted
+//! content stays under a **budget** of characters or estimated tokens; when the first line alone does not fit, it
+//! is cut inside and `next_column` says where to go on. A window declares everything it left out
+//! (`truncated_by`) and carries the cursor that continues, so following cursors from line 1 yields every character
+//! of the file once, in order.
+//!
+//! A **session** remembers what it returned: an unchanged repeat of a window is answered with a short **stub**,
+//! and the **tripwire** warns and then blocks a model that re-reads the same window in a loop.
+//!
+//! # Layout
+//!
+//! The core is pure (no I/O) and builds natively: [`decode`], [`scan`], [`index`], [`window`], [`tokens`],
+//! [`hint`], [`sniff`], [`guards`], [`sandbox`], [`session`], and [`reader`], which runs the data flow of one read
+//! over the [`reader::FileSystem`] trait. The WASI edge (`wasi_fs`) and the export glue (`component`) exist only
+//! for `target_arch = "wasm32"`.
+
+pub mod config;
+pub mod decode;
+pub mod error;
+pub mod guards;
+pub mod hint;
+pub mod index;
+pub mod reader;
+pub mod sandbox;
+pub mod scan;
+pub mod session;
+pub mod sniff;
+pub mod source;
+pub mod tokens;
+pub mod window;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native_fs;
+
+#[cfg(target_arch = "wasm32")]
+mod component;
+#[cfg(target_arch = "wasm32")]
+mod wasi_fs;

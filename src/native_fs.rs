@@ -1,0 +1,120 @@
+//! The sandbox's file system over `std::fs`, for native tests, fuzzing and benchmarks (never in the component).
+//!
+//! Each root is a host directory mounted at a guest path, like a WASI preopen.
+
+use std::fs::File;
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
+use std::path::PathBuf;
+
+use crate::error::FsError;
+use crate::sandbox::{FileKind, FileStat, FileSystem};
+use crate::source::ByteSource;
+
+/// Host directories mounted at guest paths.
+#[derive(Debug, Clone)]
+pub struct NativeFileSystem {
+    roots: Vec<String>,
+    directories: Vec<PathBuf>,
+    /// Positioned reads served by files this file system opened is counted by each file.
+    pub opened: u64,
+}
+
+impl NativeFileSystem {
+    /// Mounts each `(host directory, guest path)`.
+    pub fn new(mounts: &[(PathBuf, String)]) -> Self {
+        NativeFileSystem {
+            roots: mounts.iter().map(|(_, guest)| crate::sandbox::normalize(guest, "/")).collect(),
+            directories: mounts.iter().map(|(host, _)| host.clone()).collect(),
+            opened: 0,
+        }
+    }
+
+    fn host_path(&self, root: usize, relative: &str) -> Result<PathBuf, FsError> {
+        let base = self.directories.get(root).ok_or(FsError::NotFound)?;
+        Ok(if relative.is_empty() { base.clone() } else { base.join(relative) })
+    }
+}
+
+fn fs_error(error: std::io::Error) -> FsError {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => FsError::NotFound,
+        std::io::ErrorKind::PermissionDenied => FsError::PermissionDenied,
+        std::io::ErrorKind::NotADirectory => FsError::NotADirectory,
+        _ => FsError::Other(error.to_string()),
+    }
+}
+
+/// A host file read by position.
+#[derive(Debug)]
+pub struct NativeFile {
+    file: File,
+}
+
+impl ByteSource for NativeFile {
+    fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError> {
+        buffer.resize(length, 0);
+        let read = self.file.read_at(buffer, offset).map_err(fs_error)?;
+        buffer.truncate(read);
+        Ok(())
+    }
+}
+
+impl FileSystem for NativeFileSystem {
+    type File = NativeFile;
+
+    fn roots(&self) -> &[String] {
+        &self.roots
+    }
+
+    fn stat(&mut self, root: usize, relative: &str) -> Result<FileStat, FsError> {
+        let metadata = std::fs::symlink_metadata(self.host_path(root, relative)?).map_err(fs_error)?;
+        let file_type = metadata.file_type();
+        let kind = if file_type.is_symlink() {
+            FileKind::Symlink
+        } else if file_type.is_dir() {
+            FileKind::Directory
+        } else if file_type.is_file() {
+            FileKind::Regular
+        } else if file_type.is_fifo() {
+            FileKind::Fifo
+        } else if file_type.is_socket() {
+            FileKind::Socket
+        } else if file_type.is_char_device() {
+            FileKind::CharacterDevice
+        } else if file_type.is_block_device() {
+            FileKind::BlockDevice
+        } else {
+            FileKind::Unknown
+        };
+        let modified_ns = u128::try_from(metadata.mtime()).ok().map(|seconds| {
+            seconds * 1_000_000_000 + u128::try_from(metadata.mtime_nsec()).unwrap_or(0)
+        });
+        Ok(FileStat {
+            kind,
+            size: metadata.len(),
+            modified_ns,
+        })
+    }
+
+    fn read_link(&mut self, root: usize, relative: &str) -> Result<String, FsError> {
+        let target = std::fs::read_link(self.host_path(root, relative)?).map_err(fs_error)?;
+        target
+            .into_os_string()
+            .into_string()
+            .map_err(|_| FsError::Other("the link's target is not valid UTF-8".to_string()))
+    }
+
+    fn open(&mut self, root: usize, relative: &str) -> Result<NativeFile, FsError> {
+        self.opened += 1;
+        let file = File::open(self.host_path(root, relative)?).map_err(fs_error)?;
+        Ok(NativeFile { file })
+    }
+
+    fn list_directory(&mut self, root: usize, relative: &str, max: usize) -> Result<Vec<String>, FsError> {
+        let entries = std::fs::read_dir(self.host_path(root, relative)?).map_err(fs_error)?;
+        Ok(entries
+            .take(max)
+            .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+            .collect())
+    }
+}

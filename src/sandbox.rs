@@ -1,0 +1,318 @@
+//! The sandbox: guest paths mapped onto the preopened directories, `..` and links resolved inside them.
+//!
+//! A path is made absolute (relative paths against the working directory), normalized lexically, and mapped onto
+//! the preopen with the longest matching guest path; a path under no preopen is refused before any I/O. Then the
+//! path is walked one component at a time without following links; a link is read and its target spliced in (an
+//! absolute target is a guest path; a relative one is resolved against the link's directory), and the walk starts
+//! over, so a link that leaves every preopen is refused by name, like a plain path.
+
+use crate::error::{ErrorKind, FsError, ReadError};
+use crate::source::ByteSource;
+
+/// Links followed in one resolution at most (Linux's `MAXSYMLINKS`).
+pub const MAX_LINK_HOPS: u32 = 40;
+/// Bytes of a path at most (Linux's `PATH_MAX`).
+pub const MAX_PATH_BYTES: usize = 4_096;
+
+/// The type of a directory entry, from a stat that does not follow links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A regular file: the only kind that is opened.
+    Regular,
+    /// A directory.
+    Directory,
+    /// A symbolic link.
+    Symlink,
+    /// A named pipe: opening it blocks until a writer comes.
+    Fifo,
+    /// A Unix socket.
+    Socket,
+    /// A character device.
+    CharacterDevice,
+    /// A block device.
+    BlockDevice,
+    /// A type the file system does not name.
+    Unknown,
+}
+
+impl FileKind {
+    /// The type in words, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            FileKind::Regular => "a regular file",
+            FileKind::Directory => "a directory",
+            FileKind::Symlink => "a symbolic link",
+            FileKind::Fifo => "a FIFO (named pipe)",
+            FileKind::Socket => "a socket",
+            FileKind::CharacterDevice => "a character device",
+            FileKind::BlockDevice => "a block device",
+            FileKind::Unknown => "a file of unknown type",
+        }
+    }
+}
+
+/// What a stat tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStat {
+    /// The entry's type.
+    pub kind: FileKind,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch, when known.
+    pub modified_ns: Option<u128>,
+}
+
+/// The file system as the sandbox sees it: preopens by index, paths relative to them.
+///
+/// The component implements it over `wasi:filesystem`; native tests over `std::fs`. A relative path is `""` for
+/// the preopen itself, else components joined by `/` with no `.` or `..`.
+pub trait FileSystem {
+    /// An open regular file.
+    type File: ByteSource;
+    /// The guest paths of the preopens, normalized (absolute, no trailing `/` but for `/` itself).
+    fn roots(&self) -> &[String];
+    /// Stats `relative` under preopen `root` without following a final link.
+    fn stat(&mut self, root: usize, relative: &str) -> Result<FileStat, FsError>;
+    /// The target of the link `relative` under preopen `root`, as stored.
+    fn read_link(&mut self, root: usize, relative: &str) -> Result<String, FsError>;
+    /// Opens the regular file `relative` under preopen `root` for reading, not following links.
+    fn open(&mut self, root: usize, relative: &str) -> Result<Self::File, FsError>;
+    /// Names of up to `max` entries of the directory `relative` under preopen `root`.
+    fn list_directory(&mut self, root: usize, relative: &str, max: usize) -> Result<Vec<String>, FsError>;
+}
+
+/// Checks a requested path for what can never be a file name: empty, a NUL byte, longer than `MAX_PATH_BYTES`.
+pub fn validate_path(path: &str) -> Result<(), ReadError> {
+    if path.trim().is_empty() {
+        return Err(ReadError::invalid("path is empty; give the path of a file to read."));
+    }
+    if path.contains('\0') {
+        return Err(ReadError::invalid("path contains a NUL byte, which no file name can hold."));
+    }
+    if path.len() > MAX_PATH_BYTES {
+        return Err(ReadError::invalid(format!(
+            "path is {} bytes long; paths are at most {MAX_PATH_BYTES} bytes.",
+            path.len()
+        )));
+    }
+    Ok(())
+}
+
+/// `path` made absolute against `base` (an absolute guest path) and normalized: no empty or `.` components, `..`
+/// removes the previous component (and stays at `/`).
+pub fn normalize(path: &str, base: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    let joined_base = if path.starts_with('/') { "" } else { base };
+    for part in joined_base.split('/').chain(path.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    if parts.is_empty() {
+        "/".to_string()
+    } else {
+        let mut out = String::with_capacity(path.len() + base.len());
+        for part in parts {
+            out.push('/');
+            out.push_str(part);
+        }
+        out
+    }
+}
+
+/// The preopen with the longest guest path containing `path`, and the path relative to it.
+pub fn find_root(roots: &[String], path: &str) -> Option<(usize, String)> {
+    let mut best: Option<(usize, usize)> = None;
+    for (index, root) in roots.iter().enumerate() {
+        let relative = if root == "/" {
+            Some(path.trim_start_matches('/'))
+        } else if path == root {
+            Some("")
+        } else {
+            path.strip_prefix(root.as_str()).and_then(|rest| rest.strip_prefix('/'))
+        };
+        if relative.is_some() && best.is_none_or(|(_, length)| root.len() > length) {
+            best = Some((index, root.len()));
+        }
+    }
+    let (index, _) = best?;
+    let root = roots.get(index)?;
+    let relative = if root == "/" {
+        path.trim_start_matches('/').to_string()
+    } else {
+        path.get(root.len()..).unwrap_or_default().trim_start_matches('/').to_string()
+    };
+    Some((index, relative))
+}
+
+/// The granted roots in words, for messages.
+pub fn describe_roots(roots: &[String]) -> String {
+    if roots.is_empty() {
+        "none: the host granted no directory".to_string()
+    } else {
+        roots.join(", ")
+    }
+}
+
+/// The error for a path under no preopen.
+pub fn outside_error(requested: &str, absolute: &str, roots: &[String]) -> ReadError {
+    ReadError::new(
+        ErrorKind::OutsideSandbox,
+        format!(
+            "{requested} resolves to {absolute}, which is outside the directories read-window may read ({}). Read a file under one of them.",
+            describe_roots(roots)
+        ),
+    )
+}
+
+/// A path resolved inside the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The absolute guest path after every link.
+    pub path: String,
+    /// The preopen it lies in.
+    pub root: usize,
+    /// The path relative to that preopen.
+    pub relative: String,
+    /// The stat of the final entry (not a link).
+    pub stat: FileStat,
+    /// A link was followed on the way.
+    pub via_link: bool,
+}
+
+/// Why a resolution failed before it could name a file.
+#[derive(Debug)]
+pub enum ResolveError {
+    /// A component is missing: the lexical path that was asked for, for the not-found cache.
+    NotFound(ReadError),
+    /// Any other refusal or failure.
+    Other(ReadError),
+}
+
+/// Resolves the absolute, normalized guest path `absolute` (asked for as `requested`) inside the preopens,
+/// following links. Refuses links that lead outside every preopen (`outside-sandbox`) and link loops.
+pub fn resolve<F: FileSystem + ?Sized>(fs: &mut F, requested: &str, absolute: &str) -> Result<Resolved, ResolveError> {
+    let mut current = absolute.to_string();
+    let mut hops = 0u32;
+    let mut last_link: Option<(String, String)> = None;
+    'restart: loop {
+        let roots = fs.roots().to_vec();
+        let Some((root, relative)) = find_root(&roots, &current) else {
+            let error = match &last_link {
+                Some((link, target)) => ReadError::new(
+                    ErrorKind::OutsideSandbox,
+                    format!(
+                        "{requested} goes through the link {link}, which points to {target}: outside the directories read-window may read ({}). Read the file under a granted directory instead.",
+                        describe_roots(&roots)
+                    ),
+                ),
+                None => outside_error(requested, &current, &roots),
+            };
+            return Err(ResolveError::Other(error));
+        };
+        let root_path = roots.get(root).cloned().unwrap_or_default();
+        let components: Vec<&str> = relative.split('/').filter(|part| !part.is_empty()).collect();
+        if components.is_empty() {
+            let stat = fs
+                .stat(root, "")
+                .map_err(|error| ResolveError::Other(error.into_read_error(requested)))?;
+            return Ok(Resolved {
+                path: current.clone(),
+                root,
+                relative: String::new(),
+                stat,
+                via_link: last_link.is_some(),
+            });
+        }
+        let mut prefix = String::with_capacity(relative.len());
+        for (position, component) in components.iter().enumerate() {
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            prefix.push_str(component);
+            let stat = match fs.stat(root, &prefix) {
+                Ok(stat) => stat,
+                Err(FsError::NotFound) | Err(FsError::NotADirectory) => {
+                    return Err(ResolveError::NotFound(FsError::NotFound.into_read_error(requested)));
+                }
+                Err(other) => return Err(ResolveError::Other(other.into_read_error(requested))),
+            };
+            let is_last = position + 1 == components.len();
+            match stat.kind {
+                FileKind::Symlink => {
+                    hops += 1;
+                    if hops > MAX_LINK_HOPS {
+                        return Err(ResolveError::Other(ReadError::new(
+                            ErrorKind::NotFound,
+                            format!("{requested} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target directly."),
+                        )));
+                    }
+                    let target = fs
+                        .read_link(root, &prefix)
+                        .map_err(|error| ResolveError::Other(error.into_read_error(requested)))?;
+                    let parent_components = components.get(..position).unwrap_or_default().join("/");
+                    let link_directory = normalize(&parent_components, &root_path);
+                    let link_path = normalize(&prefix, &root_path);
+                    let rest = components.get(position + 1..).unwrap_or_default().join("/");
+                    let target_path = normalize(&target, &link_directory);
+                    current = if rest.is_empty() {
+                        target_path.clone()
+                    } else {
+                        normalize(&rest, &target_path)
+                    };
+                    last_link = Some((link_path, target));
+                    continue 'restart;
+                }
+                FileKind::Directory => {}
+                _ if !is_last => {
+                    return Err(ResolveError::NotFound(FsError::NotADirectory.into_read_error(requested)));
+                }
+                _ => {}
+            }
+            if is_last {
+                return Ok(Resolved {
+                    path: current.clone(),
+                    root,
+                    relative: prefix,
+                    stat,
+                    via_link: last_link.is_some(),
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_resolves_dots_against_the_base() {
+        assert_eq!(normalize("a/./b/../c", "/work"), "/work/a/c");
+        assert_eq!(normalize("/x//y/", "/ignored"), "/x/y");
+        assert_eq!(normalize("../../..", "/a"), "/");
+        assert_eq!(normalize("/dev/../dev/zero", "/"), "/dev/zero");
+    }
+
+    #[test]
+    fn the_longest_root_wins() {
+        let roots = vec!["/work".to_string(), "/work/sub".to_string(), "/".to_string()];
+        assert_eq!(find_root(&roots, "/work/sub/a.txt"), Some((1, "a.txt".to_string())));
+        assert_eq!(find_root(&roots, "/work/subway"), Some((0, "subway".to_string())));
+        assert_eq!(find_root(&roots, "/etc/passwd"), Some((2, "etc/passwd".to_string())));
+        assert_eq!(find_root(&roots[..2], "/etc"), None);
+        assert_eq!(find_root(&roots[..1], "/work"), Some((0, String::new())));
+    }
+
+    #[test]
+    fn bad_paths_are_refused() {
+        assert!(validate_path("").is_err());
+        assert!(validate_path("a\0b").is_err());
+        assert!(validate_path(&"a".repeat(5_000)).is_err());
+        assert!(validate_path("ok.txt").is_ok());
+    }
+}

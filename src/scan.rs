@@ -1,0 +1,201 @@
+//! The scanner: a fixed-size block that rolls forward over a byte source, finding line feeds with `memchr`.
+//!
+//! Memory is one block (`BLOCK_BYTES`) whatever the file's size or its lines' lengths: a line longer than the block
+//! is handed on in pieces, never gathered whole.
+
+use crate::decode::TextEncoding;
+use crate::error::FsError;
+use crate::source::ByteSource;
+
+/// Bytes asked for by one positioned read.
+pub const BLOCK_BYTES: usize = 256 * 1024;
+
+/// A rolling block over a byte source.
+pub struct Scanner<'a, S: ByteSource + ?Sized> {
+    source: &'a mut S,
+    encoding: TextEncoding,
+    block: Vec<u8>,
+    /// File offset of `block[0]`.
+    block_start: u64,
+    /// The current file offset.
+    position: u64,
+    /// A read at `end_of_file` returned nothing.
+    end_of_file: Option<u64>,
+    /// Positioned reads issued.
+    reads: u64,
+    /// The file's size from its stat: a read that ends there ends the file, saving the read that would find
+    /// nothing. Zero (as `/proc` files report) means unknown.
+    size_hint: u64,
+}
+
+impl<'a, S: ByteSource + ?Sized> Scanner<'a, S> {
+    /// A scanner at offset 0 of `source`, finding line feeds of `encoding`.
+    pub fn new(source: &'a mut S, encoding: TextEncoding) -> Self {
+        Scanner {
+            source,
+            encoding,
+            block: Vec::new(),
+            block_start: 0,
+            position: 0,
+            end_of_file: None,
+            reads: 0,
+            size_hint: 0,
+        }
+    }
+
+    /// Tells the scanner the file's size from its stat (0 when unknown).
+    pub fn set_size_hint(&mut self, size: u64) {
+        self.size_hint = size;
+    }
+
+    /// Changes the encoding whose line feeds are found (after sniffing the first block).
+    pub fn set_encoding(&mut self, encoding: TextEncoding) {
+        self.encoding = encoding;
+    }
+
+    /// Positioned reads issued so far.
+    pub fn reads(&self) -> u64 {
+        self.reads
+    }
+
+    /// The current byte offset.
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+
+    /// The encoding whose line feeds this scanner finds.
+    pub fn encoding(&self) -> TextEncoding {
+        self.encoding
+    }
+
+    /// Moves to byte `offset`; the block is kept when it covers the new position.
+    pub fn seek(&mut self, offset: u64) {
+        self.position = offset;
+    }
+
+    /// The end of the file, once a read has found it.
+    pub fn end_of_file(&self) -> Option<u64> {
+        self.end_of_file
+    }
+
+    /// The bytes from the current position to the end of the block, reading a new block when none are left.
+    /// Empty at the end of the file.
+    pub fn fill(&mut self) -> Result<&[u8], FsError> {
+        let unit = self.encoding.unit_bytes() as u64;
+        let block_end = self.block_start + self.block.len() as u64;
+        let covered = self.position >= self.block_start && self.position + unit <= block_end;
+        if !covered {
+            if let Some(end) = self.end_of_file {
+                if self.position >= end {
+                    return Ok(&[]);
+                }
+            }
+            self.reads += 1;
+            self.source.read_at(self.position, BLOCK_BYTES, &mut self.block)?;
+            self.block_start = self.position;
+            if self.block.is_empty() {
+                self.end_of_file = Some(self.position);
+                return Ok(&[]);
+            }
+            let block_end = self.position + self.block.len() as u64;
+            if self.size_hint > 0 && block_end == self.size_hint {
+                self.end_of_file = Some(block_end);
+            }
+            // Keep UTF-16 blocks whole units, so the next block starts on a unit boundary.
+            if unit == 2 && self.block.len() % 2 == 1 && self.block.len() > 1 {
+                self.block.pop();
+            }
+        }
+        let start = (self.position - self.block_start) as usize;
+        Ok(self.block.get(start..).unwrap_or_default())
+    }
+
+    /// Moves the position forward by `bytes`.
+    pub fn advance(&mut self, bytes: usize) {
+        self.position += bytes as u64;
+    }
+
+    /// Skips `lines` line feeds. Returns how many were skipped: fewer only at the end of the file.
+    pub fn skip_lines(&mut self, lines: u64) -> Result<u64, FsError> {
+        let unit = self.encoding.unit_bytes();
+        let encoding = self.encoding;
+        let mut skipped = 0;
+        while skipped < lines {
+            let available = self.fill()?;
+            if available.is_empty() {
+                break;
+            }
+            let mut from = 0;
+            let mut consumed = available.len();
+            while skipped < lines {
+                match encoding.find_line_feed(available, from) {
+                    Some(index) => {
+                        skipped += 1;
+                        from = index + unit;
+                        consumed = from;
+                    }
+                    None => break,
+                }
+            }
+            if skipped < lines {
+                consumed = available.len();
+            }
+            self.advance(consumed);
+        }
+        Ok(skipped)
+    }
+
+    /// Reads the current line to its end, handing its bytes to `piece` in one or more pieces (the line feed not
+    /// included). Returns true when a line feed ended the line, false at the end of the file. The position moves
+    /// past the line feed.
+    pub fn read_line(&mut self, piece: &mut impl FnMut(&[u8])) -> Result<bool, FsError> {
+        let unit = self.encoding.unit_bytes();
+        let encoding = self.encoding;
+        loop {
+            let available = self.fill()?;
+            if available.is_empty() {
+                return Ok(false);
+            }
+            match encoding.find_line_feed(available, 0) {
+                Some(index) => {
+                    piece(&available[..index]);
+                    self.advance(index + unit);
+                    return Ok(true);
+                }
+                None => {
+                    let length = available.len();
+                    piece(available);
+                    self.advance(length);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::MemorySource;
+
+    #[test]
+    fn a_line_longer_than_the_block_comes_in_pieces() {
+        let mut text = vec![b'x'; BLOCK_BYTES * 2 + 10];
+        text.extend_from_slice(b"\nnext");
+        let mut source = MemorySource::new(text);
+        let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
+        let mut pieces = Vec::new();
+        assert!(scanner.read_line(&mut |bytes| pieces.push(bytes.len())).unwrap());
+        assert_eq!(pieces, vec![BLOCK_BYTES, BLOCK_BYTES, 10]);
+        let mut last = Vec::new();
+        assert!(!scanner.read_line(&mut |bytes| last.extend_from_slice(bytes)).unwrap());
+        assert_eq!(last, b"next");
+    }
+
+    #[test]
+    fn skip_lines_stops_at_the_end() {
+        let mut source = MemorySource::new(b"a\nb\nc".to_vec());
+        let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
+        assert_eq!(scanner.skip_lines(5).unwrap(), 2);
+        assert_eq!(scanner.position(), 5);
+    }
+}

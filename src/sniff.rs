@@ -1,0 +1,252 @@
+//! The text-or-binary verdict, from content: a byte order mark, a magic number, the zero-byte pattern of UTF-16,
+//! a NUL byte, or a high share of invalid UTF-8. The file name's extension is only a claim and is never consulted.
+//!
+//! Control characters (backspace, form feed, escape and ANSI colour codes) are text, and so are CJK and other
+//! multibyte scripts; a sample that ends inside a multibyte character is cut back to the character boundary before
+//! it is judged.
+
+use crate::decode::{decode_all, TextEncoding};
+
+/// Bytes of the file's start that the verdict looks at.
+pub const SAMPLE_BYTES: usize = 8 * 1024;
+
+/// What the start of a file says it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Text in `encoding`, line 1 starting after `bom_bytes` bytes of byte order mark.
+    Text {
+        /// How to decode the file.
+        encoding: TextEncoding,
+        /// Bytes of byte order mark (0, 2 or 3).
+        bom_bytes: u64,
+    },
+    /// Not text; `kind` names the detected type ("PNG image", "ELF executable", ...).
+    Binary {
+        /// The detected type, for the error message.
+        kind: &'static str,
+    },
+}
+
+/// Magic numbers: (offset, bytes, type name).
+const MAGIC: &[(usize, &[u8], &str)] = &[
+    (0, b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (0, b"\xff\xd8\xff", "JPEG image"),
+    (0, b"GIF87a", "GIF image"),
+    (0, b"GIF89a", "GIF image"),
+    (0, b"%PDF-", "PDF document"),
+    (0, b"PK\x03\x04", "ZIP archive (or a format built on ZIP: docx, xlsx, jar, apk, epub)"),
+    (0, b"PK\x05\x06", "ZIP archive (empty)"),
+    (0, b"PK\x07\x08", "ZIP archive (spanned)"),
+    (0, b"\x1f\x8b", "gzip archive"),
+    (0, b"\xfd7zXZ\x00", "xz archive"),
+    (0, b"\x28\xb5\x2f\xfd", "zstd archive"),
+    (0, b"7z\xbc\xaf\x27\x1c", "7z archive"),
+    (257, b"ustar", "tar archive"),
+    (0, b"\x7fELF", "ELF executable or library"),
+    (0, b"\xfe\xed\xfa\xce", "Mach-O executable"),
+    (0, b"\xfe\xed\xfa\xcf", "Mach-O executable"),
+    (0, b"\xce\xfa\xed\xfe", "Mach-O executable"),
+    (0, b"\xcf\xfa\xed\xfe", "Mach-O executable"),
+    (0, b"\x00asm", "WebAssembly module"),
+    (0, b"SQLite format 3\x00", "SQLite database"),
+    (0, b"OggS", "Ogg audio or video"),
+    (0, b"fLaC", "FLAC audio"),
+    (0, b"ID3", "MP3 audio"),
+    (0, b"\x1a\x45\xdf\xa3", "Matroska or WebM video"),
+    (4, b"ftyp", "MP4, QuickTime or HEIF media"),
+    (0, b"MThd", "MIDI audio"),
+    (0, b"II*\x00", "TIFF image"),
+    (0, b"MM\x00*", "TIFF image"),
+    (0, b"\x00\x00\x01\x00", "ICO image"),
+    (0, b"wOFF", "WOFF font"),
+    (0, b"wOF2", "WOFF2 font"),
+    (0, b"\x00\x01\x00\x00\x00", "TrueType font"),
+    (0, b"OTTO", "OpenType font"),
+];
+
+fn starts_at(sample: &[u8], offset: usize, magic: &[u8]) -> bool {
+    sample.get(offset..offset + magic.len()) == Some(magic)
+}
+
+/// The type named by a magic number at the start of `sample`, if any.
+pub fn magic_type(sample: &[u8]) -> Option<&'static str> {
+    if starts_at(sample, 0, b"RIFF") {
+        return Some(match sample.get(8..12) {
+            Some(b"WEBP") => "WebP image",
+            Some(b"WAVE") => "WAV audio",
+            Some(b"AVI ") => "AVI video",
+            _ => "RIFF media",
+        });
+    }
+    if starts_at(sample, 0, b"BZh")
+        && sample.get(3).is_some_and(|digit| (b'1'..=b'9').contains(digit))
+        && starts_at(sample, 4, b"1AY&SY")
+    {
+        return Some("bzip2 archive");
+    }
+    if starts_at(sample, 0, b"\xca\xfe\xba\xbe") {
+        // Java class files carry a major version of 45 or more; Mach-O universal binaries a small arch count.
+        let major = sample.get(6..8).map(|bytes| u16::from_be_bytes([bytes[0], bytes[1]]));
+        return Some(match major {
+            Some(version) if version >= 45 => "Java class file",
+            _ => "Mach-O universal binary",
+        });
+    }
+    if starts_at(sample, 0, b"MZ") {
+        // A PE executable: "PE\0\0" where the DOS header's e_lfanew points.
+        if let Some(bytes) = sample.get(0x3c..0x40) {
+            let pointer = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
+            if starts_at(sample, pointer, b"PE\x00\x00") {
+                return Some("PE executable (Windows)");
+            }
+        }
+    }
+    MAGIC
+        .iter()
+        .find(|(offset, magic, _)| starts_at(sample, *offset, magic))
+        .map(|(_, _, name)| *name)
+}
+
+/// UTF-16 without a byte order mark, when the zero bytes say so unmistakably: nearly every unit has a zero in the
+/// same half (ASCII-range text) and almost none in the other.
+fn utf16_without_bom(sample: &[u8]) -> Option<TextEncoding> {
+    let units = sample.len() / 2;
+    if units < 2 {
+        return None;
+    }
+    let (mut zero_even, mut zero_odd) = (0usize, 0usize);
+    for pair in sample.chunks_exact(2) {
+        zero_even += usize::from(pair[0] == 0);
+        zero_odd += usize::from(pair[1] == 0);
+    }
+    let most = units * 7 / 10;
+    let few = units / 20;
+    if zero_odd >= most.max(1) && zero_even <= few {
+        Some(TextEncoding::Utf16Le)
+    } else if zero_even >= most.max(1) && zero_odd <= few {
+        Some(TextEncoding::Utf16Be)
+    } else {
+        None
+    }
+}
+
+/// Judges the start of a file. `sample` is up to `SAMPLE_BYTES` from offset 0; `whole_file` says it is all of it
+/// (so a sequence cut at its end is really cut, not just cut by the sample).
+pub fn sniff(sample: &[u8], whole_file: bool) -> Verdict {
+    if sample.starts_with(b"\xff\xfe\x00\x00") || sample.starts_with(b"\x00\x00\xfe\xff") {
+        return Verdict::Binary {
+            kind: "UTF-32 text (read-window decodes UTF-8 and UTF-16 only)",
+        };
+    }
+    if sample.starts_with(b"\xef\xbb\xbf") {
+        return Verdict::Text {
+            encoding: TextEncoding::Utf8,
+            bom_bytes: 3,
+        };
+    }
+    if sample.starts_with(b"\xff\xfe") {
+        return Verdict::Text {
+            encoding: TextEncoding::Utf16Le,
+            bom_bytes: 2,
+        };
+    }
+    if sample.starts_with(b"\xfe\xff") {
+        return Verdict::Text {
+            encoding: TextEncoding::Utf16Be,
+            bom_bytes: 2,
+        };
+    }
+    if let Some(kind) = magic_type(sample) {
+        return Verdict::Binary { kind };
+    }
+    if let Some(encoding) = utf16_without_bom(sample) {
+        return Verdict::Text { encoding, bom_bytes: 0 };
+    }
+    if memchr::memchr(0, sample).is_some() {
+        return Verdict::Binary {
+            kind: "binary data (it contains NUL bytes)",
+        };
+    }
+    // Judge whole characters only: drop a multibyte sequence the sample cut off.
+    let judged = if whole_file { sample } else { trim_incomplete_tail(sample) };
+    let (text, replaced) = decode_all(TextEncoding::Utf8, judged);
+    let chars = text.chars().count() as u64;
+    if replaced > 0 && replaced * 10 > chars {
+        return Verdict::Binary {
+            kind: "binary data (over 10% of it is not valid UTF-8 or UTF-16)",
+        };
+    }
+    Verdict::Text {
+        encoding: TextEncoding::Utf8,
+        bom_bytes: 0,
+    }
+}
+
+/// `sample` without a trailing incomplete UTF-8 sequence (at most 3 bytes are dropped).
+pub fn trim_incomplete_tail(sample: &[u8]) -> &[u8] {
+    let len = sample.len();
+    for back in 1..=3.min(len) {
+        let byte = sample[len - back];
+        if byte & 0b1100_0000 != 0b1000_0000 {
+            // The lead byte of the last sequence: its length says whether the sequence is complete.
+            let needed = match byte {
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf7 => 4,
+                _ => 1,
+            };
+            return if needed > back { &sample[..len - back] } else { sample };
+        }
+    }
+    sample
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is_text(verdict: Verdict) -> bool {
+        matches!(verdict, Verdict::Text { .. })
+    }
+
+    #[test]
+    fn lying_extensions_do_not_matter_magic_numbers_name_the_type() {
+        assert_eq!(sniff(b"\x89PNG\r\n\x1a\n....", false), Verdict::Binary { kind: "PNG image" });
+        assert_eq!(sniff(b"RIFF\x00\x00\x00\x00WEBPVP8 ", false), Verdict::Binary { kind: "WebP image" });
+        let mut pe = vec![0u8; 0x90];
+        pe[..2].copy_from_slice(b"MZ");
+        pe[0x3c] = 0x80;
+        pe[0x80..0x84].copy_from_slice(b"PE\x00\x00");
+        assert_eq!(sniff(&pe, false), Verdict::Binary { kind: "PE executable (Windows)" });
+    }
+
+    #[test]
+    fn a_sample_cut_inside_a_cjk_character_is_still_text() {
+        let mut sample = vec![b'a'; 999];
+        sample.extend_from_slice("中".as_bytes());
+        assert!(is_text(sniff(&sample[..1001], false)));
+    }
+
+    #[test]
+    fn control_characters_and_ansi_colours_are_text() {
+        assert!(is_text(sniff(b"progress\x08\x08\x08 done \x1b[31mred\x1b[0m\x0c page", false)));
+        assert!(is_text(sniff("# 中文标题\n\n这是中文的段落。".as_bytes(), true)));
+    }
+
+    #[test]
+    fn utf16_is_recognised_with_and_without_a_bom() {
+        let mut le = vec![0xff, 0xfe];
+        le.extend("hello".encode_utf16().flat_map(u16::to_le_bytes));
+        assert_eq!(sniff(&le, true), Verdict::Text { encoding: TextEncoding::Utf16Le, bom_bytes: 2 });
+        let bare: Vec<u8> = "hello world".encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert_eq!(sniff(&bare, true), Verdict::Text { encoding: TextEncoding::Utf16Be, bom_bytes: 0 });
+    }
+
+    #[test]
+    fn nul_bytes_and_garbage_are_binary() {
+        assert!(!is_text(sniff(b"abc\x00def", true)));
+        assert!(!is_text(sniff(&[0x80u8, 0x81, 0xfe, 0xff, 0x90, 0x91, 0x92, b'a'], true)));
+        // A Latin-1 file with a few accents is text with replacements.
+        assert!(is_text(sniff(b"caf\xe9 au lait, cr\xe8me br\xfbl\xe9e and a long line of plain words", true)));
+    }
+}

@@ -1,0 +1,49 @@
+//! The byte source the core reads through: positioned reads of a file, so the same windowing code runs over WASI
+//! descriptors in the component and over memory or `std::fs` in native tests and fuzzing.
+
+use crate::error::FsError;
+
+/// A file's bytes, read by position.
+pub trait ByteSource {
+    /// Replaces the contents of `buffer` with up to `length` bytes starting at byte `offset`.
+    ///
+    /// An empty `buffer` afterwards means the end of the file. Fewer than `length` bytes is allowed (the caller
+    /// asks again from where the read stopped). Errors are file-system errors, reported with the file's path.
+    fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError>;
+}
+
+/// A file held in memory: for tests, fuzzing, and documents extracted to text.
+#[derive(Debug, Clone, Default)]
+pub struct MemorySource {
+    bytes: Vec<u8>,
+    /// Positioned reads served so far.
+    pub reads: u64,
+}
+
+impl MemorySource {
+    /// A source over `bytes`.
+    pub fn new(bytes: impl Into<Vec<u8>>) -> Self {
+        MemorySource {
+            bytes: bytes.into(),
+            reads: 0,
+        }
+    }
+
+    /// The bytes served.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl ByteSource for MemorySource {
+    fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError> {
+        self.reads += 1;
+        buffer.clear();
+        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(self.bytes.len());
+        let end = start.saturating_add(length).min(self.bytes.len());
+        if let Some(slice) = self.bytes.get(start..end) {
+            buffer.extend_from_slice(slice);
+        }
+        Ok(())
+    }
+}

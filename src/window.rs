@@ -1,0 +1,593 @@
+//! The window: the lines of one read, each behind its gutter `N|`, clamped at `max_line_chars` on a grapheme
+//! boundary, the whole held under the budget; and the cursor that continues.
+//!
+//! The window streams: each line is decoded piece by piece; only the characters that can be shown (the clamp plus a
+//! few characters of look-ahead to find a grapheme boundary) are kept, the rest of a long line is only counted.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::config::Budget;
+use crate::decode::Decoder;
+use crate::error::{FsError, ReadError};
+use crate::index::LineIndex;
+use crate::scan::Scanner;
+use crate::source::ByteSource;
+use crate::tokens::{gutter_tokens, TokenEstimator};
+
+/// Characters kept past the clamp, so a grapheme boundary at the clamp can be told from the inside of a cluster.
+const LOOKAHEAD_CHARS: u64 = 8;
+/// Every marker this component writes into content starts with this, so `check-write` can refuse it.
+pub const MARKER_PREFIX: &str = "[read-window: ";
+
+/// Which window to read, after normalization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WindowRequest {
+    /// The first line, 1-based, at least 1.
+    pub offset: u64,
+    /// Characters (Unicode scalar values) to skip in the first line, 0-based.
+    pub column: u64,
+    /// Lines at most, at least 1.
+    pub limit: u64,
+}
+
+/// The settings that shape a window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowSettings {
+    /// Characters of a line shown before it is clamped.
+    pub max_line_chars: u64,
+    /// The budget of the formatted content.
+    pub budget: Budget,
+    /// Token mode: a multiplier on the estimate learned from the host's real counts (1.0 when nothing is known).
+    pub density: f64,
+}
+
+/// Why a window holds less than the request covered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Truncation {
+    /// Stopped at `limit` lines with lines left.
+    Limit,
+    /// Stopped because the next line did not fit the budget.
+    Budget,
+    /// At least one line was clamped.
+    LineLength,
+    /// The window ends inside a line.
+    MidLine,
+}
+
+impl Truncation {
+    /// The snake_case name used in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Truncation::Limit => "limit",
+            Truncation::Budget => "budget",
+            Truncation::LineLength => "line_length",
+            Truncation::MidLine => "mid_line",
+        }
+    }
+}
+
+/// A line cut at the clamp; its rest is read with `offset = line`, `column = next_column`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClampedLine {
+    /// The line, 1-based.
+    pub line: u64,
+    /// Characters shown.
+    pub shown_chars: u64,
+    /// Characters in the whole line.
+    pub total_chars: u64,
+    /// The column (0-based) where the unshown rest begins.
+    pub next_column: u64,
+}
+
+/// One window of a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Window {
+    /// The formatted lines, each `N|text\n`; a cut line ends in a marker before its `\n`.
+    pub content: String,
+    /// The first line shown, 1-based.
+    pub start_line: u64,
+    /// The column the first line starts at, 0-based characters.
+    pub start_column: u64,
+    /// The last line shown (whole or in part); 0 when nothing was shown.
+    pub end_line: u64,
+    /// Lines shown (a line cut by the budget counts).
+    pub lines_returned: u64,
+    /// Lines in the file.
+    pub total_lines: u64,
+    /// Every reason something was left out, in the order first met.
+    pub truncated_by: Vec<Truncation>,
+    /// The next line to read, when anything after the window is left.
+    pub next_offset: Option<u64>,
+    /// The column inside `next_offset` when the window ends inside a line.
+    pub next_column: Option<u64>,
+    /// The lines cut at the clamp.
+    pub clamped_lines: Vec<ClampedLine>,
+    /// The budget's limit, in its unit.
+    pub budget_limit: u64,
+    /// What the content costs, in the budget's unit.
+    pub budget_used: u64,
+    /// Estimated tokens of the content (computed in token mode only).
+    pub estimated_tokens: Option<u64>,
+    /// Invalid sequences replaced by U+FFFD in the content's lines.
+    pub replaced_invalid: u64,
+}
+
+impl Window {
+    /// True exactly when something from the requested position to the end of the file is not in the content.
+    pub fn truncated(&self) -> bool {
+        !self.truncated_by.is_empty()
+    }
+
+    fn mark(&mut self, reason: Truncation) {
+        if !self.truncated_by.contains(&reason) {
+            self.truncated_by.push(reason);
+        }
+    }
+}
+
+/// The marker that ends a line cut at the clamp.
+pub fn clamp_marker(line: u64, remaining_chars: u64, next_column: u64) -> String {
+    format!(
+        " {MARKER_PREFIX}line {line} clamped, {remaining_chars} more characters; read them with offset={line} column={next_column}]"
+    )
+}
+
+/// The marker that ends a line cut by the budget.
+pub fn budget_marker(line: u64, remaining_chars: u64, next_column: u64) -> String {
+    format!(
+        " {MARKER_PREFIX}budget reached in line {line}, {remaining_chars} more characters; continue with offset={line} column={next_column}]"
+    )
+}
+
+/// What a line costs in the budget's unit.
+#[derive(Debug, Clone, Copy)]
+enum Meter {
+    Characters,
+    Tokens { density: f64 },
+}
+
+impl Meter {
+    fn of(settings: &WindowSettings) -> Meter {
+        match settings.budget {
+            Budget::Characters(_) => Meter::Characters,
+            Budget::Tokens { .. } => Meter::Tokens {
+                density: settings.density,
+            },
+        }
+    }
+
+    /// The cost of the formatted line `N|text marker\n`, where `text_chars` is the character count of `text`.
+    fn line_cost(self, line: u64, text: &str, text_chars: u64, marker: &str) -> u64 {
+        match self {
+            Meter::Characters => decimal_digits(line) + 1 + text_chars + marker.chars().count() as u64 + 1,
+            Meter::Tokens { density } => {
+                let mut estimator = TokenEstimator::new();
+                estimator.push_str(text);
+                estimator.push_str(marker);
+                let raw = gutter_tokens(line) + estimator.tokens() + 1;
+                ((raw as f64) * density).ceil() as u64
+            }
+        }
+    }
+
+    /// An upper bound on the characters of a line that can cost at most `units`.
+    fn chars_bound(self, units: u64) -> u64 {
+        match self {
+            Meter::Characters => units,
+            // No character is estimated below 1/8 of a token, and the density is at least 0.5.
+            Meter::Tokens { .. } => units.saturating_mul(16),
+        }
+    }
+}
+
+/// Digits in the decimal form of `number`.
+pub fn decimal_digits(number: u64) -> u64 {
+    u64::from(number.checked_ilog10().unwrap_or(0)) + 1
+}
+
+/// Receives the decoded text of one line: skips the start column, keeps the first characters, counts the rest,
+/// and holds back a carriage return until it knows whether a line feed follows.
+struct LineSink {
+    skip: u64,
+    keep_chars: u64,
+    kept: String,
+    kept_chars: u64,
+    total_chars: u64,
+    pending_cr: bool,
+}
+
+impl LineSink {
+    fn new(skip: u64, keep_chars: u64) -> Self {
+        LineSink {
+            skip,
+            keep_chars,
+            kept: String::new(),
+            kept_chars: 0,
+            total_chars: 0,
+            pending_cr: false,
+        }
+    }
+
+    fn push(&mut self, piece: &str) {
+        if piece.is_empty() {
+            return;
+        }
+        if self.pending_cr {
+            self.pending_cr = false;
+            self.take("\r");
+        }
+        match piece.strip_suffix('\r') {
+            Some(body) => {
+                self.take(body);
+                self.pending_cr = true;
+            }
+            None => self.take(piece),
+        }
+    }
+
+    /// Ends the line; a held carriage return is part of the text unless a line feed followed it.
+    fn finish(&mut self, ended_by_line_feed: bool) {
+        if self.pending_cr {
+            self.pending_cr = false;
+            if !ended_by_line_feed {
+                self.take("\r");
+            }
+        }
+    }
+
+    fn take(&mut self, mut text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if self.skip > 0 {
+            if (text.len() as u64) <= self.skip {
+                let chars = text.chars().count() as u64;
+                if chars <= self.skip {
+                    self.skip -= chars;
+                    self.total_chars += chars;
+                    return;
+                }
+            }
+            let (byte, _) = text
+                .char_indices()
+                .nth(self.skip as usize)
+                .unwrap_or((text.len(), ' '));
+            self.total_chars += self.skip;
+            self.skip = 0;
+            text = text.get(byte..).unwrap_or_default();
+        }
+        let room = self.keep_chars - self.kept_chars;
+        if room > 0 {
+            let (byte, taken) = prefix_of_chars(text, room);
+            self.kept.push_str(text.get(..byte).unwrap_or_default());
+            self.kept_chars += taken;
+            self.total_chars += taken;
+            text = text.get(byte..).unwrap_or_default();
+        }
+        if !text.is_empty() {
+            self.total_chars += text.chars().count() as u64;
+        }
+    }
+}
+
+/// The byte length and character count of the first `chars` characters of `text` (all of it when shorter).
+fn prefix_of_chars(text: &str, chars: u64) -> (usize, u64) {
+    if (text.len() as u64) <= chars {
+        return (text.len(), text.chars().count() as u64);
+    }
+    match text.char_indices().nth(chars as usize) {
+        Some((byte, _)) => (byte, chars),
+        None => (text.len(), text.chars().count() as u64),
+    }
+}
+
+/// Candidate cut points of `text`: (byte index, characters before it), at grapheme boundaries, ascending; the
+/// end of `text` is included only when `complete` (the text is the whole rest of the line).
+fn grapheme_cuts(text: &str, complete: bool) -> Vec<(usize, u64)> {
+    let mut cuts = Vec::new();
+    let mut chars = 0u64;
+    let mut previous = 0usize;
+    for (byte, _) in text.grapheme_indices(true) {
+        if byte > 0 {
+            chars += text.get(previous..byte).map_or(0, |slice| slice.chars().count() as u64);
+            cuts.push((byte, chars));
+        }
+        previous = byte;
+    }
+    if complete && !text.is_empty() {
+        chars += text.get(previous..).map_or(0, |slice| slice.chars().count() as u64);
+        cuts.push((text.len(), chars));
+    }
+    cuts
+}
+
+/// The longest prefix of `text` of at most `max_chars` characters ending on a grapheme boundary for which
+/// `fits(prefix, chars)` holds: (byte index, characters). Falls back to a character boundary when a single
+/// grapheme cluster is longer than what fits.
+fn best_cut(text: &str, complete: bool, max_chars: u64, fits: &dyn Fn(&str, u64) -> bool) -> (usize, u64) {
+    let cuts = grapheme_cuts(text, complete);
+    // The largest cut within max_chars that fits; the cost grows with the prefix, so search by bisection.
+    let within = cuts.partition_point(|&(_, chars)| chars <= max_chars);
+    let candidates = cuts.get(..within).unwrap_or_default();
+    let fitting = candidates.partition_point(|&(byte, chars)| fits(text.get(..byte).unwrap_or_default(), chars));
+    if let Some(&(byte, chars)) = fitting.checked_sub(1).and_then(|index| candidates.get(index)) {
+        return (byte, chars);
+    }
+    // No grapheme boundary fits: cut at the longest character boundary that does.
+    let mut best = (0usize, 0u64);
+    for (count, (byte, character)) in text.char_indices().enumerate() {
+        let end = byte + character.len_utf8();
+        let chars = count as u64 + 1;
+        if chars > max_chars || !fits(text.get(..end).unwrap_or_default(), chars) {
+            break;
+        }
+        best = (end, chars);
+    }
+    best
+}
+
+/// Reads the window `request` of the file indexed by `index` through `scanner`.
+///
+/// `decoder_encoding` comes from the index. Errors: an offset past the last line, or a column past the end of the
+/// first line, is `invalid-request`; a failed read is `io` (described by `FsError`, turned into a `ReadError` with
+/// `path`).
+pub fn read_window<S: ByteSource + ?Sized>(
+    scanner: &mut Scanner<'_, S>,
+    index: &LineIndex,
+    request: &WindowRequest,
+    settings: &WindowSettings,
+    path: &str,
+) -> Result<Window, ReadError> {
+    let total_lines = index.total_lines();
+    let meter = Meter::of(settings);
+    let limit_units = settings.budget.limit();
+    let mut window = Window {
+        content: String::new(),
+        start_line: request.offset,
+        start_column: request.column,
+        end_line: 0,
+        lines_returned: 0,
+        total_lines,
+        truncated_by: Vec::new(),
+        next_offset: None,
+        next_column: None,
+        clamped_lines: Vec::new(),
+        budget_limit: limit_units,
+        budget_used: 0,
+        estimated_tokens: None,
+        replaced_invalid: 0,
+    };
+    if total_lines == 0 {
+        if request.offset == 1 && request.column == 0 {
+            window.start_line = 1;
+            return Ok(window);
+        }
+        return Err(ReadError::invalid(format!(
+            "offset {} is past the end of {path}: the file is empty (0 lines).",
+            request.offset
+        )));
+    }
+    if request.offset > total_lines {
+        return Err(ReadError::invalid(format!(
+            "offset {} is past the end of {path}, which has {total_lines} lines. Use an offset from 1 to {total_lines}.",
+            request.offset
+        )));
+    }
+    let io = |error: FsError| error.into_read_error(path);
+    let (checkpoint_line, checkpoint_offset) = index.locate(request.offset);
+    scanner.seek(checkpoint_offset);
+    let skipped = scanner.skip_lines(request.offset - checkpoint_line).map_err(io)?;
+    if skipped < request.offset - checkpoint_line {
+        return Err(ReadError::new(
+            crate::error::ErrorKind::Io,
+            format!("{path} changed while it was being read (it has fewer lines than its index says). Read it again."),
+        ));
+    }
+
+    let mut decoder = Decoder::new(index.encoding());
+    let mut line = request.offset;
+    let mut column = request.column;
+    while line <= total_lines {
+        if window.lines_returned >= request.limit {
+            window.mark(Truncation::Limit);
+            window.next_offset = Some(line);
+            break;
+        }
+        let remaining_units = limit_units.saturating_sub(window.budget_used);
+        let keep = settings
+            .max_line_chars
+            .min(meter.chars_bound(remaining_units))
+            .saturating_add(LOOKAHEAD_CHARS);
+        let mut sink = LineSink::new(column, keep);
+        let replaced_before = decoder.replaced();
+        let ended_by_line_feed = scanner
+            .read_line(&mut |bytes| decoder.feed(bytes, &mut |piece| sink.push(piece)))
+            .map_err(io)?;
+        decoder.finish(&mut |piece| sink.push(piece));
+        sink.finish(ended_by_line_feed);
+        let line_replaced = decoder.replaced() - replaced_before;
+
+        if sink.skip > 0 {
+            let line_chars = sink.total_chars;
+            return Err(ReadError::invalid(format!(
+                "column {column} is past the end of line {line} of {path}, which has {line_chars} characters. Use a column from 0 to {line_chars}."
+            )));
+        }
+        let rest_chars = sink.total_chars - column;
+        let complete = sink.kept_chars == rest_chars;
+        let text = sink.kept.as_str();
+
+        if rest_chars <= settings.max_line_chars {
+            if complete {
+                let cost = meter.line_cost(line, text, rest_chars, "");
+                if window.budget_used + cost <= limit_units {
+                    push_line(&mut window.content, line, text, "");
+                    window.budget_used += cost;
+                    window.replaced_invalid += line_replaced;
+                    window.lines_returned += 1;
+                    window.end_line = line;
+                    line += 1;
+                    column = 0;
+                    continue;
+                }
+            }
+        } else {
+            // Clamp at a grapheme boundary at or below the limit, if the clamped line fits the budget.
+            let marker_reserve = clamp_marker(line, sink.total_chars, sink.total_chars);
+            let fits =
+                |prefix: &str, chars: u64| meter.line_cost(line, prefix, chars, &marker_reserve) <= remaining_units;
+            let (byte, shown) = best_cut(text, complete, settings.max_line_chars, &fits);
+            let (_, clamp_chars) = best_cut(text, complete, settings.max_line_chars, &|_: &str, _: u64| true);
+            // It is the line-length cut only when the budget did not cut the line shorter.
+            if shown > 0 && shown == clamp_chars {
+                let next = column + shown;
+                let marker = clamp_marker(line, rest_chars - shown, next);
+                let shown_text = text.get(..byte).unwrap_or_default();
+                let cost = meter.line_cost(line, shown_text, shown, &marker);
+                push_line(&mut window.content, line, shown_text, &marker);
+                window.budget_used += cost;
+                window.replaced_invalid += line_replaced;
+                window.lines_returned += 1;
+                window.end_line = line;
+                window.clamped_lines.push(ClampedLine {
+                    line,
+                    shown_chars: shown,
+                    total_chars: sink.total_chars,
+                    next_column: next,
+                });
+                window.mark(Truncation::LineLength);
+                line += 1;
+                column = 0;
+                continue;
+            }
+        }
+
+        // The line does not fit the budget. Later lines wait for the next window; the first line is cut inside.
+        if window.lines_returned > 0 {
+            window.mark(Truncation::Budget);
+            window.next_offset = Some(line);
+            window.next_column = (column > 0).then_some(column);
+            break;
+        }
+        let marker_reserve = budget_marker(line, sink.total_chars, sink.total_chars);
+        let fits = |prefix: &str, chars: u64| meter.line_cost(line, prefix, chars, &marker_reserve) <= remaining_units;
+        let (byte, shown) = best_cut(text, complete, settings.max_line_chars, &fits);
+        if shown == 0 {
+            return Err(ReadError::invalid(format!(
+                "the budget of {limit_units} is too small to show any of line {line} of {path}; raise the budget."
+            )));
+        }
+        let next = column + shown;
+        let marker = budget_marker(line, rest_chars - shown, next);
+        let shown_text = text.get(..byte).unwrap_or_default();
+        window.budget_used += meter.line_cost(line, shown_text, shown, &marker);
+        push_line(&mut window.content, line, shown_text, &marker);
+        window.replaced_invalid += line_replaced;
+        window.lines_returned += 1;
+        window.end_line = line;
+        window.mark(Truncation::Budget);
+        window.mark(Truncation::MidLine);
+        window.next_offset = Some(line);
+        window.next_column = Some(next);
+        break;
+    }
+    if let Budget::Tokens { .. } = settings.budget {
+        window.estimated_tokens = Some(window.budget_used);
+    }
+    Ok(window)
+}
+
+fn push_line(content: &mut String, line: u64, text: &str, marker: &str) {
+    use std::fmt::Write;
+    let _ = write!(content, "{line}|");
+    content.push_str(text);
+    content.push_str(marker);
+    content.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::TextEncoding;
+    use crate::source::MemorySource;
+
+    fn settings(max_line_chars: u64, budget_chars: u64) -> WindowSettings {
+        WindowSettings {
+            max_line_chars,
+            budget: Budget::Characters(budget_chars),
+            density: 1.0,
+        }
+    }
+
+    fn read(text: &str, offset: u64, column: u64, limit: u64, settings: &WindowSettings) -> Result<Window, ReadError> {
+        let mut source = MemorySource::new(text.as_bytes().to_vec());
+        let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
+        let mut index = LineIndex::new(TextEncoding::Utf8, 0);
+        index.extend(&mut scanner).unwrap();
+        read_window(&mut scanner, &index, &WindowRequest { offset, column, limit }, settings, "f.txt")
+    }
+
+    #[test]
+    fn sixty_lines_of_1900_chars_stop_at_line_52_by_budget() {
+        let line = "x".repeat(1_900);
+        let text: String = (0..60).map(|_| format!("{line}\n")).collect();
+        let window = read(&text, 1, 0, 2_000, &settings(2_000, 100_000)).unwrap();
+        assert_eq!((window.start_line, window.end_line, window.lines_returned), (1, 52, 52));
+        assert_eq!(window.next_offset, Some(53));
+        assert_eq!(window.next_column, None);
+        assert_eq!(window.truncated_by, vec![Truncation::Budget]);
+        assert_eq!(window.content.chars().count() as u64, window.budget_used);
+        assert!(window.budget_used <= 100_000);
+    }
+
+    #[test]
+    fn crlf_is_shown_without_the_carriage_return() {
+        let window = read("a\r\nb\r\nc", 1, 0, 10, &settings(2_000, 1_000)).unwrap();
+        assert_eq!(window.content, "1|a\n2|b\n3|c\n");
+        assert!(!window.truncated());
+    }
+
+    #[test]
+    fn clamp_lands_on_a_grapheme_boundary_before_a_zwj_emoji() {
+        let family = "👨\u{200d}👩\u{200d}👧";
+        let text = format!("{}{family}tail\n", "a".repeat(14));
+        let window = read(&text, 1, 0, 10, &settings(16, 1_000)).unwrap();
+        let clamped = window.clamped_lines[0];
+        assert_eq!(clamped.shown_chars, 14);
+        assert_eq!(clamped.next_column, 14);
+        assert_eq!(clamped.total_chars, 14 + 5 + 4);
+        assert!(window.content.starts_with(&format!("1|{} {MARKER_PREFIX}", "a".repeat(14))));
+        assert_eq!(window.next_offset, None);
+        assert_eq!(window.truncated_by, vec![Truncation::LineLength]);
+        let rest = read(&text, 1, 14, 1, &settings(16, 1_000)).unwrap();
+        assert_eq!(rest.content, format!("1|{family}tail\n"));
+    }
+
+    #[test]
+    fn first_line_over_the_budget_is_cut_inside_with_a_column_cursor() {
+        let text = "y".repeat(5_000);
+        let window = read(&text, 1, 0, 10, &settings(100_000, 1_000)).unwrap();
+        assert!(window.budget_used <= 1_000);
+        let next = window.next_column.unwrap();
+        assert_eq!(window.next_offset, Some(1));
+        assert_eq!(window.truncated_by, vec![Truncation::Budget, Truncation::MidLine]);
+        let second = read(&text, 1, next, 10, &settings(100_000, 1_000)).unwrap();
+        assert_eq!(second.next_column, Some(next * 2));
+    }
+
+    #[test]
+    fn offset_past_the_end_names_the_line_count() {
+        let error = read("a\nb\n", 5, 0, 10, &settings(2_000, 1_000)).unwrap_err();
+        assert!(error.message.contains("has 2 lines"), "{}", error.message);
+        let empty = read("", 1, 0, 10, &settings(2_000, 1_000)).unwrap();
+        assert_eq!((empty.total_lines, empty.lines_returned, empty.content.as_str()), (0, 0, ""));
+    }
+
+    #[test]
+    fn limit_stops_with_a_cursor() {
+        let window = read("1\n2\n3\n4\n", 2, 0, 2, &settings(2_000, 1_000)).unwrap();
+        assert_eq!(window.content, "2|2\n3|3\n");
+        assert_eq!(window.next_offset, Some(4));
+        assert_eq!(window.truncated_by, vec![Truncation::Limit]);
+    }
+}
