@@ -7,7 +7,9 @@ use crate::config::ConfigInput;
 use crate::decode::TextEncoding;
 use crate::error::{ErrorKind as CoreKind, ReadError as CoreError};
 use crate::index::LineEndings as CoreEndings;
-use crate::reader::{self, BudgetUnit as CoreUnit, ReadOutcome as CoreOutcome, ReadResult as CoreResult, Reader};
+use crate::reader::{
+    self, BudgetUnit as CoreUnit, ReadOutcome as CoreOutcome, ReadResult as CoreResult, Reader,
+};
 use crate::wasi_fs::{now_ms, WasiFileSystem};
 use crate::window::Truncation as CoreTruncation;
 
@@ -17,9 +19,9 @@ wit_bindgen::generate!({
 });
 
 use exports::read_window::reader::reader::{
-    Budget, BudgetReport, BudgetUnit, ClampedLine, Config, EncodingFacts, ErrorKind, Guest, GuestSession,
-    LineEndings, ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow, SessionStats, TextEncoding as WitEncoding,
-    Truncation, UnchangedStub,
+    Budget, BudgetReport, BudgetUnit, ClampedLine, Config, EncodingFacts, ErrorKind, Guest,
+    GuestSession, LineEndings, ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow,
+    SessionStats, TextEncoding as WitEncoding, Truncation, UnchangedStub,
 };
 
 struct Component;
@@ -194,10 +196,19 @@ impl GuestSession for Session {
     }
 
     fn check_write(&self, path: String, text: String) -> Result<(), ReadError> {
-        self.reader.borrow().check_write(&path, &text).map_err(wit_error)
+        self.reader
+            .borrow()
+            .check_write(&path, &text)
+            .map_err(wit_error)
     }
 
-    fn report_tokens(&self, path: String, offset: u64, lines: u64, tokens: u64) -> Result<(), ReadError> {
+    fn report_tokens(
+        &self,
+        path: String,
+        offset: u64,
+        lines: u64,
+        tokens: u64,
+    ) -> Result<(), ReadError> {
         let fs = self.fs.borrow();
         self.reader
             .borrow_mut()
@@ -205,7 +216,13 @@ impl GuestSession for Session {
             .map_err(wit_error)
     }
 
-    fn token_refusal(&self, path: String, offset: u64, limit: u64, message: String) -> Result<RetryWindow, ReadError> {
+    fn token_refusal(
+        &self,
+        path: String,
+        offset: u64,
+        limit: u64,
+        message: String,
+    ) -> Result<RetryWindow, ReadError> {
         let mut fs = self.fs.borrow_mut();
         self.reader
             .borrow_mut()

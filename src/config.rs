@@ -174,7 +174,8 @@ impl Config {
             config.budget = Budget::Tokens { cap, headroom };
             if input.budget_chars.is_some() {
                 warnings.push(
-                    "config sets both a character and a token budget; the token budget is used.".to_string(),
+                    "config sets both a character and a token budget; the token budget is used."
+                        .to_string(),
                 );
             }
         } else if let Some(chars) = input.budget_chars {

@@ -37,7 +37,9 @@ impl TextEncoding {
     #[inline]
     pub fn find_line_feed(self, bytes: &[u8], from: usize) -> Option<usize> {
         match self {
-            TextEncoding::Utf8 => memchr::memchr(b'\n', bytes.get(from..)?).map(|index| index + from),
+            TextEncoding::Utf8 => {
+                memchr::memchr(b'\n', bytes.get(from..)?).map(|index| index + from)
+            }
             TextEncoding::Utf16Le => {
                 let mut start = from;
                 while let Some(found) = memchr::memchr(b'\n', bytes.get(start..)?) {
@@ -184,7 +186,8 @@ impl Decoder {
                 continue;
             }
             let is_last = chunks.peek().is_none();
-            let incomplete = matches!(std::str::from_utf8(invalid), Err(error) if error.error_len().is_none());
+            let incomplete =
+                matches!(std::str::from_utf8(invalid), Err(error) if error.error_len().is_none());
             if is_last && incomplete && invalid.len() < 4 {
                 self.carry[..invalid.len()].copy_from_slice(invalid);
                 self.carry_len = invalid.len();
@@ -240,7 +243,8 @@ impl Decoder {
             }
             0xDC00..=0xDFFF => match self.high_surrogate.take() {
                 Some(high) => {
-                    let scalar = 0x10000 + (((high as u32) - 0xD800) << 10) + ((unit as u32) - 0xDC00);
+                    let scalar =
+                        0x10000 + (((high as u32) - 0xD800) << 10) + ((unit as u32) - 0xDC00);
                     out.push(char::from_u32(scalar).unwrap_or(char::REPLACEMENT_CHARACTER));
                 }
                 None => {

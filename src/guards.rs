@@ -22,7 +22,9 @@ const BLOCKED_DEVICES: &[&str] = &[
 ];
 
 /// Per-process files under `/proc` that expose secrets, block, or are unbounded.
-const BLOCKED_PROCESS_FILES: &[&str] = &["environ", "cmdline", "maps", "smaps", "mem", "auxv", "pagemap"];
+const BLOCKED_PROCESS_FILES: &[&str] = &[
+    "environ", "cmdline", "maps", "smaps", "mem", "auxv", "pagemap",
+];
 
 /// Refuses device and process files by name. `path` is an absolute, normalized guest path.
 pub fn check_device_name(path: &str) -> Result<(), ReadError> {
@@ -63,7 +65,9 @@ pub fn check_device_name(path: &str) -> Result<(), ReadError> {
 }
 
 fn is_process(part: &str) -> bool {
-    part == "self" || part == "thread-self" || (!part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit()))
+    part == "self"
+        || part == "thread-self"
+        || (!part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit()))
 }
 
 /// A credential rule: a glob over the absolute guest path, and what it protects.
@@ -129,17 +133,26 @@ impl CredentialPolicy {
             pattern: anchored(pattern),
             description: "a pattern of the host's deny-list".to_string(),
         }));
-        let mut allow: Vec<String> = DEFAULT_ALLOW.iter().map(|pattern| (*pattern).to_string()).collect();
+        let mut allow: Vec<String> = DEFAULT_ALLOW
+            .iter()
+            .map(|pattern| (*pattern).to_string())
+            .collect();
         allow.extend(extra_allow.iter().map(|pattern| anchored(pattern)));
         CredentialPolicy { deny, allow }
     }
 
     /// The rule that refuses `path` (an absolute guest path), if any.
     pub fn matching_rule(&self, path: &str) -> Option<&CredentialRule> {
-        if self.allow.iter().any(|pattern| glob_match::glob_match(pattern, path)) {
+        if self
+            .allow
+            .iter()
+            .any(|pattern| glob_match::glob_match(pattern, path))
+        {
             return None;
         }
-        self.deny.iter().find(|rule| glob_match::glob_match(&rule.pattern, path))
+        self.deny
+            .iter()
+            .find(|rule| glob_match::glob_match(&rule.pattern, path))
     }
 
     /// Refuses `path` when a deny rule matches and no exception does.
@@ -188,10 +201,27 @@ mod tests {
 
     #[test]
     fn device_names_are_refused_and_ordinary_files_are_not() {
-        for path in ["/dev/zero", "/dev/stdin", "/dev/fd/3", "/proc/self/environ", "/proc/12/task/13/fd/0", "/proc/1/mem"] {
-            assert_eq!(check_device_name(path).unwrap_err().kind, ErrorKind::Device, "{path}");
+        for path in [
+            "/dev/zero",
+            "/dev/stdin",
+            "/dev/fd/3",
+            "/proc/self/environ",
+            "/proc/12/task/13/fd/0",
+            "/proc/1/mem",
+        ] {
+            assert_eq!(
+                check_device_name(path).unwrap_err().kind,
+                ErrorKind::Device,
+                "{path}"
+            );
         }
-        for path in ["/dev/null", "/proc/cpuinfo", "/proc/self/status", "/proc/1/fd/5", "/home/dev/zero"] {
+        for path in [
+            "/dev/null",
+            "/proc/cpuinfo",
+            "/proc/self/status",
+            "/proc/1/fd/5",
+            "/home/dev/zero",
+        ] {
             assert!(check_device_name(path).is_ok(), "{path}");
         }
     }
@@ -216,14 +246,23 @@ mod tests {
         ] {
             assert!(policy.check(path).is_err(), "{path}");
         }
-        for path in ["/p/.env.example", "/p/.env.sample", "/p/env.rs", "/h/.ssh/id_rsa.pub", "/p/README.md"] {
+        for path in [
+            "/p/.env.example",
+            "/p/.env.sample",
+            "/p/env.rs",
+            "/h/.ssh/id_rsa.pub",
+            "/p/README.md",
+        ] {
             assert!(policy.check(path).is_ok(), "{path}");
         }
     }
 
     #[test]
     fn host_patterns_add_rules_and_exceptions() {
-        let policy = CredentialPolicy::new(&["secrets/*.yaml".to_string()], &["**/test-fixtures/*.pem".to_string()]);
+        let policy = CredentialPolicy::new(
+            &["secrets/*.yaml".to_string()],
+            &["**/test-fixtures/*.pem".to_string()],
+        );
         assert!(policy.check("/p/secrets/prod.yaml").is_err());
         assert!(policy.check("/p/test-fixtures/cert.pem").is_ok());
         assert!(policy.check("/p/other/cert.pem").is_err());

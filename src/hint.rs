@@ -24,7 +24,11 @@ pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> Str
         window.start_line, window.end_line, window.total_lines
     );
     if window.start_column > 0 {
-        let _ = write!(out, " (line {} from column {})", window.start_line, window.start_column);
+        let _ = write!(
+            out,
+            " (line {} from column {})",
+            window.start_line, window.start_column
+        );
     }
     let stopped_by_budget = window.truncated_by.contains(&Truncation::Budget);
     if stopped_by_budget {
@@ -54,7 +58,8 @@ pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> Str
             let _ = write!(out, ". Use offset={offset} to continue.");
         }
         (None, _) => {
-            if window.start_line == 1 && window.start_column == 0 && window.clamped_lines.is_empty() {
+            if window.start_line == 1 && window.start_column == 0 && window.clamped_lines.is_empty()
+            {
                 out.push_str(": the whole file.");
             } else {
                 out.push_str(": the end of the file.");
@@ -83,7 +88,11 @@ pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> Str
                 named.join(", ")
             );
             if clamped.len() > CLAMPED_NAMED {
-                let _ = write!(out, " and {} more (see clamped_lines)", clamped.len() - CLAMPED_NAMED);
+                let _ = write!(
+                    out,
+                    " and {} more (see clamped_lines)",
+                    clamped.len() - CLAMPED_NAMED
+                );
             }
             out.push('.');
         }

@@ -6,8 +6,8 @@
 
 use crate::decode::TextEncoding;
 use crate::error::FsError;
-use crate::source::ByteSource;
 use crate::scan::Scanner;
+use crate::source::ByteSource;
 
 /// Lines between checkpoints for a file of fewer than `MAX_CHECKPOINTS * INITIAL_SPACING` lines.
 pub const INITIAL_SPACING: u64 = 1_024;
@@ -114,7 +114,8 @@ impl LineIndex {
 
     /// Bytes of memory the index occupies.
     pub fn memory_bytes(&self) -> u64 {
-        (std::mem::size_of::<Self>() + self.checkpoints.capacity() * std::mem::size_of::<u64>()) as u64
+        (std::mem::size_of::<Self>() + self.checkpoints.capacity() * std::mem::size_of::<u64>())
+            as u64
     }
 
     /// The line endings seen.
@@ -132,14 +133,21 @@ impl LineIndex {
         let wanted = (line.max(1) - 1) / self.spacing;
         let last = self.checkpoints.len().saturating_sub(1) as u64;
         let index = wanted.min(last);
-        let offset = self.checkpoints.get(index as usize).copied().unwrap_or(self.data_start);
+        let offset = self
+            .checkpoints
+            .get(index as usize)
+            .copied()
+            .unwrap_or(self.data_start);
         (index * self.spacing + 1, offset)
     }
 
     /// Scans from the start of the last line to the end of the file, adding checkpoints and counting lines.
     ///
     /// On a new index this scans the whole file; on a file that grew it scans only what was added.
-    pub fn extend<S: ByteSource + ?Sized>(&mut self, scanner: &mut Scanner<'_, S>) -> Result<(), FsError> {
+    pub fn extend<S: ByteSource + ?Sized>(
+        &mut self,
+        scanner: &mut Scanner<'_, S>,
+    ) -> Result<(), FsError> {
         let encoding = self.encoding;
         let unit = encoding.unit_bytes();
         scanner.seek(self.resume_offset);
@@ -242,7 +250,9 @@ mod tests {
 
         let mut small = LineIndex::new(TextEncoding::Utf8, 0);
         small.spacing = 1;
-        let many: String = (1..=(MAX_CHECKPOINTS as u64 * 2 + 3)).map(|n| format!("{n}\n")).collect();
+        let many: String = (1..=(MAX_CHECKPOINTS as u64 * 2 + 3))
+            .map(|n| format!("{n}\n"))
+            .collect();
         let mut source = MemorySource::new(many.clone().into_bytes());
         let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
         small.extend(&mut scanner).unwrap();
@@ -250,7 +260,10 @@ mod tests {
         for probe in [1, 2, 3, 1000, 70_000, 131_000] {
             let (line, offset) = small.locate(probe);
             assert!(line <= probe);
-            assert!(many[offset as usize..].starts_with(&format!("{line}\n")), "line {line}");
+            assert!(
+                many[offset as usize..].starts_with(&format!("{line}\n")),
+                "line {line}"
+            );
         }
     }
 

@@ -42,3 +42,6 @@ pub mod native_fs;
 mod component;
 #[cfg(target_arch = "wasm32")]
 mod wasi_fs;
+
+#[cfg(test)]
+mod page_rule_tests;

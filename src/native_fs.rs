@@ -23,7 +23,10 @@ impl NativeFileSystem {
     /// Mounts each `(host directory, guest path)`.
     pub fn new(mounts: &[(PathBuf, String)]) -> Self {
         NativeFileSystem {
-            roots: mounts.iter().map(|(_, guest)| crate::sandbox::normalize(guest, "/")).collect(),
+            roots: mounts
+                .iter()
+                .map(|(_, guest)| crate::sandbox::normalize(guest, "/"))
+                .collect(),
             directories: mounts.iter().map(|(host, _)| host.clone()).collect(),
             opened: 0,
         }
@@ -31,7 +34,11 @@ impl NativeFileSystem {
 
     fn host_path(&self, root: usize, relative: &str) -> Result<PathBuf, FsError> {
         let base = self.directories.get(root).ok_or(FsError::NotFound)?;
-        Ok(if relative.is_empty() { base.clone() } else { base.join(relative) })
+        Ok(if relative.is_empty() {
+            base.clone()
+        } else {
+            base.join(relative)
+        })
     }
 }
 
@@ -67,7 +74,8 @@ impl FileSystem for NativeFileSystem {
     }
 
     fn stat(&mut self, root: usize, relative: &str) -> Result<FileStat, FsError> {
-        let metadata = std::fs::symlink_metadata(self.host_path(root, relative)?).map_err(fs_error)?;
+        let metadata =
+            std::fs::symlink_metadata(self.host_path(root, relative)?).map_err(fs_error)?;
         let file_type = metadata.file_type();
         let kind = if file_type.is_symlink() {
             FileKind::Symlink
@@ -110,7 +118,12 @@ impl FileSystem for NativeFileSystem {
         Ok(NativeFile { file })
     }
 
-    fn list_directory(&mut self, root: usize, relative: &str, max: usize) -> Result<Vec<String>, FsError> {
+    fn list_directory(
+        &mut self,
+        root: usize,
+        relative: &str,
+        max: usize,
+    ) -> Result<Vec<String>, FsError> {
         let entries = std::fs::read_dir(self.host_path(root, relative)?).map_err(fs_error)?;
         Ok(entries
             .take(max)

@@ -13,7 +13,8 @@ use crate::guards::{check_device_name, check_private_key, CredentialPolicy};
 use crate::hint::hint;
 use crate::index::{FileIdentity, LineEndings, LineIndex};
 use crate::sandbox::{
-    find_root, normalize, outside_error, resolve, validate_path, FileKind, FileSystem, ResolveError, Resolved,
+    find_root, normalize, outside_error, resolve, validate_path, FileKind, FileSystem,
+    ResolveError, Resolved,
 };
 use crate::scan::{Scanner, BLOCK_BYTES};
 use crate::session::{contains_component_output, CachedFile, Decision, DedupKey, SessionMemory};
@@ -156,7 +157,11 @@ struct Prepared {
     absolute: String,
 }
 
-fn prepare<F: FileSystem + ?Sized>(config: &Config, fs: &F, request: &ReadRequest) -> Result<Prepared, ReadError> {
+fn prepare<F: FileSystem + ?Sized>(
+    config: &Config,
+    fs: &F,
+    request: &ReadRequest,
+) -> Result<Prepared, ReadError> {
     validate_path(&request.path)?;
     let limit = match request.limit {
         Some(0) => {
@@ -183,7 +188,11 @@ fn prepare<F: FileSystem + ?Sized>(config: &Config, fs: &F, request: &ReadReques
 fn working_directory<F: FileSystem + ?Sized>(config: &Config, fs: &F) -> String {
     match &config.working_directory {
         Some(directory) => normalize(directory, "/"),
-        None => fs.roots().first().cloned().unwrap_or_else(|| "/".to_string()),
+        None => fs
+            .roots()
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "/".to_string()),
     }
 }
 
@@ -209,7 +218,11 @@ fn window_hash(window: &Window) -> u64 {
 }
 
 /// The not-found error for `absolute` (asked for as `requested`), with up to three similar names from its directory.
-fn not_found_error<F: FileSystem + ?Sized>(fs: &mut F, requested: &str, absolute: &str) -> ReadError {
+fn not_found_error<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    requested: &str,
+    absolute: &str,
+) -> ReadError {
     let (parent, name) = match absolute.rsplit_once('/') {
         Some(("", name)) => ("/", name),
         Some((parent, name)) => (parent, name),
@@ -227,7 +240,10 @@ fn not_found_error<F: FileSystem + ?Sized>(fs: &mut F, requested: &str, absolute
             scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
             let names: Vec<String> = scored.into_iter().take(3).map(|(_, entry)| entry).collect();
             if !names.is_empty() {
-                message.push_str(&format!(" Similar names in {parent}: {}.", names.join(", ")));
+                message.push_str(&format!(
+                    " Similar names in {parent}: {}.",
+                    names.join(", ")
+                ));
             }
         }
     }
@@ -288,7 +304,9 @@ fn open_and_index<F: FileSystem + ?Sized>(
         }
         None => {
             let block = scanner.fill().map_err(io)?;
-            let sample = block.get(..block.len().min(SAMPLE_BYTES)).unwrap_or_default();
+            let sample = block
+                .get(..block.len().min(SAMPLE_BYTES))
+                .unwrap_or_default();
             let whole_file = resolved.stat.size > 0 && sample.len() as u64 >= resolved.stat.size;
             match sniff(sample, whole_file) {
                 Verdict::Binary { kind } => {
@@ -299,7 +317,10 @@ fn open_and_index<F: FileSystem + ?Sized>(
                         ),
                     ));
                 }
-                Verdict::Text { encoding, bom_bytes } => {
+                Verdict::Text {
+                    encoding,
+                    bom_bytes,
+                } => {
                     check_private_key(requested, sample)?;
                     scanner.set_encoding(encoding);
                     LineIndex::new(encoding, bom_bytes)
@@ -373,7 +394,9 @@ fn resolve_guarded<F: FileSystem + ?Sized>(
     check_device_name(absolute).map_err(ResolveError::Other)?;
     let roots = fs.roots().to_vec();
     if find_root(&roots, absolute).is_none() {
-        return Err(ResolveError::Other(outside_error(requested, absolute, &roots)));
+        return Err(ResolveError::Other(outside_error(
+            requested, absolute, &roots,
+        )));
     }
     let resolved = resolve(fs, requested, absolute)?;
     check_device_name(&resolved.path).map_err(ResolveError::Other)?;
@@ -441,7 +464,9 @@ pub fn read_once<F: FileSystem + ?Sized>(
     let prepared = prepare(&config, fs, request)?;
     let resolved = match resolve_guarded(fs, &policy, &request.path, &prepared.absolute) {
         Ok(resolved) => resolved,
-        Err(ResolveError::NotFound(_)) => return Err(not_found_error(fs, &request.path, &prepared.absolute)),
+        Err(ResolveError::NotFound(_)) => {
+            return Err(not_found_error(fs, &request.path, &prepared.absolute))
+        }
         Err(ResolveError::Other(error)) => return Err(error),
     };
     let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
@@ -449,7 +474,15 @@ pub fn read_once<F: FileSystem + ?Sized>(
     } else {
         let mut reads = 0;
         let mut opened = open_and_index(fs, &resolved, &request.path, None, &mut reads)?;
-        window_result(&mut opened, &config, 1.0, &prepared.request, &resolved, &request.path, &mut reads)?
+        window_result(
+            &mut opened,
+            &config,
+            1.0,
+            &prepared.request,
+            &resolved,
+            &request.path,
+            &mut reads,
+        )?
     };
     result.warnings = warnings;
     Ok(result)
@@ -497,13 +530,18 @@ impl Reader {
             Ok(resolved) => resolved,
             Err(ResolveError::NotFound(_)) => {
                 let error = not_found_error(fs, requested, &prepared.absolute);
-                self.memory
-                    .remember_not_found(&prepared.absolute, &error.message, now_ms, self.config.not_found_ttl_ms);
+                self.memory.remember_not_found(
+                    &prepared.absolute,
+                    &error.message,
+                    now_ms,
+                    self.config.not_found_ttl_ms,
+                );
                 return Err(error);
             }
             Err(ResolveError::Other(error)) => return Err(error),
         };
-        self.memory.remember_alias(&prepared.absolute, &resolved.path);
+        self.memory
+            .remember_alias(&prepared.absolute, &resolved.path);
         let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
             empty_result(&self.config, &resolved)
         } else {
@@ -521,7 +559,12 @@ impl Reader {
                     requested,
                     &mut reads,
                 );
-                self.memory.store_file(&resolved.path, CachedFile { index: opened.index });
+                self.memory.store_file(
+                    &resolved.path,
+                    CachedFile {
+                        index: opened.index,
+                    },
+                );
                 result
             });
             self.memory.positioned_reads += reads;
@@ -603,7 +646,9 @@ impl Reader {
         tokens: u64,
     ) -> Result<(), ReadError> {
         if tokens == 0 {
-            return Err(ReadError::invalid("tokens 0 is not a count of a window; report the engine's count."));
+            return Err(ReadError::invalid(
+                "tokens 0 is not a count of a window; report the engine's count.",
+            ));
         }
         let resolved = self.resolved_alias(fs, path);
         match self.memory.sent_estimate(&resolved, offset, lines) {
@@ -634,7 +679,9 @@ impl Reader {
             ));
         };
         if refused == 0 || cap == 0 || limit == 0 {
-            return Err(ReadError::invalid("the refusal's counts and the window's limit must be above 0."));
+            return Err(ReadError::invalid(
+                "the refusal's counts and the window's limit must be above 0.",
+            ));
         }
         let offset = offset.max(1);
         let scaled = ((limit as f64) * 0.8 * (cap as f64) / (refused as f64)).floor() as u64;
@@ -651,7 +698,8 @@ impl Reader {
             if resolved.stat.kind == FileKind::Regular {
                 if let Ok(estimate) = self.estimate_lines(fs, &resolved, path, offset, limit) {
                     if estimate > 0 {
-                        self.memory.record_density(&resolved.path, refused, estimate);
+                        self.memory
+                            .record_density(&resolved.path, refused, estimate);
                     }
                 }
             }
@@ -684,14 +732,20 @@ impl Reader {
             let mut scanner = Scanner::new(&mut opened.file, opened.index.encoding());
             let (checkpoint_line, checkpoint_offset) = opened.index.locate(offset);
             scanner.seek(checkpoint_offset);
-            scanner.skip_lines(offset.saturating_sub(checkpoint_line)).map_err(io)?;
+            scanner
+                .skip_lines(offset.saturating_sub(checkpoint_line))
+                .map_err(io)?;
             let mut decoder = Decoder::new(opened.index.encoding());
             let mut total = 0u64;
-            let last = offset.saturating_add(limit).min(opened.index.total_lines().saturating_add(1));
+            let last = offset
+                .saturating_add(limit)
+                .min(opened.index.total_lines().saturating_add(1));
             for line in offset..last {
                 let mut estimator = TokenEstimator::new();
                 scanner
-                    .read_line(&mut |bytes| decoder.feed(bytes, &mut |piece| estimator.push_str(piece)))
+                    .read_line(&mut |bytes| {
+                        decoder.feed(bytes, &mut |piece| estimator.push_str(piece))
+                    })
                     .map_err(io)?;
                 decoder.finish(&mut |piece| estimator.push_str(piece));
                 total += gutter_tokens(line) + estimator.tokens() + 1;
@@ -700,7 +754,12 @@ impl Reader {
             total
         };
         self.memory.positioned_reads += reads;
-        self.memory.store_file(&resolved.path, CachedFile { index: opened.index });
+        self.memory.store_file(
+            &resolved.path,
+            CachedFile {
+                index: opened.index,
+            },
+        );
         Ok(estimate)
     }
 

@@ -78,16 +78,25 @@ pub trait FileSystem {
     /// Opens the regular file `relative` under preopen `root` for reading, not following links.
     fn open(&mut self, root: usize, relative: &str) -> Result<Self::File, FsError>;
     /// Names of up to `max` entries of the directory `relative` under preopen `root`.
-    fn list_directory(&mut self, root: usize, relative: &str, max: usize) -> Result<Vec<String>, FsError>;
+    fn list_directory(
+        &mut self,
+        root: usize,
+        relative: &str,
+        max: usize,
+    ) -> Result<Vec<String>, FsError>;
 }
 
 /// Checks a requested path for what can never be a file name: empty, a NUL byte, longer than `MAX_PATH_BYTES`.
 pub fn validate_path(path: &str) -> Result<(), ReadError> {
     if path.trim().is_empty() {
-        return Err(ReadError::invalid("path is empty; give the path of a file to read."));
+        return Err(ReadError::invalid(
+            "path is empty; give the path of a file to read.",
+        ));
     }
     if path.contains('\0') {
-        return Err(ReadError::invalid("path contains a NUL byte, which no file name can hold."));
+        return Err(ReadError::invalid(
+            "path contains a NUL byte, which no file name can hold.",
+        ));
     }
     if path.len() > MAX_PATH_BYTES {
         return Err(ReadError::invalid(format!(
@@ -133,7 +142,8 @@ pub fn find_root(roots: &[String], path: &str) -> Option<(usize, String)> {
         } else if path == root {
             Some("")
         } else {
-            path.strip_prefix(root.as_str()).and_then(|rest| rest.strip_prefix('/'))
+            path.strip_prefix(root.as_str())
+                .and_then(|rest| rest.strip_prefix('/'))
         };
         if relative.is_some() && best.is_none_or(|(_, length)| root.len() > length) {
             best = Some((index, root.len()));
@@ -144,7 +154,10 @@ pub fn find_root(roots: &[String], path: &str) -> Option<(usize, String)> {
     let relative = if root == "/" {
         path.trim_start_matches('/').to_string()
     } else {
-        path.get(root.len()..).unwrap_or_default().trim_start_matches('/').to_string()
+        path.get(root.len()..)
+            .unwrap_or_default()
+            .trim_start_matches('/')
+            .to_string()
     };
     Some((index, relative))
 }
@@ -195,7 +208,11 @@ pub enum ResolveError {
 
 /// Resolves the absolute, normalized guest path `absolute` (asked for as `requested`) inside the preopens,
 /// following links. Refuses links that lead outside every preopen (`outside-sandbox`) and link loops.
-pub fn resolve<F: FileSystem + ?Sized>(fs: &mut F, requested: &str, absolute: &str) -> Result<Resolved, ResolveError> {
+pub fn resolve<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    requested: &str,
+    absolute: &str,
+) -> Result<Resolved, ResolveError> {
     let mut current = absolute.to_string();
     let mut hops = 0u32;
     let mut last_link: Option<(String, String)> = None;
@@ -215,7 +232,10 @@ pub fn resolve<F: FileSystem + ?Sized>(fs: &mut F, requested: &str, absolute: &s
             return Err(ResolveError::Other(error));
         };
         let root_path = roots.get(root).cloned().unwrap_or_default();
-        let components: Vec<&str> = relative.split('/').filter(|part| !part.is_empty()).collect();
+        let components: Vec<&str> = relative
+            .split('/')
+            .filter(|part| !part.is_empty())
+            .collect();
         if components.is_empty() {
             let stat = fs
                 .stat(root, "")
@@ -237,7 +257,9 @@ pub fn resolve<F: FileSystem + ?Sized>(fs: &mut F, requested: &str, absolute: &s
             let stat = match fs.stat(root, &prefix) {
                 Ok(stat) => stat,
                 Err(FsError::NotFound) | Err(FsError::NotADirectory) => {
-                    return Err(ResolveError::NotFound(FsError::NotFound.into_read_error(requested)));
+                    return Err(ResolveError::NotFound(
+                        FsError::NotFound.into_read_error(requested),
+                    ));
                 }
                 Err(other) => return Err(ResolveError::Other(other.into_read_error(requested))),
             };
@@ -254,7 +276,8 @@ pub fn resolve<F: FileSystem + ?Sized>(fs: &mut F, requested: &str, absolute: &s
                     let target = fs
                         .read_link(root, &prefix)
                         .map_err(|error| ResolveError::Other(error.into_read_error(requested)))?;
-                    let parent_components = components.get(..position).unwrap_or_default().join("/");
+                    let parent_components =
+                        components.get(..position).unwrap_or_default().join("/");
                     let link_directory = normalize(&parent_components, &root_path);
                     let link_path = normalize(&prefix, &root_path);
                     let rest = components.get(position + 1..).unwrap_or_default().join("/");
@@ -269,7 +292,9 @@ pub fn resolve<F: FileSystem + ?Sized>(fs: &mut F, requested: &str, absolute: &s
                 }
                 FileKind::Directory => {}
                 _ if !is_last => {
-                    return Err(ResolveError::NotFound(FsError::NotADirectory.into_read_error(requested)));
+                    return Err(ResolveError::NotFound(
+                        FsError::NotADirectory.into_read_error(requested),
+                    ));
                 }
                 _ => {}
             }
@@ -300,10 +325,23 @@ mod tests {
 
     #[test]
     fn the_longest_root_wins() {
-        let roots = vec!["/work".to_string(), "/work/sub".to_string(), "/".to_string()];
-        assert_eq!(find_root(&roots, "/work/sub/a.txt"), Some((1, "a.txt".to_string())));
-        assert_eq!(find_root(&roots, "/work/subway"), Some((0, "subway".to_string())));
-        assert_eq!(find_root(&roots, "/etc/passwd"), Some((2, "etc/passwd".to_string())));
+        let roots = vec![
+            "/work".to_string(),
+            "/work/sub".to_string(),
+            "/".to_string(),
+        ];
+        assert_eq!(
+            find_root(&roots, "/work/sub/a.txt"),
+            Some((1, "a.txt".to_string()))
+        );
+        assert_eq!(
+            find_root(&roots, "/work/subway"),
+            Some((0, "subway".to_string()))
+        );
+        assert_eq!(
+            find_root(&roots, "/etc/passwd"),
+            Some((2, "etc/passwd".to_string()))
+        );
         assert_eq!(find_root(&roots[..2], "/etc"), None);
         assert_eq!(find_root(&roots[..1], "/work"), Some((0, String::new())));
     }

@@ -91,7 +91,8 @@ impl<'a, S: ByteSource + ?Sized> Scanner<'a, S> {
                 }
             }
             self.reads += 1;
-            self.source.read_at(self.position, BLOCK_BYTES, &mut self.block)?;
+            self.source
+                .read_at(self.position, BLOCK_BYTES, &mut self.block)?;
             self.block_start = self.position;
             if self.block.is_empty() {
                 self.end_of_file = Some(self.position);
@@ -184,10 +185,14 @@ mod tests {
         let mut source = MemorySource::new(text);
         let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
         let mut pieces = Vec::new();
-        assert!(scanner.read_line(&mut |bytes| pieces.push(bytes.len())).unwrap());
+        assert!(scanner
+            .read_line(&mut |bytes| pieces.push(bytes.len()))
+            .unwrap());
         assert_eq!(pieces, vec![BLOCK_BYTES, BLOCK_BYTES, 10]);
         let mut last = Vec::new();
-        assert!(!scanner.read_line(&mut |bytes| last.extend_from_slice(bytes)).unwrap());
+        assert!(!scanner
+            .read_line(&mut |bytes| last.extend_from_slice(bytes))
+            .unwrap());
         assert_eq!(last, b"next");
     }
 

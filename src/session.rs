@@ -97,7 +97,11 @@ impl SessionMemory {
     /// Decides what a read of `key` whose window hashes to `hash` returns, and records it.
     pub fn decide(&mut self, key: &DedupKey, hash: u64, config: &Config) -> Decision {
         let repeat = matches!(&self.last, Some((last_key, last_hash)) if last_key == key && *last_hash == hash);
-        let count = if repeat { self.consecutive.saturating_add(1) } else { 1 };
+        let count = if repeat {
+            self.consecutive.saturating_add(1)
+        } else {
+            1
+        };
         self.consecutive = count;
         self.last = Some((key.clone(), hash));
         if count >= config.loop_block_at {
@@ -149,7 +153,11 @@ impl SessionMemory {
         let matches = |candidate: &str| candidate == path || resolved.as_deref() == Some(candidate);
         self.dedup.retain(|key, _| !matches(&key.path));
         self.dedup_order.retain(|key| !matches(&key.path));
-        if self.last.as_ref().is_some_and(|(key, _)| matches(&key.path)) {
+        if self
+            .last
+            .as_ref()
+            .is_some_and(|(key, _)| matches(&key.path))
+        {
             self.last = None;
             self.consecutive = 0;
         }
@@ -180,15 +188,19 @@ impl SessionMemory {
                 self.not_found.clear();
             }
         }
-        self.not_found
-            .insert(path.to_string(), (now_ms.saturating_add(ttl_ms), message.to_string()));
+        self.not_found.insert(
+            path.to_string(),
+            (now_ms.saturating_add(ttl_ms), message.to_string()),
+        );
     }
 
     /// The message of `path`'s not-found entry, if it is remembered missing at `now_ms`, with the milliseconds
     /// left; an expired entry is dropped.
     pub fn known_missing(&mut self, path: &str, now_ms: u64) -> Option<(String, u64)> {
         match self.not_found.get(path) {
-            Some((expires, message)) if *expires > now_ms => Some((message.clone(), expires - now_ms)),
+            Some((expires, message)) if *expires > now_ms => {
+                Some((message.clone(), expires - now_ms))
+            }
             Some(_) => {
                 self.not_found.remove(path);
                 None
@@ -212,7 +224,9 @@ impl SessionMemory {
         self.file_order.retain(|existing| existing != path);
         self.file_order.push_back(path.to_string());
         self.files.insert(path.to_string(), file);
-        while self.files.len() > MAX_INDEXED_FILES || (self.index_bytes() > MAX_INDEX_BYTES && self.files.len() > 1) {
+        while self.files.len() > MAX_INDEXED_FILES
+            || (self.index_bytes() > MAX_INDEX_BYTES && self.files.len() > 1)
+        {
             match self.file_order.pop_front() {
                 Some(oldest) => {
                     self.files.remove(&oldest);
@@ -229,7 +243,10 @@ impl SessionMemory {
 
     /// Bytes the kept indexes occupy.
     pub fn index_bytes(&self) -> u64 {
-        self.files.values().map(|file| file.index.memory_bytes()).sum()
+        self.files
+            .values()
+            .map(|file| file.index.memory_bytes())
+            .sum()
     }
 
     /// The density multiplier learned for `path` (1.0 when nothing was reported).
@@ -298,12 +315,24 @@ mod tests {
     fn content_then_stub_then_blocked() {
         let config = Config::default();
         let mut memory = SessionMemory::new();
-        assert_eq!(memory.decide(&key(1, 100), 1, &config), Decision::Content { warning: None });
+        assert_eq!(
+            memory.decide(&key(1, 100), 1, &config),
+            Decision::Content { warning: None }
+        );
         assert_eq!(memory.decide(&key(1, 100), 1, &config), Decision::Stub);
-        assert_eq!(memory.decide(&key(1, 100), 1, &config), Decision::Blocked { count: 3 });
-        assert_eq!(memory.decide(&key(1, 100), 1, &config), Decision::Blocked { count: 4 });
+        assert_eq!(
+            memory.decide(&key(1, 100), 1, &config),
+            Decision::Blocked { count: 3 }
+        );
+        assert_eq!(
+            memory.decide(&key(1, 100), 1, &config),
+            Decision::Blocked { count: 4 }
+        );
         // Another range is counted apart.
-        assert_eq!(memory.decide(&key(1, 200), 1, &config), Decision::Content { warning: None });
+        assert_eq!(
+            memory.decide(&key(1, 200), 1, &config),
+            Decision::Content { warning: None }
+        );
     }
 
     #[test]
@@ -313,10 +342,22 @@ mod tests {
             ..Config::default()
         };
         let mut memory = SessionMemory::new();
-        assert_eq!(memory.decide(&key(1, 10), 1, &config), Decision::Content { warning: None });
-        assert_eq!(memory.decide(&key(1, 10), 1, &config), Decision::Content { warning: None });
-        assert!(matches!(memory.decide(&key(1, 10), 1, &config), Decision::Content { warning: Some(_) }));
-        assert_eq!(memory.decide(&key(1, 10), 1, &config), Decision::Blocked { count: 4 });
+        assert_eq!(
+            memory.decide(&key(1, 10), 1, &config),
+            Decision::Content { warning: None }
+        );
+        assert_eq!(
+            memory.decide(&key(1, 10), 1, &config),
+            Decision::Content { warning: None }
+        );
+        assert!(matches!(
+            memory.decide(&key(1, 10), 1, &config),
+            Decision::Content { warning: Some(_) }
+        ));
+        assert_eq!(
+            memory.decide(&key(1, 10), 1, &config),
+            Decision::Blocked { count: 4 }
+        );
     }
 
     #[test]
@@ -326,8 +367,14 @@ mod tests {
         memory.decide(&key(1, 10), 1, &config);
         assert_eq!(memory.decide(&key(1, 10), 1, &config), Decision::Stub);
         memory.reset_dedup();
-        assert!(matches!(memory.decide(&key(1, 10), 1, &config), Decision::Content { warning: Some(_) }));
-        assert_eq!(memory.decide(&key(1, 10), 1, &config), Decision::Blocked { count: 4 });
+        assert!(matches!(
+            memory.decide(&key(1, 10), 1, &config),
+            Decision::Content { warning: Some(_) }
+        ));
+        assert_eq!(
+            memory.decide(&key(1, 10), 1, &config),
+            Decision::Blocked { count: 4 }
+        );
     }
 
     #[test]
@@ -335,7 +382,10 @@ mod tests {
         let config = Config::default();
         let mut memory = SessionMemory::new();
         memory.decide(&key(1, 10), 1, &config);
-        assert_eq!(memory.decide(&key(1, 10), 2, &config), Decision::Content { warning: None });
+        assert_eq!(
+            memory.decide(&key(1, 10), 2, &config),
+            Decision::Content { warning: None }
+        );
         memory.note_other_tool();
         assert_eq!(memory.decide(&key(1, 10), 2, &config), Decision::Stub);
     }
@@ -344,7 +394,10 @@ mod tests {
     fn not_found_expires_and_wrote_clears_it() {
         let mut memory = SessionMemory::new();
         memory.remember_not_found("/w/x", "gone", 1_000, 60_000);
-        assert_eq!(memory.known_missing("/w/x", 30_000), Some(("gone".to_string(), 31_000)));
+        assert_eq!(
+            memory.known_missing("/w/x", 30_000),
+            Some(("gone".to_string(), 31_000))
+        );
         assert_eq!(memory.known_missing("/w/x", 61_000), None);
         memory.remember_not_found("/w/x", "gone", 1_000, 60_000);
         memory.wrote("/w/x");

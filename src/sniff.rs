@@ -34,7 +34,11 @@ const MAGIC: &[(usize, &[u8], &str)] = &[
     (0, b"GIF87a", "GIF image"),
     (0, b"GIF89a", "GIF image"),
     (0, b"%PDF-", "PDF document"),
-    (0, b"PK\x03\x04", "ZIP archive (or a format built on ZIP: docx, xlsx, jar, apk, epub)"),
+    (
+        0,
+        b"PK\x03\x04",
+        "ZIP archive (or a format built on ZIP: docx, xlsx, jar, apk, epub)",
+    ),
     (0, b"PK\x05\x06", "ZIP archive (empty)"),
     (0, b"PK\x07\x08", "ZIP archive (spanned)"),
     (0, b"\x1f\x8b", "gzip archive"),
@@ -79,14 +83,18 @@ pub fn magic_type(sample: &[u8]) -> Option<&'static str> {
         });
     }
     if starts_at(sample, 0, b"BZh")
-        && sample.get(3).is_some_and(|digit| (b'1'..=b'9').contains(digit))
+        && sample
+            .get(3)
+            .is_some_and(|digit| (b'1'..=b'9').contains(digit))
         && starts_at(sample, 4, b"1AY&SY")
     {
         return Some("bzip2 archive");
     }
     if starts_at(sample, 0, b"\xca\xfe\xba\xbe") {
         // Java class files carry a major version of 45 or more; Mach-O universal binaries a small arch count.
-        let major = sample.get(6..8).map(|bytes| u16::from_be_bytes([bytes[0], bytes[1]]));
+        let major = sample
+            .get(6..8)
+            .map(|bytes| u16::from_be_bytes([bytes[0], bytes[1]]));
         return Some(match major {
             Some(version) if version >= 45 => "Java class file",
             _ => "Mach-O universal binary",
@@ -160,7 +168,10 @@ pub fn sniff(sample: &[u8], whole_file: bool) -> Verdict {
         return Verdict::Binary { kind };
     }
     if let Some(encoding) = utf16_without_bom(sample) {
-        return Verdict::Text { encoding, bom_bytes: 0 };
+        return Verdict::Text {
+            encoding,
+            bom_bytes: 0,
+        };
     }
     if memchr::memchr(0, sample).is_some() {
         return Verdict::Binary {
@@ -168,7 +179,11 @@ pub fn sniff(sample: &[u8], whole_file: bool) -> Verdict {
         };
     }
     // Judge whole characters only: drop a multibyte sequence the sample cut off.
-    let judged = if whole_file { sample } else { trim_incomplete_tail(sample) };
+    let judged = if whole_file {
+        sample
+    } else {
+        trim_incomplete_tail(sample)
+    };
     let (text, replaced) = decode_all(TextEncoding::Utf8, judged);
     let chars = text.chars().count() as u64;
     if replaced > 0 && replaced * 10 > chars {
@@ -195,7 +210,11 @@ pub fn trim_incomplete_tail(sample: &[u8]) -> &[u8] {
                 0xf0..=0xf7 => 4,
                 _ => 1,
             };
-            return if needed > back { &sample[..len - back] } else { sample };
+            return if needed > back {
+                &sample[..len - back]
+            } else {
+                sample
+            };
         }
     }
     sample
@@ -211,13 +230,24 @@ mod tests {
 
     #[test]
     fn lying_extensions_do_not_matter_magic_numbers_name_the_type() {
-        assert_eq!(sniff(b"\x89PNG\r\n\x1a\n....", false), Verdict::Binary { kind: "PNG image" });
-        assert_eq!(sniff(b"RIFF\x00\x00\x00\x00WEBPVP8 ", false), Verdict::Binary { kind: "WebP image" });
+        assert_eq!(
+            sniff(b"\x89PNG\r\n\x1a\n....", false),
+            Verdict::Binary { kind: "PNG image" }
+        );
+        assert_eq!(
+            sniff(b"RIFF\x00\x00\x00\x00WEBPVP8 ", false),
+            Verdict::Binary { kind: "WebP image" }
+        );
         let mut pe = vec![0u8; 0x90];
         pe[..2].copy_from_slice(b"MZ");
         pe[0x3c] = 0x80;
         pe[0x80..0x84].copy_from_slice(b"PE\x00\x00");
-        assert_eq!(sniff(&pe, false), Verdict::Binary { kind: "PE executable (Windows)" });
+        assert_eq!(
+            sniff(&pe, false),
+            Verdict::Binary {
+                kind: "PE executable (Windows)"
+            }
+        );
     }
 
     #[test]
@@ -229,24 +259,51 @@ mod tests {
 
     #[test]
     fn control_characters_and_ansi_colours_are_text() {
-        assert!(is_text(sniff(b"progress\x08\x08\x08 done \x1b[31mred\x1b[0m\x0c page", false)));
-        assert!(is_text(sniff("# 中文标题\n\n这是中文的段落。".as_bytes(), true)));
+        assert!(is_text(sniff(
+            b"progress\x08\x08\x08 done \x1b[31mred\x1b[0m\x0c page",
+            false
+        )));
+        assert!(is_text(sniff(
+            "# 中文标题\n\n这是中文的段落。".as_bytes(),
+            true
+        )));
     }
 
     #[test]
     fn utf16_is_recognised_with_and_without_a_bom() {
         let mut le = vec![0xff, 0xfe];
         le.extend("hello".encode_utf16().flat_map(u16::to_le_bytes));
-        assert_eq!(sniff(&le, true), Verdict::Text { encoding: TextEncoding::Utf16Le, bom_bytes: 2 });
-        let bare: Vec<u8> = "hello world".encode_utf16().flat_map(u16::to_be_bytes).collect();
-        assert_eq!(sniff(&bare, true), Verdict::Text { encoding: TextEncoding::Utf16Be, bom_bytes: 0 });
+        assert_eq!(
+            sniff(&le, true),
+            Verdict::Text {
+                encoding: TextEncoding::Utf16Le,
+                bom_bytes: 2
+            }
+        );
+        let bare: Vec<u8> = "hello world"
+            .encode_utf16()
+            .flat_map(u16::to_be_bytes)
+            .collect();
+        assert_eq!(
+            sniff(&bare, true),
+            Verdict::Text {
+                encoding: TextEncoding::Utf16Be,
+                bom_bytes: 0
+            }
+        );
     }
 
     #[test]
     fn nul_bytes_and_garbage_are_binary() {
         assert!(!is_text(sniff(b"abc\x00def", true)));
-        assert!(!is_text(sniff(&[0x80u8, 0x81, 0xfe, 0xff, 0x90, 0x91, 0x92, b'a'], true)));
+        assert!(!is_text(sniff(
+            &[0x80u8, 0x81, 0xfe, 0xff, 0x90, 0x91, 0x92, b'a'],
+            true
+        )));
         // A Latin-1 file with a few accents is text with replacements.
-        assert!(is_text(sniff(b"caf\xe9 au lait, cr\xe8me br\xfbl\xe9e and a long line of plain words", true)));
+        assert!(is_text(sniff(
+            b"caf\xe9 au lait, cr\xe8me br\xfbl\xe9e and a long line of plain words",
+            true
+        )));
     }
 }

@@ -39,7 +39,9 @@ impl ByteSource for MemorySource {
     fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError> {
         self.reads += 1;
         buffer.clear();
-        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(self.bytes.len());
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.bytes.len());
         let end = start.saturating_add(length).min(self.bytes.len());
         if let Some(slice) = self.bytes.get(start..end) {
             buffer.extend_from_slice(slice);

@@ -122,7 +122,9 @@ impl TokenEstimator {
         match self.class {
             None => 0,
             Some(Class::Letter) => {
-                let mixed = u64::from(self.run_has_lower) + u64::from(self.run_has_upper) + u64::from(self.run_has_digit);
+                let mixed = u64::from(self.run_has_lower)
+                    + u64::from(self.run_has_upper)
+                    + u64::from(self.run_has_digit);
                 if run >= 16 && mixed >= 2 {
                     // base64, hex, hashes, identifiers glued together: about 2.3 characters a token.
                     run * 435 + 1000
@@ -183,7 +185,9 @@ pub fn parse_refusal(message: &str) -> Option<(u64, u64)> {
     let open = rest.find('(')?;
     let digits: String = rest[open + 1..]
         .chars()
-        .take_while(|character| character.is_ascii_digit() || *character == ',' || *character == '_')
+        .take_while(|character| {
+            character.is_ascii_digit() || *character == ',' || *character == '_'
+        })
         .filter(char::is_ascii_digit)
         .collect();
     let cap = digits.parse().ok()?;
@@ -196,7 +200,9 @@ fn number_before(message: &str, marker: &str) -> Option<u64> {
     let digits: String = before
         .chars()
         .rev()
-        .take_while(|character| character.is_ascii_digit() || *character == ',' || *character == '_')
+        .take_while(|character| {
+            character.is_ascii_digit() || *character == ',' || *character == '_'
+        })
         .filter(char::is_ascii_digit)
         .collect::<Vec<_>>()
         .into_iter()
@@ -236,7 +242,10 @@ mod tests {
     fn refusal_text_is_parsed() {
         let message = "File content (31204 tokens) exceeds maximum allowed tokens (25000). Use offset and limit.";
         assert_eq!(parse_refusal(message), Some((31_204, 25_000)));
-        assert_eq!(parse_refusal("(1,234 tokens) exceeds maximum allowed tokens (1,000)"), Some((1_234, 1_000)));
+        assert_eq!(
+            parse_refusal("(1,234 tokens) exceeds maximum allowed tokens (1,000)"),
+            Some((1_234, 1_000))
+        );
         assert_eq!(parse_refusal("something else"), None);
     }
 }

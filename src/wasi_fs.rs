@@ -2,7 +2,9 @@
 //! module that calls WASI.
 
 use wasi::filesystem::preopens::get_directories;
-use wasi::filesystem::types::{Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags};
+use wasi::filesystem::types::{
+    Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+};
 
 use crate::error::FsError;
 use crate::sandbox::{normalize, FileKind, FileStat, FileSystem};
@@ -50,7 +52,10 @@ pub struct WasiFile {
 
 impl ByteSource for WasiFile {
     fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError> {
-        let (bytes, _end_of_stream) = self.descriptor.read(length as u64, offset).map_err(fs_error)?;
+        let (bytes, _end_of_stream) = self
+            .descriptor
+            .read(length as u64, offset)
+            .map_err(fs_error)?;
         *buffer = bytes;
         Ok(())
     }
@@ -92,25 +97,42 @@ impl FileSystem for WasiFileSystem {
     }
 
     fn read_link(&mut self, root: usize, relative: &str) -> Result<String, FsError> {
-        self.descriptor(root)?.readlink_at(relative).map_err(fs_error)
+        self.descriptor(root)?
+            .readlink_at(relative)
+            .map_err(fs_error)
     }
 
     fn open(&mut self, root: usize, relative: &str) -> Result<WasiFile, FsError> {
         let descriptor = self
             .descriptor(root)?
-            .open_at(PathFlags::empty(), relative, OpenFlags::empty(), DescriptorFlags::READ)
+            .open_at(
+                PathFlags::empty(),
+                relative,
+                OpenFlags::empty(),
+                DescriptorFlags::READ,
+            )
             .map_err(fs_error)?;
         Ok(WasiFile { descriptor })
     }
 
-    fn list_directory(&mut self, root: usize, relative: &str, max: usize) -> Result<Vec<String>, FsError> {
+    fn list_directory(
+        &mut self,
+        root: usize,
+        relative: &str,
+        max: usize,
+    ) -> Result<Vec<String>, FsError> {
         let base = self.descriptor(root)?;
         let opened;
         let directory = if relative.is_empty() {
             base
         } else {
             opened = base
-                .open_at(PathFlags::empty(), relative, OpenFlags::DIRECTORY, DescriptorFlags::READ)
+                .open_at(
+                    PathFlags::empty(),
+                    relative,
+                    OpenFlags::DIRECTORY,
+                    DescriptorFlags::READ,
+                )
                 .map_err(fs_error)?;
             &opened
         };

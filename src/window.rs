@@ -159,7 +159,9 @@ impl Meter {
     /// The cost of the formatted line `N|text marker\n`, where `text_chars` is the character count of `text`.
     fn line_cost(self, line: u64, text: &str, text_chars: u64, marker: &str) -> u64 {
         match self {
-            Meter::Characters => decimal_digits(line) + 1 + text_chars + marker.chars().count() as u64 + 1,
+            Meter::Characters => {
+                decimal_digits(line) + 1 + text_chars + marker.chars().count() as u64 + 1
+            }
             Meter::Tokens { density } => {
                 let mut estimator = TokenEstimator::new();
                 estimator.push_str(text);
@@ -289,13 +291,17 @@ fn grapheme_cuts(text: &str, complete: bool) -> Vec<(usize, u64)> {
     let mut previous = 0usize;
     for (byte, _) in text.grapheme_indices(true) {
         if byte > 0 {
-            chars += text.get(previous..byte).map_or(0, |slice| slice.chars().count() as u64);
+            chars += text
+                .get(previous..byte)
+                .map_or(0, |slice| slice.chars().count() as u64);
             cuts.push((byte, chars));
         }
         previous = byte;
     }
     if complete && !text.is_empty() {
-        chars += text.get(previous..).map_or(0, |slice| slice.chars().count() as u64);
+        chars += text
+            .get(previous..)
+            .map_or(0, |slice| slice.chars().count() as u64);
         cuts.push((text.len(), chars));
     }
     cuts
@@ -304,13 +310,22 @@ fn grapheme_cuts(text: &str, complete: bool) -> Vec<(usize, u64)> {
 /// The longest prefix of `text` of at most `max_chars` characters ending on a grapheme boundary for which
 /// `fits(prefix, chars)` holds: (byte index, characters). Falls back to a character boundary when a single
 /// grapheme cluster is longer than what fits.
-fn best_cut(text: &str, complete: bool, max_chars: u64, fits: &dyn Fn(&str, u64) -> bool) -> (usize, u64) {
+fn best_cut(
+    text: &str,
+    complete: bool,
+    max_chars: u64,
+    fits: &dyn Fn(&str, u64) -> bool,
+) -> (usize, u64) {
     let cuts = grapheme_cuts(text, complete);
     // The largest cut within max_chars that fits; the cost grows with the prefix, so search by bisection.
     let within = cuts.partition_point(|&(_, chars)| chars <= max_chars);
     let candidates = cuts.get(..within).unwrap_or_default();
-    let fitting = candidates.partition_point(|&(byte, chars)| fits(text.get(..byte).unwrap_or_default(), chars));
-    if let Some(&(byte, chars)) = fitting.checked_sub(1).and_then(|index| candidates.get(index)) {
+    let fitting = candidates
+        .partition_point(|&(byte, chars)| fits(text.get(..byte).unwrap_or_default(), chars));
+    if let Some(&(byte, chars)) = fitting
+        .checked_sub(1)
+        .and_then(|index| candidates.get(index))
+    {
         return (byte, chars);
     }
     // No grapheme boundary fits: cut at the longest character boundary that does.
@@ -376,7 +391,9 @@ pub fn read_window<S: ByteSource + ?Sized>(
     let io = |error: FsError| error.into_read_error(path);
     let (checkpoint_line, checkpoint_offset) = index.locate(request.offset);
     scanner.seek(checkpoint_offset);
-    let skipped = scanner.skip_lines(request.offset - checkpoint_line).map_err(io)?;
+    let skipped = scanner
+        .skip_lines(request.offset - checkpoint_line)
+        .map_err(io)?;
     if skipped < request.offset - checkpoint_line {
         return Err(ReadError::new(
             crate::error::ErrorKind::Io,
@@ -434,10 +451,16 @@ pub fn read_window<S: ByteSource + ?Sized>(
         } else {
             // Clamp at a grapheme boundary at or below the limit, if the clamped line fits the budget.
             let marker_reserve = clamp_marker(line, sink.total_chars, sink.total_chars);
-            let fits =
-                |prefix: &str, chars: u64| meter.line_cost(line, prefix, chars, &marker_reserve) <= remaining_units;
+            let fits = |prefix: &str, chars: u64| {
+                meter.line_cost(line, prefix, chars, &marker_reserve) <= remaining_units
+            };
             let (byte, shown) = best_cut(text, complete, settings.max_line_chars, &fits);
-            let (_, clamp_chars) = best_cut(text, complete, settings.max_line_chars, &|_: &str, _: u64| true);
+            let (_, clamp_chars) = best_cut(
+                text,
+                complete,
+                settings.max_line_chars,
+                &|_: &str, _: u64| true,
+            );
             // It is the line-length cut only when the budget did not cut the line shorter.
             if shown > 0 && shown == clamp_chars {
                 let next = column + shown;
@@ -470,7 +493,9 @@ pub fn read_window<S: ByteSource + ?Sized>(
             break;
         }
         let marker_reserve = budget_marker(line, sink.total_chars, sink.total_chars);
-        let fits = |prefix: &str, chars: u64| meter.line_cost(line, prefix, chars, &marker_reserve) <= remaining_units;
+        let fits = |prefix: &str, chars: u64| {
+            meter.line_cost(line, prefix, chars, &marker_reserve) <= remaining_units
+        };
         let (byte, shown) = best_cut(text, complete, settings.max_line_chars, &fits);
         if shown == 0 {
             return Err(ReadError::invalid(format!(
@@ -519,12 +544,28 @@ mod tests {
         }
     }
 
-    fn read(text: &str, offset: u64, column: u64, limit: u64, settings: &WindowSettings) -> Result<Window, ReadError> {
+    fn read(
+        text: &str,
+        offset: u64,
+        column: u64,
+        limit: u64,
+        settings: &WindowSettings,
+    ) -> Result<Window, ReadError> {
         let mut source = MemorySource::new(text.as_bytes().to_vec());
         let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
         let mut index = LineIndex::new(TextEncoding::Utf8, 0);
         index.extend(&mut scanner).unwrap();
-        read_window(&mut scanner, &index, &WindowRequest { offset, column, limit }, settings, "f.txt")
+        read_window(
+            &mut scanner,
+            &index,
+            &WindowRequest {
+                offset,
+                column,
+                limit,
+            },
+            settings,
+            "f.txt",
+        )
     }
 
     #[test]
@@ -532,7 +573,10 @@ mod tests {
         let line = "x".repeat(1_900);
         let text: String = (0..60).map(|_| format!("{line}\n")).collect();
         let window = read(&text, 1, 0, 2_000, &settings(2_000, 100_000)).unwrap();
-        assert_eq!((window.start_line, window.end_line, window.lines_returned), (1, 52, 52));
+        assert_eq!(
+            (window.start_line, window.end_line, window.lines_returned),
+            (1, 52, 52)
+        );
         assert_eq!(window.next_offset, Some(53));
         assert_eq!(window.next_column, None);
         assert_eq!(window.truncated_by, vec![Truncation::Budget]);
@@ -556,7 +600,9 @@ mod tests {
         assert_eq!(clamped.shown_chars, 14);
         assert_eq!(clamped.next_column, 14);
         assert_eq!(clamped.total_chars, 14 + 5 + 4);
-        assert!(window.content.starts_with(&format!("1|{} {MARKER_PREFIX}", "a".repeat(14))));
+        assert!(window
+            .content
+            .starts_with(&format!("1|{} {MARKER_PREFIX}", "a".repeat(14))));
         assert_eq!(window.next_offset, None);
         assert_eq!(window.truncated_by, vec![Truncation::LineLength]);
         let rest = read(&text, 1, 14, 1, &settings(16, 1_000)).unwrap();
@@ -570,7 +616,10 @@ mod tests {
         assert!(window.budget_used <= 1_000);
         let next = window.next_column.unwrap();
         assert_eq!(window.next_offset, Some(1));
-        assert_eq!(window.truncated_by, vec![Truncation::Budget, Truncation::MidLine]);
+        assert_eq!(
+            window.truncated_by,
+            vec![Truncation::Budget, Truncation::MidLine]
+        );
         let second = read(&text, 1, next, 10, &settings(100_000, 1_000)).unwrap();
         assert_eq!(second.next_column, Some(next * 2));
     }
@@ -580,7 +629,14 @@ mod tests {
         let error = read("a\nb\n", 5, 0, 10, &settings(2_000, 1_000)).unwrap_err();
         assert!(error.message.contains("has 2 lines"), "{}", error.message);
         let empty = read("", 1, 0, 10, &settings(2_000, 1_000)).unwrap();
-        assert_eq!((empty.total_lines, empty.lines_returned, empty.content.as_str()), (0, 0, ""));
+        assert_eq!(
+            (
+                empty.total_lines,
+                empty.lines_returned,
+                empty.content.as_str()
+            ),
+            (0, 0, "")
+        );
     }
 
     #[test]
