@@ -46,7 +46,7 @@ impl FileKind {
             FileKind::Socket => "a socket",
             FileKind::CharacterDevice => "a character device",
             FileKind::BlockDevice => "a block device",
-            FileKind::Unknown => "a file of unknown type",
+            FileKind::Unknown => "a special file whose type the host does not name (a FIFO or a socket: wasmtime reports both as unknown)",
         }
     }
 }
@@ -273,9 +273,22 @@ pub fn resolve<F: FileSystem + ?Sized>(
                             format!("{requested} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target directly."),
                         )));
                     }
-                    let target = fs
-                        .read_link(root, &prefix)
-                        .map_err(|error| ResolveError::Other(error.into_read_error(requested)))?;
+                    let target = match fs.read_link(root, &prefix) {
+                        Ok(target) => target,
+                        // wasmtime refuses to reveal an absolute target (it would leak host paths) and never
+                        // follows one: such a link leads outside the sandbox as far as the component can tell.
+                        Err(FsError::PermissionDenied) => {
+                            return Err(ResolveError::Other(ReadError::new(
+                                ErrorKind::OutsideSandbox,
+                                format!(
+                                    "{requested} goes through the link {}, whose target is an absolute path the host does not let the component follow; it is treated as outside the directories read-window may read ({}). Read the target by its path under a granted directory.",
+                                    normalize(&prefix, &root_path),
+                                    describe_roots(&roots)
+                                ),
+                            )));
+                        }
+                        Err(error) => return Err(ResolveError::Other(error.into_read_error(requested))),
+                    };
                     let parent_components =
                         components.get(..position).unwrap_or_default().join("/");
                     let link_directory = normalize(&parent_components, &root_path);

@@ -186,9 +186,9 @@ pub fn sniff(sample: &[u8], whole_file: bool) -> Verdict {
     };
     let (text, replaced) = decode_all(TextEncoding::Utf8, judged);
     let chars = text.chars().count() as u64;
-    if replaced > 0 && replaced * 10 > chars {
+    if replaced > 0 && replaced * 10 > chars * 3 {
         return Verdict::Binary {
-            kind: "binary data (over 10% of it is not valid UTF-8 or UTF-16)",
+            kind: "binary data (over 30% of it is not valid UTF-8 or UTF-16)",
         };
     }
     Verdict::Text {

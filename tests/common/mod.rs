@@ -1,0 +1,96 @@
+//! Fixtures shared by the scenario tests: the component loaded once per test binary, a temporary directory
+//! granted as a preopen, and helpers that speak the CLI's JSON Lines protocol.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use read_window_host::json::answer_line;
+use read_window_host::{Config, Grants, ReadWindow, Session};
+use serde_json::Value;
+
+/// The component, compiled (or loaded from the disk cache) once per test binary.
+pub fn component() -> &'static ReadWindow {
+    static COMPONENT: OnceLock<ReadWindow> = OnceLock::new();
+    COMPONENT.get_or_init(|| {
+        ReadWindow::load().expect("the component built by host-test/build.rs loads")
+    })
+}
+
+/// A temporary directory granted to the component at its canonical path.
+pub struct Sandbox {
+    _dir: tempfile::TempDir,
+    /// The canonical host path, which is also the guest path.
+    pub root: PathBuf,
+}
+
+impl Sandbox {
+    /// A new empty sandbox.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let root = dir.path().canonicalize().expect("canonical temp dir");
+        Sandbox { _dir: dir, root }
+    }
+
+    /// The guest path of `name` inside the sandbox.
+    pub fn guest(&self, name: &str) -> String {
+        format!("{}/{name}", self.root.display())
+    }
+
+    /// Writes `bytes` to `name` (creating parent directories) and returns its guest path.
+    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> String {
+        let path = self.root.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("parent directories");
+        }
+        std::fs::write(&path, bytes).expect("fixture written");
+        self.guest(name)
+    }
+
+    /// The host path of `name`.
+    pub fn host(&self, name: &str) -> PathBuf {
+        self.root.join(name)
+    }
+
+    /// The grants of this sandbox (its root only).
+    pub fn grants(&self) -> Grants {
+        Grants::new().dir(&self.root).expect("grant the sandbox")
+    }
+
+    /// A session over this sandbox with `config`.
+    pub fn session(&self, config: Config) -> Session {
+        component()
+            .session(&self.grants(), config)
+            .expect("a session starts")
+    }
+
+    /// A session with the default config.
+    pub fn default_session(&self) -> Session {
+        self.session(Config::default())
+    }
+}
+
+/// Sends one JSON Lines request to `session` and returns the answer.
+pub fn ask(session: &mut Session, request: Value) -> Value {
+    answer_line(session, &request.to_string())
+}
+
+/// Reads `path` with the JSON protocol: `{"op":"read","path":...}` plus `extra` fields.
+pub fn read(session: &mut Session, path: &str, extra: Value) -> Value {
+    let mut request = serde_json::json!({"op": "read", "path": path});
+    if let (Some(fields), Value::Object(more)) = (request.as_object_mut(), extra) {
+        fields.extend(more);
+    }
+    ask(session, request)
+}
+
+/// The error kind of an answer, or "" when it is not an error.
+pub fn error_kind(answer: &Value) -> &str {
+    answer["error"]["kind"].as_str().unwrap_or("")
+}
+
+/// Whether `path` exists on the host.
+pub fn exists(path: &Path) -> bool {
+    path.exists()
+}
