@@ -235,7 +235,7 @@ fn not_found_error<F: FileSystem + ?Sized>(
             let mut scored: Vec<(f64, String)> = entries
                 .into_iter()
                 .map(|entry| (strsim::normalized_damerau_levenshtein(name, &entry), entry))
-                .filter(|(score, _)| *score >= 0.4)
+                .filter(|(score, _)| *score >= 0.6)
                 .collect();
             scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
             let names: Vec<String> = scored.into_iter().take(3).map(|(_, entry)| entry).collect();
