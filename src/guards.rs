@@ -146,13 +146,13 @@ impl CredentialPolicy {
         if self
             .allow
             .iter()
-            .any(|pattern| glob_match::glob_match(pattern, path))
+            .any(|pattern| fast_glob::glob_match(pattern, path))
         {
             return None;
         }
         self.deny
             .iter()
-            .find(|rule| glob_match::glob_match(&rule.pattern, path))
+            .find(|rule| fast_glob::glob_match(&rule.pattern, path))
     }
 
     /// Refuses `path` when a deny rule matches and no exception does.

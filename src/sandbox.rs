@@ -287,7 +287,9 @@ pub fn resolve<F: FileSystem + ?Sized>(
                                 ),
                             )));
                         }
-                        Err(error) => return Err(ResolveError::Other(error.into_read_error(requested))),
+                        Err(error) => {
+                            return Err(ResolveError::Other(error.into_read_error(requested)))
+                        }
                     };
                     let parent_components =
                         components.get(..position).unwrap_or_default().join("/");

@@ -285,7 +285,13 @@ fn a_fifo_is_refused_at_once_without_being_opened() {
         "a FIFO must not block"
     );
     assert_eq!(error_kind(&answer), "special_file", "{answer}");
-    assert!(answer["error"]["message"].as_str().unwrap().contains("FIFO"), "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("FIFO"),
+        "{answer}"
+    );
 }
 
 #[test]

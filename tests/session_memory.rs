@@ -27,8 +27,14 @@ fn second_read_is_a_stub_with_no_content_key() {
     assert_eq!(second["status"], "unchanged");
     assert_eq!(second["content_returned"], false);
     assert_eq!(second["dedup"], true);
-    assert!(second.get("content").is_none(), "a stub has no content field: {second}");
-    assert!(second["message"].as_str().unwrap().contains("still current"));
+    assert!(
+        second.get("content").is_none(),
+        "a stub has no content field: {second}"
+    );
+    assert!(second["message"]
+        .as_str()
+        .unwrap()
+        .contains("still current"));
 }
 
 #[test]
@@ -41,7 +47,10 @@ fn third_read_is_blocked_with_already_read_3_and_stays_blocked() {
     let third = read(&mut session, &path, json!({}));
     assert_eq!(error_kind(&third), "loop_blocked");
     assert_eq!(third["error"]["already_read"], 3);
-    assert!(third["error"]["message"].as_str().unwrap().contains("Stop re-reading"));
+    assert!(third["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Stop re-reading"));
     let fourth = read(&mut session, &path, json!({}));
     assert_eq!(error_kind(&fourth), "loop_blocked");
     assert_eq!(fourth["error"]["already_read"], 4);
@@ -59,7 +68,10 @@ fn without_dedup_the_third_read_warns_and_the_fourth_is_blocked() {
     }
     let third = read(&mut session, &path, json!({}));
     assert_eq!(third["content"], "1|alpha\n");
-    assert!(third["warnings"][0].as_str().unwrap().contains("identical read 3 in a row"));
+    assert!(third["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("identical read 3 in a row"));
     let fourth = read(&mut session, &path, json!({}));
     assert_eq!(fourth["error"]["already_read"], 4);
 }
@@ -70,12 +82,23 @@ fn a_same_second_rewrite_of_the_same_size_returns_fresh_content() {
     let path = sandbox.write("a.txt", "version 1\n");
     let host = sandbox.host("a.txt");
     let mut session = sandbox.default_session();
-    assert_eq!(read(&mut session, &path, json!({}))["content"], "1|version 1\n");
+    assert_eq!(
+        read(&mut session, &path, json!({}))["content"],
+        "1|version 1\n"
+    );
     let modified = std::fs::metadata(&host).unwrap().modified().unwrap();
     std::fs::write(&host, "version 2\n").unwrap();
     // Put the modification time back exactly: only the content tells the versions apart.
-    std::fs::File::options().write(true).open(&host).unwrap().set_modified(modified).unwrap();
-    assert_eq!(std::fs::metadata(&host).unwrap().modified().unwrap(), modified);
+    std::fs::File::options()
+        .write(true)
+        .open(&host)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    assert_eq!(
+        std::fs::metadata(&host).unwrap().modified().unwrap(),
+        modified
+    );
     let again = read(&mut session, &path, json!({}));
     assert_eq!(again["status"], "ok");
     assert_eq!(again["content"], "1|version 2\n");
@@ -89,7 +112,10 @@ fn a_write_note_clears_the_dedup_memory_of_that_path() {
     let mut session = sandbox.default_session();
     read(&mut session, &path, json!({}));
     read(&mut session, &other, json!({}));
-    assert_eq!(ask(&mut session, json!({"op": "wrote", "path": "a.txt"})), json!({"status": "ok"}));
+    assert_eq!(
+        ask(&mut session, json!({"op": "wrote", "path": "a.txt"})),
+        json!({"status": "ok"})
+    );
     assert_eq!(read(&mut session, &path, json!({}))["content"], "1|alpha\n");
     // The other file's memory is kept.
     assert_eq!(read(&mut session, &other, json!({}))["status"], "unchanged");
@@ -102,11 +128,17 @@ fn another_tool_clears_the_count_but_not_the_dedup_memory() {
     let mut session = sandbox.default_session();
     read(&mut session, &path, json!({}));
     assert_eq!(read(&mut session, &path, json!({}))["status"], "unchanged");
-    assert_eq!(ask(&mut session, json!({"op": "other_tool"})), json!({"status": "ok"}));
+    assert_eq!(
+        ask(&mut session, json!({"op": "other_tool"})),
+        json!({"status": "ok"})
+    );
     // The count starts over: the model still has the content, so it gets stubs until the count reaches 3.
     assert_eq!(read(&mut session, &path, json!({}))["status"], "unchanged");
     assert_eq!(read(&mut session, &path, json!({}))["status"], "unchanged");
-    assert_eq!(read(&mut session, &path, json!({}))["error"]["already_read"], 3);
+    assert_eq!(
+        read(&mut session, &path, json!({}))["error"]["already_read"],
+        3
+    );
 }
 
 #[test]
@@ -118,7 +150,10 @@ fn limits_100_and_200_are_counted_apart() {
     for _ in 0..2 {
         read(&mut session, &path, json!({"limit": 100}));
     }
-    assert_eq!(error_kind(&read(&mut session, &path, json!({"limit": 100}))), "loop_blocked");
+    assert_eq!(
+        error_kind(&read(&mut session, &path, json!({"limit": 100}))),
+        "loop_blocked"
+    );
     let wider = read(&mut session, &path, json!({"limit": 200}));
     assert_eq!(wider["status"], "ok");
     assert_eq!(wider["end_line"], 200);
@@ -133,10 +168,16 @@ fn reset_dedup_returns_exact_content_once_and_keeps_loop_detection() {
     let mut session = sandbox.default_session();
     let first = read(&mut session, &path, json!({}));
     assert_eq!(read(&mut session, &path, json!({}))["status"], "unchanged");
-    assert_eq!(ask(&mut session, json!({"op": "reset_dedup"})), json!({"status": "ok"}));
+    assert_eq!(
+        ask(&mut session, json!({"op": "reset_dedup"})),
+        json!({"status": "ok"})
+    );
     let third = read(&mut session, &path, json!({}));
     assert_eq!(third["content"], first["content"]);
-    assert!(third["warnings"][0].as_str().unwrap().contains("identical read 3"));
+    assert!(third["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("identical read 3"));
     let fourth = read(&mut session, &path, json!({}));
     assert_eq!(error_kind(&fourth), "loop_blocked");
     assert_eq!(fourth["error"]["already_read"], 4);
@@ -152,13 +193,24 @@ fn not_found_is_remembered_within_the_ttl_and_cleared_by_a_write_note() {
     let missing = read(&mut session, "notez.txt", json!({}));
     assert_eq!(error_kind(&missing), "not_found");
     let message = missing["error"]["message"].as_str().unwrap();
-    assert!(message.contains("notes.txt") && message.contains("nodes.txt") && !message.contains("zebra"), "{message}");
+    assert!(
+        message.contains("notes.txt")
+            && message.contains("nodes.txt")
+            && !message.contains("zebra"),
+        "{message}"
+    );
     sandbox.write("notez.txt", "now here\n");
     let remembered = read(&mut session, "notez.txt", json!({}));
     assert_eq!(error_kind(&remembered), "not_found");
-    assert!(remembered["error"]["message"].as_str().unwrap().contains("Remembered"));
+    assert!(remembered["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Remembered"));
     ask(&mut session, json!({"op": "wrote", "path": "notez.txt"}));
-    assert_eq!(read(&mut session, "notez.txt", json!({}))["content"], "1|now here\n");
+    assert_eq!(
+        read(&mut session, "notez.txt", json!({}))["content"],
+        "1|now here\n"
+    );
 }
 
 #[test]
@@ -168,10 +220,16 @@ fn the_not_found_cache_expires_after_its_ttl() {
         not_found_ttl_ms: Some(200),
         ..Config::default()
     });
-    assert_eq!(error_kind(&read(&mut session, "late.txt", json!({}))), "not_found");
+    assert_eq!(
+        error_kind(&read(&mut session, "late.txt", json!({}))),
+        "not_found"
+    );
     sandbox.write("late.txt", "late\n");
     std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(read(&mut session, "late.txt", json!({}))["content"], "1|late\n");
+    assert_eq!(
+        read(&mut session, "late.txt", json!({}))["content"],
+        "1|late\n"
+    );
 }
 
 #[test]
@@ -182,12 +240,22 @@ fn check_write_refuses_a_stub_and_a_clamp_marker_and_passes_plain_text() {
     read(&mut session, &path, json!({}));
     let stub = read(&mut session, &path, json!({}));
     let message = stub["message"].as_str().unwrap();
-    let refused = ask(&mut session, json!({"op": "check_write", "path": "a.txt", "text": message}));
+    let refused = ask(
+        &mut session,
+        json!({"op": "check_write", "path": "a.txt", "text": message}),
+    );
     assert_eq!(error_kind(&refused), "echoed_output");
-    let marker = "x [read-window: line 1 clamped, 5 more characters; read them with offset=1 column=2000]";
-    let refused = ask(&mut session, json!({"op": "check_write", "path": "a.txt", "text": marker}));
+    let marker =
+        "x [read-window: line 1 clamped, 5 more characters; read them with offset=1 column=2000]";
+    let refused = ask(
+        &mut session,
+        json!({"op": "check_write", "path": "a.txt", "text": marker}),
+    );
     assert_eq!(error_kind(&refused), "echoed_output");
-    let plain = ask(&mut session, json!({"op": "check_write", "path": "a.txt", "text": "alpha\nbeta\n"}));
+    let plain = ask(
+        &mut session,
+        json!({"op": "check_write", "path": "a.txt", "text": "alpha\nbeta\n"}),
+    );
     assert_eq!(plain, json!({"status": "ok"}));
 }
 
@@ -214,11 +282,19 @@ fn invalid_thresholds_fall_back_to_defaults_with_one_warning() {
     });
     let first = read(&mut session, &path, json!({}));
     assert_eq!(first["warnings"].as_array().unwrap().len(), 1);
-    assert!(first["warnings"][0].as_str().unwrap().contains("using the defaults 3 and 4"));
-    assert!(read(&mut session, &other, json!({})).get("warnings").is_none());
+    assert!(first["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("using the defaults 3 and 4"));
+    assert!(read(&mut session, &other, json!({}))
+        .get("warnings")
+        .is_none());
     read(&mut session, &path, json!({}));
     read(&mut session, &path, json!({}));
-    assert_eq!(read(&mut session, &path, json!({}))["error"]["already_read"], 3);
+    assert_eq!(
+        read(&mut session, &path, json!({}))["error"]["already_read"],
+        3
+    );
 }
 
 #[test]
