@@ -45,3 +45,6 @@ mod wasi_fs;
 
 #[cfg(test)]
 mod page_rule_tests;
+
+#[cfg(test)]
+mod fuzz_tests;
