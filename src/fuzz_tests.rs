@@ -52,7 +52,17 @@ fn config_strategy() -> impl Strategy<Value = ConfigInput> {
         proptest::option::of(0u32..8),
     )
         .prop_map(
-            |(max_lines, max_line_chars, budget_chars, token_mode, token_cap, token_headroom, dedup, warn, block)| {
+            |(
+                max_lines,
+                max_line_chars,
+                budget_chars,
+                token_mode,
+                token_cap,
+                token_headroom,
+                dedup,
+                warn,
+                block,
+            )| {
                 ConfigInput {
                     max_lines,
                     max_line_chars,

@@ -1,0 +1,1066 @@
+//! A wasmtime host for the read-window component: load it once, open sessions over granted directories, read
+//! windows, and turn the answers into JSON.
+//!
+//! # Lifecycle
+//!
+//! - **Load once.** [`ReadWindow::load`] builds one [`wasmtime::Engine`] (Cranelift, optimised for speed, epoch
+//!   interruption on, with a background thread that advances the epoch every [`EPOCH_TICK`]), compiles the
+//!   component (or deserializes it from an on-disk cache keyed by the wasm bytes and the engine's compatibility
+//!   hash), links WASI preview 2 into one [`Linker`], and pre-instantiates it into an [`InstancePre`]. All of that
+//!   is paid once per process; a [`ReadWindow`] is cheap to clone and share across threads.
+//! - **A Store per session.** [`ReadWindow::session`] creates a fresh [`Store`] holding a WASI context whose only
+//!   filesystem access is the [`Grants`] (preopened read-only), instantiates the component from the
+//!   `InstancePre` (cheap: no compilation, no linking) and constructs the component's `session` resource in it.
+//!   Sessions share nothing: each has its own linear memory, dedup memory, loop tripwire and line indexes.
+//! - **Bounded calls.** Every call into the guest has a deadline ([`SessionLimits::deadline`], 60 s by default)
+//!   and the store's linear memory is capped ([`SessionLimits::memory_bytes`], 256 MiB by default). A call that
+//!   traps, runs past its deadline or asks for memory over the cap returns a [`HostError`]; the session then
+//!   replaces its store, instance and session resource so later calls work, but its state is lost.
+//!
+//! ```no_run
+//! use read_window_host::{Config, Grants, ReadOutcome, ReadRequest, ReadWindow};
+//!
+//! # fn main() -> wasmtime::Result<()> {
+//! let reader = ReadWindow::load()?;
+//! let grants = Grants::new().dir(".")?;
+//! let mut session = reader.session(&grants, Config::default())?;
+//! match session.read(&ReadRequest::new("Cargo.toml").limit(40))? {
+//!     Ok(ReadOutcome::Window(window)) => print!("{}\n{}\n", window.content, window.hint),
+//!     Ok(ReadOutcome::Unchanged(stub)) => println!("{}", stub.message),
+//!     Err(error) => eprintln!("{}: {}", error.kind.as_str(), error.message),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`Linker`]: wasmtime::component::Linker
+//! [`InstancePre`]: wasmtime::component::InstancePre
+//! [`Store`]: wasmtime::Store
+
+#![warn(missing_docs)]
+
+mod cache;
+pub mod json;
+mod pipe;
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use wasmtime::component::{Linker, ResourceAny, ResourceTable};
+use wasmtime::error::Context as _;
+use wasmtime::{
+    Engine, OptLevel, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder, Strategy, Trap,
+};
+use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+use crate::pipe::TailPipe;
+
+/// The raw bindings `wasmtime::component::bindgen!` generates for the `read-window` world (synchronous).
+///
+/// Most embedders need only the types re-exported at the crate root and [`Session`]; these are here for hosts
+/// that drive the component themselves.
+#[allow(missing_docs)]
+pub mod bindings {
+    wasmtime::component::bindgen!({
+        world: "read-window",
+        path: "../wit",
+        additional_derives: [PartialEq],
+    });
+}
+
+pub use bindings::exports::read_window::reader::reader::{
+    Budget, BudgetReport, BudgetUnit, ClampedLine, Config, EncodingFacts, ErrorKind, LineEndings,
+    ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow, SessionStats, TextEncoding,
+    TokenBudget, Truncation, UnchangedStub,
+};
+
+/// How often the background thread advances the engine's epoch; deadlines are counted in these ticks.
+pub const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+/// The default deadline of one call into the component: 60 seconds.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+
+/// The default cap on a session's linear memory: 256 MiB, in bytes.
+pub const DEFAULT_MEMORY_BYTES: usize = 256 * 1024 * 1024;
+
+/// The absolute path of the component `build.rs` built (`target/component-build/.../read_window.wasm`).
+pub const COMPONENT_PATH: &str = env!("READ_WINDOW_WASM");
+
+/// How much of the guest's stderr a session keeps (its last bytes) to explain a trap.
+const STDERR_TAIL_BYTES: usize = 4096;
+
+/// What the session resets on a restart, said in every trap message.
+const STATE_LOST: &str =
+    "its state (dedup memory, loop counts, not-found cache, line indexes) is lost and later calls start fresh";
+
+impl Default for Config {
+    /// Every field absent: the component's defaults (2,000 lines, 2,000 characters a line, a budget of 100,000
+    /// characters, dedup on, the working directory the first preopen).
+    fn default() -> Self {
+        Config {
+            max_lines: None,
+            max_line_length: None,
+            budget: None,
+            working_directory: None,
+            dedup: None,
+            loop_warn_at: None,
+            loop_block_at: None,
+            not_found_ttl_ms: None,
+            deny_patterns: None,
+            allow_patterns: None,
+        }
+    }
+}
+
+impl ReadRequest {
+    /// A request for `path` (a guest path) from line 1, column 0, with the default limit.
+    pub fn new(path: impl Into<String>) -> Self {
+        ReadRequest {
+            path: path.into(),
+            offset: None,
+            limit: None,
+            column: None,
+        }
+    }
+
+    /// Sets the first line (1-based; 0 is read as 1).
+    pub fn offset(mut self, offset: u64) -> Self {
+        self.offset = Some(offset);
+        self
+    }
+
+    /// Sets the number of lines at most (0 is an `invalid-request` error; clamped to `max-lines`).
+    pub fn limit(mut self, limit: u64) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Sets where to start inside the first line, in characters (Unicode scalar values), 0-based.
+    pub fn column(mut self, column: u64) -> Self {
+        self.column = Some(column);
+        self
+    }
+}
+
+impl ReadError {
+    /// An `invalid-request` error with `message` (which should name the field at fault).
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        ReadError {
+            kind: ErrorKind::InvalidRequest,
+            message: message.into(),
+            already_read: None,
+        }
+    }
+}
+
+impl ErrorKind {
+    /// The snake_case name used in JSON: `not_found`, `not_a_file`, `outside_sandbox`, `permission_denied`,
+    /// `invalid_request`, `io`, `special_file`, `device`, `credential`, `binary`, `loop_blocked`,
+    /// `echoed_output`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::NotAFile => "not_a_file",
+            ErrorKind::OutsideSandbox => "outside_sandbox",
+            ErrorKind::PermissionDenied => "permission_denied",
+            ErrorKind::InvalidRequest => "invalid_request",
+            ErrorKind::Io => "io",
+            ErrorKind::SpecialFile => "special_file",
+            ErrorKind::Device => "device",
+            ErrorKind::Credential => "credential",
+            ErrorKind::Binary => "binary",
+            ErrorKind::LoopBlocked => "loop_blocked",
+            ErrorKind::EchoedOutput => "echoed_output",
+        }
+    }
+}
+
+impl Truncation {
+    /// The snake_case name used in JSON: `limit`, `budget`, `line_length`, `mid_line`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Truncation::Limit => "limit",
+            Truncation::Budget => "budget",
+            Truncation::LineLength => "line_length",
+            Truncation::MidLine => "mid_line",
+        }
+    }
+}
+
+impl TextEncoding {
+    /// The name used in JSON: `utf8`, `utf16le`, `utf16be`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TextEncoding::Utf8 => "utf8",
+            TextEncoding::Utf16le => "utf16le",
+            TextEncoding::Utf16be => "utf16be",
+        }
+    }
+}
+
+impl LineEndings {
+    /// The name used in JSON: `none`, `lf`, `crlf`, `mixed`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            LineEndings::None => "none",
+            LineEndings::Lf => "lf",
+            LineEndings::Crlf => "crlf",
+            LineEndings::Mixed => "mixed",
+        }
+    }
+}
+
+impl BudgetUnit {
+    /// The name used in JSON: `characters`, `tokens`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            BudgetUnit::Characters => "characters",
+            BudgetUnit::Tokens => "tokens",
+        }
+    }
+}
+
+/// One granted directory: a host directory and the guest path the component sees it at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grant {
+    host: PathBuf,
+    guest: String,
+}
+
+impl Grant {
+    /// The host directory (canonical, absolute).
+    pub fn host(&self) -> &Path {
+        &self.host
+    }
+
+    /// The guest path the directory is preopened at.
+    pub fn guest(&self) -> &str {
+        &self.guest
+    }
+}
+
+/// The directories a session may read, each preopened **read-only** (`FsPerms::ReadOnly`: no file or
+/// directory can be created, written, renamed or removed through it). The component sees nothing else.
+///
+/// Build with [`Grants::dir`] (guest path = the directory's canonical absolute path, so guest and host paths
+/// agree) or [`Grants::dir_at`] (a guest path of your choosing).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Grants {
+    dirs: Vec<Grant>,
+}
+
+impl Grants {
+    /// No directories.
+    pub fn new() -> Self {
+        Grants::default()
+    }
+
+    /// Grants `host` at its canonical absolute path.
+    ///
+    /// Errors (`io::Error`, the message naming the path): the directory does not exist or cannot be resolved,
+    /// is not a directory, or its canonical path is not UTF-8 (guest paths are strings).
+    pub fn dir(self, host: impl AsRef<Path>) -> io::Result<Self> {
+        let canonical = canonical_dir(host.as_ref())?;
+        let guest = canonical
+            .to_str()
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "{}: the path is not UTF-8, so it cannot be a guest path",
+                        canonical.display()
+                    ),
+                )
+            })?
+            .to_owned();
+        Ok(self.push(canonical, guest))
+    }
+
+    /// Grants `host` at the guest path `guest` (it should be absolute, e.g. `/workspace`).
+    ///
+    /// Errors (`io::Error`, the message naming the path): the directory does not exist or cannot be resolved,
+    /// or is not a directory; `guest` is empty.
+    pub fn dir_at(self, host: impl AsRef<Path>, guest: impl Into<String>) -> io::Result<Self> {
+        let canonical = canonical_dir(host.as_ref())?;
+        let guest = guest.into();
+        if guest.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{}: the guest path is empty", canonical.display()),
+            ));
+        }
+        Ok(self.push(canonical, guest))
+    }
+
+    fn push(mut self, host: PathBuf, guest: String) -> Self {
+        self.dirs.push(Grant { host, guest });
+        self
+    }
+
+    /// The granted directories, in the order they were added (the first is the component's default working
+    /// directory).
+    pub fn dirs(&self) -> &[Grant] {
+        &self.dirs
+    }
+
+    /// True when nothing is granted.
+    pub fn is_empty(&self) -> bool {
+        self.dirs.is_empty()
+    }
+
+    /// The guest path of the host directory `host_dir` when it lies under a grant (the longest matching grant
+    /// wins), else the first grant's guest path; `None` when nothing is granted. `host_dir` should be
+    /// canonical. Meant for `Config::working_directory`.
+    pub fn working_directory_for(&self, host_dir: &Path) -> Option<String> {
+        let under = self
+            .dirs
+            .iter()
+            .filter_map(|grant| {
+                host_dir
+                    .strip_prefix(&grant.host)
+                    .ok()
+                    .map(|rest| (grant, rest))
+            })
+            .max_by_key(|(grant, _)| grant.host.as_os_str().len())
+            .and_then(|(grant, rest)| {
+                let rest = rest.to_str()?;
+                if rest.is_empty() {
+                    Some(grant.guest.clone())
+                } else {
+                    Some(format!("{}/{}", grant.guest.trim_end_matches('/'), rest))
+                }
+            });
+        under.or_else(|| self.dirs.first().map(|grant| grant.guest.clone()))
+    }
+}
+
+fn canonical_dir(path: &Path) -> io::Result<PathBuf> {
+    let canonical = path
+        .canonicalize()
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    if !canonical.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: not a directory", path.display()),
+        ));
+    }
+    Ok(canonical)
+}
+
+/// Per-session bounds on the guest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// Wall-clock time one call into the component may take before it is interrupted (measured in
+    /// [`EPOCH_TICK`]s, so it is exact to about 10 ms). Default [`DEFAULT_DEADLINE`].
+    pub deadline: Duration,
+    /// The most linear memory the guest may grow to, in bytes. Default [`DEFAULT_MEMORY_BYTES`].
+    pub memory_bytes: usize,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        SessionLimits {
+            deadline: DEFAULT_DEADLINE,
+            memory_bytes: DEFAULT_MEMORY_BYTES,
+        }
+    }
+}
+
+impl SessionLimits {
+    fn deadline_ticks(&self) -> u64 {
+        let tick = EPOCH_TICK.as_nanos().max(1);
+        let ticks = self.deadline.as_nanos().div_ceil(tick).saturating_add(1);
+        u64::try_from(ticks).unwrap_or(u64::MAX).min(u64::MAX / 2)
+    }
+}
+
+/// What went wrong on the host side of a call (as opposed to a [`ReadError`], the component's typed answer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HostErrorKind {
+    /// The guest trapped: a panic, an `unreachable`, an out-of-bounds access.
+    Trap,
+    /// The call ran past its deadline and was interrupted.
+    Deadline,
+    /// The guest asked for more linear memory than [`SessionLimits::memory_bytes`].
+    MemoryLimit,
+    /// A session could not be started: a granted directory could not be opened, or instantiation or the
+    /// session constructor failed.
+    Start,
+}
+
+impl HostErrorKind {
+    /// The snake_case name used in JSON: `trap`, `deadline`, `memory_limit`, `start`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            HostErrorKind::Trap => "trap",
+            HostErrorKind::Deadline => "deadline",
+            HostErrorKind::MemoryLimit => "memory_limit",
+            HostErrorKind::Start => "start",
+        }
+    }
+}
+
+/// A host-side failure of a call into the component.
+///
+/// After a trap, a deadline or the memory cap, the session has already been restarted when this is returned
+/// ([`HostError::session_restarted`]), and its state is lost. If the restart itself failed, the next call tries
+/// again.
+#[derive(Clone, Debug)]
+pub struct HostError {
+    kind: HostErrorKind,
+    message: String,
+    restarted: bool,
+}
+
+impl HostError {
+    /// What failed.
+    pub fn kind(&self) -> HostErrorKind {
+        self.kind
+    }
+
+    /// One paragraph saying what failed and what state was lost, e.g. `the read-window component trapped: wasm
+    /// trap: wasm `unreachable` instruction executed; the session was restarted: its state (...) is lost ...`.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// True when the session was replaced by a fresh one (it works again, with its state lost).
+    pub fn session_restarted(&self) -> bool {
+        self.restarted
+    }
+
+    fn start(error: &wasmtime::Error) -> Self {
+        HostError {
+            kind: HostErrorKind::Start,
+            message: format!("could not start a read-window session: {}", describe(error)),
+            restarted: false,
+        }
+    }
+}
+
+impl fmt::Display for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for HostError {}
+
+/// The chain of an error's messages, `outer: inner: root`, without a backtrace.
+fn describe(error: &wasmtime::Error) -> String {
+    if let Some(trap) = error.downcast_ref::<Trap>() {
+        return trap.to_string();
+    }
+    let mut parts: Vec<String> = Vec::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        // A wasm backtrace is attached as context; it is noise in a one-line message.
+        if text.starts_with("error while executing at wasm backtrace") {
+            continue;
+        }
+        if parts.last() != Some(&text) {
+            parts.push(text);
+        }
+    }
+    if parts.is_empty() {
+        error.root_cause().to_string()
+    } else {
+        parts.join(": ")
+    }
+}
+
+/// The part of the engine, linker and pre-instantiated component every session shares.
+struct Shared {
+    engine: Engine,
+    /// The linker the `InstancePre` was made from; kept with it for hosts that extend the component later.
+    #[allow(dead_code)]
+    linker: Linker<HostState>,
+    pre: bindings::ReadWindowPre<HostState>,
+    cache: cache::CacheStatus,
+}
+
+/// The loaded component: an engine, a compiled component, a linker with WASI preview 2, and an `InstancePre`.
+///
+/// Load it once per process and share it (it is `Clone`, `Send` and `Sync`; clones share everything). Each
+/// [`Session`] gets its own store.
+#[derive(Clone)]
+pub struct ReadWindow {
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for ReadWindow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReadWindow")
+            .field("cache", &self.shared.cache)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ReadWindow {
+    /// Loads the component `build.rs` built ([`COMPONENT_PATH`]).
+    ///
+    /// Compiling takes seconds, so the compiled code is cached on disk: `$XDG_CACHE_HOME/read-window/`, else
+    /// `$HOME/.cache/read-window/`, else `<temp dir>/read-window/`, in a file named by the SHA-256 of the wasm
+    /// bytes and the engine's compatibility hash (wasmtime version, target, compile settings). A cache directory
+    /// that is not owned by the current user or is writable by others is not used. A cache file that fails to
+    /// deserialize is recompiled and rewritten; a cache that cannot be written is skipped silently.
+    ///
+    /// Errors: the file cannot be read, is not a valid component, lacks the `read-window` exports, or the
+    /// engine cannot be built.
+    pub fn load() -> wasmtime::Result<Self> {
+        Self::from_file(COMPONENT_PATH)
+    }
+
+    /// Loads the component at `path` (a `.wasm` component of the `read-window` world), with the same disk cache
+    /// as [`ReadWindow::load`].
+    pub fn from_file(path: impl AsRef<Path>) -> wasmtime::Result<Self> {
+        let path = path.as_ref();
+        let wasm = std::fs::read(path).with_context(|| {
+            format!(
+                "could not read the read-window component {}",
+                path.display()
+            )
+        })?;
+        Self::from_bytes(&wasm)
+            .with_context(|| format!("could not load the component {}", path.display()))
+    }
+
+    /// Loads a component from its bytes, with the same disk cache as [`ReadWindow::load`].
+    pub fn from_bytes(wasm: &[u8]) -> wasmtime::Result<Self> {
+        let engine = new_engine()?;
+        let (component, cache) = cache::load_component(&engine, wasm)?;
+        let mut linker: Linker<HostState> = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
+            .context("could not link WASI preview 2")?;
+        let instance_pre = linker
+            .instantiate_pre(&component)
+            .context("could not pre-instantiate the component")?;
+        let pre = bindings::ReadWindowPre::new(instance_pre)
+            .context("the component does not export the read-window:reader/reader interface")?;
+        spawn_epoch_ticker(&engine)?;
+        Ok(ReadWindow {
+            shared: Arc::new(Shared {
+                engine,
+                linker,
+                pre,
+                cache,
+            }),
+        })
+    }
+
+    /// The engine the component was compiled for.
+    pub fn engine(&self) -> &Engine {
+        &self.shared.engine
+    }
+
+    /// The cache file the compiled component was read from or written to, when the disk cache was usable.
+    pub fn cache_file(&self) -> Option<&Path> {
+        self.shared.cache.file()
+    }
+
+    /// True when the compiled component came from the disk cache (no compilation this time).
+    pub fn loaded_from_cache(&self) -> bool {
+        self.shared.cache.hit()
+    }
+
+    /// Starts a session over `grants` with `config` and the default [`SessionLimits`].
+    ///
+    /// Errors ([`HostErrorKind::Start`]): a granted directory cannot be opened, or instantiation or the session
+    /// constructor fails. Invalid config values are not errors: the component replaces them by defaults and
+    /// reports them once as a warning on the first window.
+    pub fn session(&self, grants: &Grants, config: Config) -> Result<Session, HostError> {
+        self.session_with_limits(grants, config, SessionLimits::default())
+    }
+
+    /// Starts a session with explicit limits; see [`ReadWindow::session`].
+    pub fn session_with_limits(
+        &self,
+        grants: &Grants,
+        config: Config,
+        limits: SessionLimits,
+    ) -> Result<Session, HostError> {
+        let live = Live::start(&self.shared, grants, limits, Some(&config))
+            .map_err(|e| HostError::start(&e))?;
+        Ok(Session {
+            shared: Arc::clone(&self.shared),
+            grants: grants.clone(),
+            config,
+            limits,
+            live: Some(live),
+            peak_before: 0,
+            restarts: 0,
+        })
+    }
+
+    /// Reads one window with no session memory, in a store of its own (with the default [`SessionLimits`]) that
+    /// is dropped afterwards; no `session` resource is constructed.
+    ///
+    /// Returns the window or the component's [`ReadError`]; a [`HostError`] when the store cannot be set up or
+    /// the call traps.
+    pub fn read_once(
+        &self,
+        grants: &Grants,
+        config: &Config,
+        request: &ReadRequest,
+    ) -> Result<Result<ReadResult, ReadError>, HostError> {
+        let limits = SessionLimits::default();
+        let mut live =
+            Live::start(&self.shared, grants, limits, None).map_err(|e| HostError::start(&e))?;
+        live.store.set_epoch_deadline(limits.deadline_ticks());
+        let result = live.bindings.read_window_reader_reader().call_read_once(
+            &mut live.store,
+            config,
+            request,
+        );
+        result.map_err(|error| {
+            let (kind, detail) = live.classify(&error, &limits);
+            HostError {
+                kind,
+                message: format!("the read-window component trapped: {detail}"),
+                restarted: false,
+            }
+        })
+    }
+}
+
+fn new_engine() -> wasmtime::Result<Engine> {
+    let mut config = wasmtime::Config::new();
+    config.strategy(Strategy::Cranelift);
+    config.cranelift_opt_level(OptLevel::Speed);
+    config.epoch_interruption(true);
+    Engine::new(&config).context("could not create the wasmtime engine")
+}
+
+/// Advances the engine's epoch every [`EPOCH_TICK`] until the engine is dropped.
+fn spawn_epoch_ticker(engine: &Engine) -> wasmtime::Result<()> {
+    let weak = engine.weak();
+    std::thread::Builder::new()
+        .name("read-window-epoch".into())
+        .spawn(move || loop {
+            std::thread::sleep(EPOCH_TICK);
+            match weak.upgrade() {
+                Some(engine) => engine.increment_epoch(),
+                None => break,
+            }
+        })
+        .context("could not start the epoch ticker thread")?;
+    Ok(())
+}
+
+/// The data of a session's store: WASI state and the memory limiter.
+struct HostState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limiter: PeakLimiter,
+}
+
+impl WasiView for HostState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// [`StoreLimits`] plus a record of the largest linear memory the guest asked for.
+struct PeakLimiter {
+    limits: StoreLimits,
+    cap: usize,
+    peak: usize,
+    refused: Option<usize>,
+}
+
+impl PeakLimiter {
+    fn new(cap: usize) -> Self {
+        PeakLimiter {
+            limits: StoreLimitsBuilder::new()
+                .memory_size(cap)
+                .trap_on_grow_failure(true)
+                .build(),
+            cap,
+            peak: 0,
+            refused: None,
+        }
+    }
+}
+
+impl ResourceLimiter for PeakLimiter {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        self.peak = self.peak.max(desired);
+        if desired > self.cap {
+            self.refused = Some(desired);
+        }
+        self.limits.memory_growing(current, desired, maximum)
+    }
+
+    fn memory_grow_failed(&mut self, error: wasmtime::Error) -> wasmtime::Result<()> {
+        self.limits.memory_grow_failed(error)
+    }
+
+    fn table_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        self.limits.table_growing(current, desired, maximum)
+    }
+
+    fn table_grow_failed(&mut self, error: wasmtime::Error) -> wasmtime::Result<()> {
+        self.limits.table_grow_failed(error)
+    }
+
+    fn instances(&self) -> usize {
+        self.limits.instances()
+    }
+
+    fn tables(&self) -> usize {
+        self.limits.tables()
+    }
+
+    fn memories(&self) -> usize {
+        self.limits.memories()
+    }
+}
+
+/// A running instance: its store, its exports, and (for sessions) the session resource.
+struct Live {
+    store: Store<HostState>,
+    bindings: bindings::ReadWindow,
+    session: Option<ResourceAny>,
+    stderr: TailPipe,
+}
+
+impl Live {
+    fn start(
+        shared: &Shared,
+        grants: &Grants,
+        limits: SessionLimits,
+        config: Option<&Config>,
+    ) -> wasmtime::Result<Self> {
+        let stderr = TailPipe::new(STDERR_TAIL_BYTES);
+        let mut builder = WasiCtxBuilder::new();
+        builder.allow_blocking_current_thread(true);
+        builder.stderr(stderr.clone());
+        for grant in grants.dirs() {
+            builder
+                .preopened_dir(&grant.host, &grant.guest, FsPerms::ReadOnly)
+                .with_context(|| {
+                    format!(
+                        "could not open the granted directory {}",
+                        grant.host.display()
+                    )
+                })?;
+        }
+        let state = HostState {
+            wasi: builder.build(),
+            table: ResourceTable::new(),
+            limiter: PeakLimiter::new(limits.memory_bytes),
+        };
+        let mut store = Store::new(&shared.engine, state);
+        store.limiter(|state| &mut state.limiter);
+        store.set_epoch_deadline(limits.deadline_ticks());
+        let bindings = shared
+            .pre
+            .instantiate(&mut store)
+            .context("could not instantiate the component")?;
+        let session = match config {
+            Some(config) => Some(
+                bindings
+                    .read_window_reader_reader()
+                    .session()
+                    .call_constructor(&mut store, config)
+                    .context("the session constructor failed")?,
+            ),
+            None => None,
+        };
+        Ok(Live {
+            store,
+            bindings,
+            session,
+            stderr,
+        })
+    }
+
+    fn peak(&self) -> usize {
+        self.store.data().limiter.peak
+    }
+
+    /// Names what a failed call ran into and says it in words, with the guest's last stderr output if any.
+    fn classify(&self, error: &wasmtime::Error, limits: &SessionLimits) -> (HostErrorKind, String) {
+        let limiter = &self.store.data().limiter;
+        let (kind, mut detail) = if let Some(asked) = limiter.refused {
+            (
+                HostErrorKind::MemoryLimit,
+                format!(
+                    "it asked for {asked} bytes of linear memory, over the session's cap of {} bytes",
+                    limiter.cap
+                ),
+            )
+        } else if error.downcast_ref::<Trap>() == Some(&Trap::Interrupt) {
+            (
+                HostErrorKind::Deadline,
+                format!(
+                    "the call ran past its deadline of {:.3} s and was interrupted",
+                    limits.deadline.as_secs_f64()
+                ),
+            )
+        } else {
+            (HostErrorKind::Trap, describe(error))
+        };
+        let stderr = self.stderr.tail_text();
+        if !stderr.is_empty() {
+            detail.push_str(&format!(" (guest stderr: {stderr})"));
+        }
+        (kind, detail)
+    }
+}
+
+/// A reading session: one store, one instance, one `session` resource of the component.
+///
+/// The methods mirror the WIT resource. Each returns `Err(HostError)` when the call could not complete on the
+/// host side (trap, deadline, memory cap: the session is then restarted with its state lost), else the
+/// component's answer, which for fallible operations is itself a `Result` with a typed [`ReadError`].
+pub struct Session {
+    shared: Arc<Shared>,
+    grants: Grants,
+    config: Config,
+    limits: SessionLimits,
+    live: Option<Live>,
+    peak_before: usize,
+    restarts: u64,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("grants", &self.grants)
+            .field("config", &self.config)
+            .field("limits", &self.limits)
+            .field("restarts", &self.restarts)
+            .field("peak_memory_bytes", &self.peak_memory_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Reads a window: its content, a stub when the session already returned it unchanged (dedup), or a
+    /// [`ReadError`] of any kind but `echoed-output`.
+    pub fn read(
+        &mut self,
+        request: &ReadRequest,
+    ) -> Result<Result<ReadOutcome, ReadError>, HostError> {
+        self.call_session(|live, session| {
+            live.bindings
+                .read_window_reader_reader()
+                .session()
+                .call_read(&mut live.store, session, request)
+        })
+    }
+
+    /// Tells the session the agent ran a tool other than a read: clears the consecutive-read counts (the loop
+    /// tripwire), keeps the dedup memory.
+    pub fn note_other_tool(&mut self) -> Result<(), HostError> {
+        self.call_session(|live, session| {
+            live.bindings
+                .read_window_reader_reader()
+                .session()
+                .call_note_other_tool(&mut live.store, session)
+        })
+    }
+
+    /// Tells the session the model's context was compacted: the next read of any window returns full content.
+    pub fn reset_dedup(&mut self) -> Result<(), HostError> {
+        self.call_session(|live, session| {
+            live.bindings
+                .read_window_reader_reader()
+                .session()
+                .call_reset_dedup(&mut live.store, session)
+        })
+    }
+
+    /// Tells the session the host wrote or patched `path` (a guest path): its dedup entries, not-found entry
+    /// and line index are forgotten.
+    pub fn wrote(&mut self, path: &str) -> Result<(), HostError> {
+        self.call_session(|live, session| {
+            live.bindings
+                .read_window_reader_reader()
+                .session()
+                .call_wrote(&mut live.store, session, path)
+        })
+    }
+
+    /// Checks `text` the model wants written to `path`: `Err(ReadError)` of kind `echoed-output` when it
+    /// contains a stub, a block message or a marker this component produced.
+    pub fn check_write(
+        &mut self,
+        path: &str,
+        text: &str,
+    ) -> Result<Result<(), ReadError>, HostError> {
+        self.call_session(|live, session| {
+            live.bindings
+                .read_window_reader_reader()
+                .session()
+                .call_check_write(&mut live.store, session, path, text)
+        })
+    }
+
+    /// Reports the real token count `tokens` of the window of `path` starting at line `offset` with `lines`
+    /// lines (as returned in a result), so later windows of that file are estimated at the learned density.
+    pub fn report_tokens(
+        &mut self,
+        path: &str,
+        offset: u64,
+        lines: u64,
+        tokens: u64,
+    ) -> Result<Result<(), ReadError>, HostError> {
+        self.call_session(|live, session| {
+            live.bindings
+                .read_window_reader_reader()
+                .session()
+                .call_report_tokens(&mut live.store, session, path, offset, lines, tokens)
+        })
+    }
+
+    /// Hands the session an engine's refusal `message` (like "(N tokens) exceeds maximum allowed tokens (M)")
+    /// for the window `offset`/`limit` of `path`; answers the window that fits.
+    pub fn token_refusal(
+        &mut self,
+        path: &str,
+        offset: u64,
+        limit: u64,
+        message: &str,
+    ) -> Result<Result<RetryWindow, ReadError>, HostError> {
+        self.call_session(|live, session| {
+            live.bindings
+                .read_window_reader_reader()
+                .session()
+                .call_token_refusal(&mut live.store, session, path, offset, limit, message)
+        })
+    }
+
+    /// The session's counters: positioned reads, indexed files, index bytes (since the last restart).
+    pub fn stats(&mut self) -> Result<SessionStats, HostError> {
+        self.call_session(|live, session| {
+            live.bindings
+                .read_window_reader_reader()
+                .session()
+                .call_stats(&mut live.store, session)
+        })
+    }
+
+    /// Reads one window with `config` and no session memory (the component's `read-once`), in this session's
+    /// store and grants. The session's own state is not touched.
+    pub fn read_once(
+        &mut self,
+        config: &Config,
+        request: &ReadRequest,
+    ) -> Result<Result<ReadResult, ReadError>, HostError> {
+        self.call(|live| {
+            live.bindings.read_window_reader_reader().call_read_once(
+                &mut live.store,
+                config,
+                request,
+            )
+        })
+    }
+
+    /// The largest linear memory, in bytes, the guest asked for (any one memory, including a request refused by
+    /// the cap), over the whole life of this session, restarts included.
+    pub fn peak_memory_bytes(&self) -> u64 {
+        let live = self.live.as_ref().map_or(0, Live::peak);
+        u64::try_from(self.peak_before.max(live)).unwrap_or(u64::MAX)
+    }
+
+    /// How many times the session was restarted after a trap, a deadline or the memory cap.
+    pub fn restarts(&self) -> u64 {
+        self.restarts
+    }
+
+    /// The config the session was started (and is restarted) with.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The directories the session may read.
+    pub fn grants(&self) -> &Grants {
+        &self.grants
+    }
+
+    /// The session's limits.
+    pub fn limits(&self) -> SessionLimits {
+        self.limits
+    }
+
+    /// Runs `f` against the live instance, starting one first if a previous restart failed.
+    fn call<R>(
+        &mut self,
+        f: impl FnOnce(&mut Live) -> wasmtime::Result<R>,
+    ) -> Result<R, HostError> {
+        let live = match self.live.as_mut() {
+            Some(live) => live,
+            None => {
+                let live = Live::start(&self.shared, &self.grants, self.limits, Some(&self.config))
+                    .map_err(|e| HostError::start(&e))?;
+                self.live.insert(live)
+            }
+        };
+        live.store.set_epoch_deadline(self.limits.deadline_ticks());
+        match f(live) {
+            Ok(value) => Ok(value),
+            Err(error) => Err(self.restart_after(&error)),
+        }
+    }
+
+    /// Like [`Session::call`], for methods of the session resource.
+    fn call_session<R>(
+        &mut self,
+        f: impl FnOnce(&mut Live, ResourceAny) -> wasmtime::Result<R>,
+    ) -> Result<R, HostError> {
+        self.call(|live| match live.session {
+            Some(session) => f(live, session),
+            None => Err(wasmtime::format_err!("the session resource is missing")),
+        })
+    }
+
+    /// Replaces the store, instance and session resource after a failed call; says what happened.
+    fn restart_after(&mut self, error: &wasmtime::Error) -> HostError {
+        let (kind, detail) = match self.live.take() {
+            Some(old) => {
+                self.peak_before = self.peak_before.max(old.peak());
+                old.classify(error, &self.limits)
+            }
+            None => (HostErrorKind::Trap, describe(error)),
+        };
+        self.restarts += 1;
+        match Live::start(&self.shared, &self.grants, self.limits, Some(&self.config)) {
+            Ok(live) => {
+                self.live = Some(live);
+                HostError {
+                    kind,
+                    message: format!("the read-window component trapped: {detail}; the session was restarted: {STATE_LOST}"),
+                    restarted: true,
+                }
+            }
+            Err(restart) => HostError {
+                kind,
+                message: format!(
+                    "the read-window component trapped: {detail}; restarting the session failed too ({}); the next \
+                     call tries again, and the session's state is lost",
+                    describe(&restart)
+                ),
+                restarted: false,
+            },
+        }
+    }
+}
