@@ -15,7 +15,7 @@ fn bytes_strategy() -> impl Strategy<Value = Vec<u8>> {
         // Mostly text with stray bytes: line feeds, carriage returns, NULs, invalid UTF-8, BOMs.
         proptest::collection::vec(
             prop_oneof![
-                8 => (b'a'..=b'z'),
+                8 => b'a'..=b'z',
                 2 => Just(b'\n'),
                 1 => Just(b'\r'),
                 1 => Just(0u8),

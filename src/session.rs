@@ -114,13 +114,11 @@ impl SessionMemory {
             }
             return Decision::Stub;
         }
-        if config.dedup {
-            if self.dedup.insert(key.clone(), hash).is_none() {
-                self.dedup_order.push_back(key.clone());
-                while self.dedup_order.len() > MAX_DEDUP {
-                    if let Some(old) = self.dedup_order.pop_front() {
-                        self.dedup.remove(&old);
-                    }
+        if config.dedup && self.dedup.insert(key.clone(), hash).is_none() {
+            self.dedup_order.push_back(key.clone());
+            while self.dedup_order.len() > MAX_DEDUP {
+                if let Some(old) = self.dedup_order.pop_front() {
+                    self.dedup.remove(&old);
                 }
             }
         }
