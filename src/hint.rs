@@ -18,11 +18,15 @@ pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> Str
         let _ = write!(out, "{path} is empty (0 lines).");
         return out;
     }
-    let _ = write!(
-        out,
-        "Showing lines {}-{} of {} of {path}",
-        window.start_line, window.end_line, window.total_lines
-    );
+    if window.start_line == window.end_line {
+        let _ = write!(out, "Showing line {} of {} in {path}", window.start_line, window.total_lines);
+    } else {
+        let _ = write!(
+            out,
+            "Showing lines {}-{} of {} in {path}",
+            window.start_line, window.end_line, window.total_lines
+        );
+    }
     if window.start_column > 0 {
         let _ = write!(
             out,
@@ -45,7 +49,8 @@ pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> Str
             }
         }
     } else if window.truncated_by.contains(&Truncation::Limit) {
-        let _ = write!(out, " (limit {} lines)", window.lines_returned);
+        let plural = if window.lines_returned == 1 { "" } else { "s" };
+        let _ = write!(out, " (the limit of {} line{plural})", window.lines_returned);
     }
     match (window.next_offset, window.next_column) {
         (Some(offset), Some(column)) => {
@@ -137,7 +142,7 @@ mod tests {
         page.next_offset = Some(53);
         assert_eq!(
             hint("a.txt", &page, &Budget::Characters(100_000), 114_000),
-            "Showing lines 1-52 of 60 of a.txt; stopped at the 100000-character budget. Use offset=53 to continue."
+            "Showing lines 1-52 of 60 in a.txt; stopped at the 100000-character budget. Use offset=53 to continue."
         );
     }
 
@@ -145,7 +150,7 @@ mod tests {
     fn whole_file_and_clamp_hints() {
         assert_eq!(
             hint("a.txt", &window(1, 3, 3), &Budget::Characters(100_000), 10),
-            "Showing lines 1-3 of 3 of a.txt: the whole file."
+            "Showing lines 1-3 of 3 in a.txt: the whole file."
         );
         let mut clamped = window(1, 1, 1);
         clamped.truncated_by = vec![Truncation::LineLength];
@@ -157,7 +162,7 @@ mod tests {
         }];
         assert_eq!(
             hint("m.json", &clamped, &Budget::Characters(100_000), 160_000),
-            "Showing lines 1-1 of 1 of m.json: the end of the file. Line 1 was clamped at 2000 of 160000 characters; read the rest with offset=1 column=2000."
+            "Showing line 1 of 1 in m.json: the end of the file. Line 1 was clamped at 2000 of 160000 characters; read the rest with offset=1 column=2000."
         );
     }
 }

@@ -40,7 +40,7 @@ fn sixty_lines_of_1900_characters_stop_at_line_52_by_budget() {
     assert_eq!(answer["content"].as_str().unwrap().chars().count(), 98_999);
     assert_eq!(
         answer["hint"],
-        format!("Showing lines 1-52 of 60 of {path}; stopped at the 100000-character budget. Use offset=53 to continue.")
+        format!("Showing lines 1-52 of 60 in {path}; stopped at the 100000-character budget. Use offset=53 to continue.")
     );
 }
 
@@ -141,7 +141,7 @@ fn line_counts_are_exact_with_and_without_a_final_newline() {
     assert_eq!(second["total_lines"], 3);
     assert_eq!(
         second["hint"],
-        format!("Showing lines 1-3 of 3 of {ended}: the whole file.")
+        format!("Showing lines 1-3 of 3 in {ended}: the whole file.")
     );
 }
 
