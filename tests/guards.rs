@@ -373,3 +373,79 @@ fn a_call_past_its_deadline_is_interrupted_and_the_session_restarts() {
         other => panic!("expected a window, got {other:?}"),
     }
 }
+
+mod no_traps {
+    use super::common::{ask, Sandbox};
+    use proptest::prelude::*;
+    use read_window_host::{Budget, Config, TokenBudget};
+    use serde_json::{json, Value};
+
+    const KINDS: &[&str] = &[
+        "not_found",
+        "not_a_file",
+        "outside_sandbox",
+        "permission_denied",
+        "invalid_request",
+        "io",
+        "special_file",
+        "device",
+        "credential",
+        "binary",
+        "loop_blocked",
+        "echoed_output",
+    ];
+
+    fn number() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            (0u64..40).prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            Just(json!(1.5)),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Random bytes, random requests and random configs through the real component: every answer is a
+        /// window, a stub or a typed error, never a host error (a trap, a deadline, the memory cap).
+        #[test]
+        fn random_inputs_never_trap_the_component(
+            bytes in proptest::collection::vec(any::<u8>(), 0..4_000),
+            text in "[\\PC\r\n\t]{0,600}",
+            use_text in any::<bool>(),
+            max_lines in proptest::option::of(0u32..50),
+            max_line_length in proptest::option::of(0u32..100),
+            chars in proptest::option::of(0u32..3_000),
+            cap in proptest::option::of(0u32..3_000),
+            dedup in proptest::option::of(any::<bool>()),
+            requests in proptest::collection::vec((number(), number(), number(), 0usize..4), 1..8),
+        ) {
+            let sandbox = Sandbox::new();
+            sandbox.write("f.bin", if use_text { text.into_bytes() } else { bytes });
+            let budget = match (chars, cap) {
+                (_, Some(cap)) => Some(Budget::Tokens(TokenBudget { cap: Some(cap), headroom: None })),
+                (Some(chars), None) => Some(Budget::Characters(chars)),
+                (None, None) => None,
+            };
+            let mut session = sandbox.session(Config { max_lines, max_line_length, budget, dedup, ..Config::default() });
+            for (offset, limit, column, path) in requests {
+                let path = ["f.bin", "", "../f.bin", "missing"][path];
+                let answer = ask(&mut session, json!({"op": "read", "path": path, "offset": offset, "limit": limit, "column": column}));
+                match answer["status"].as_str() {
+                    Some("ok") => {
+                        let used = answer["budget"]["used"].as_u64().unwrap();
+                        prop_assert!(used <= answer["budget"]["limit"].as_u64().unwrap());
+                    }
+                    Some("unchanged") => prop_assert!(answer.get("content").is_none()),
+                    Some("error") => {
+                        let kind = answer["error"]["kind"].as_str().unwrap_or("");
+                        prop_assert!(KINDS.contains(&kind), "{answer}");
+                    }
+                    _ => prop_assert!(false, "unexpected answer {answer}"),
+                }
+            }
+        }
+    }
+}
