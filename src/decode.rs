@@ -106,6 +106,11 @@ impl Decoder {
         }
     }
 
+    /// Whether the bytes fed so far end on a character boundary (nothing is carried to the next piece).
+    pub fn at_boundary(&self) -> bool {
+        self.carry_len == 0 && self.high_surrogate.is_none()
+    }
+
     /// Invalid sequences replaced by U+FFFD since the decoder was made.
     pub fn replaced(&self) -> u64 {
         self.replaced

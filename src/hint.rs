@@ -19,7 +19,11 @@ pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> Str
         return out;
     }
     if window.start_line == window.end_line {
-        let _ = write!(out, "Showing line {} of {} in {path}", window.start_line, window.total_lines);
+        let _ = write!(
+            out,
+            "Showing line {} of {} in {path}",
+            window.start_line, window.total_lines
+        );
     } else {
         let _ = write!(
             out,
@@ -50,7 +54,11 @@ pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> Str
         }
     } else if window.truncated_by.contains(&Truncation::Limit) {
         let plural = if window.lines_returned == 1 { "" } else { "s" };
-        let _ = write!(out, " (the limit of {} line{plural})", window.lines_returned);
+        let _ = write!(
+            out,
+            " (the limit of {} line{plural})",
+            window.lines_returned
+        );
     }
     match (window.next_offset, window.next_column) {
         (Some(offset), Some(column)) => {

@@ -13,6 +13,87 @@ use crate::source::ByteSource;
 pub const INITIAL_SPACING: u64 = 1_024;
 /// Checkpoints kept at most (8 bytes each: 512 KiB).
 pub const MAX_CHECKPOINTS: usize = 65_536;
+/// A line of more bytes than this is a long line: its character count, its end and column checkpoints are kept.
+pub const LONG_LINE_BYTES: u64 = 64 * 1024;
+/// Bytes between column checkpoints of a long line, at first.
+pub const COLUMN_CHECKPOINT_BYTES: u64 = 64 * 1024;
+/// Column checkpoints kept per long line at most (16 bytes each); past that the spacing doubles.
+pub const MAX_COLUMN_CHECKPOINTS: usize = 1_024;
+/// Long lines remembered per file at most.
+pub const MAX_LONG_LINES: usize = 64;
+
+/// What reading a long line once taught: its length, where the next line starts, and where its columns are, so a
+/// window deep inside it (or after it) does not decode it from its start again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LongLine {
+    /// Characters in the line (the line ending not counted).
+    pub total_chars: u64,
+    /// The byte offset where the next line starts (the end of the file for the last line).
+    pub next_line_offset: u64,
+    /// (characters before, byte offset) pairs on character boundaries, ascending; the first is the line's start.
+    pub checkpoints: Vec<(u64, u64)>,
+}
+
+impl LongLine {
+    /// The checkpoint at or below `column`: (characters before it, its byte offset).
+    pub fn checkpoint_at_or_below(&self, column: u64) -> Option<(u64, u64)> {
+        let index = self
+            .checkpoints
+            .partition_point(|&(chars, _)| chars <= column);
+        index
+            .checked_sub(1)
+            .and_then(|index| self.checkpoints.get(index))
+            .copied()
+    }
+}
+
+/// Builds the column checkpoints of a line while it is decoded.
+#[derive(Debug, Clone)]
+pub struct LongLineRecorder {
+    start: u64,
+    spacing: u64,
+    last: u64,
+    checkpoints: Vec<(u64, u64)>,
+}
+
+impl LongLineRecorder {
+    /// A recorder for the line starting at byte `start`.
+    pub fn new(start: u64) -> Self {
+        LongLineRecorder {
+            start,
+            spacing: COLUMN_CHECKPOINT_BYTES,
+            last: start,
+            checkpoints: vec![(0, start)],
+        }
+    }
+
+    /// Offers a checkpoint: `chars` characters of the line end at byte `offset`, on a character boundary.
+    pub fn offer(&mut self, chars: u64, offset: u64) {
+        if offset < self.last + self.spacing {
+            return;
+        }
+        if self.checkpoints.len() >= MAX_COLUMN_CHECKPOINTS {
+            let mut kept = 0;
+            for index in (0..self.checkpoints.len()).step_by(2) {
+                self.checkpoints[kept] = self.checkpoints[index];
+                kept += 1;
+            }
+            self.checkpoints.truncate(kept);
+            self.spacing *= 2;
+        }
+        self.checkpoints.push((chars, offset));
+        self.last = offset;
+    }
+
+    /// The long line, if the line ending at `end` (exclusive of its line feed) was long enough to keep.
+    pub fn finish(self, total_chars: u64, end: u64, next_line_offset: u64) -> Option<LongLine> {
+        (end.saturating_sub(self.start) > LONG_LINE_BYTES).then_some(LongLine {
+            total_chars,
+            next_line_offset,
+            checkpoints: self.checkpoints,
+        })
+    }
+}
 
 /// What identifies a version of a file: the index is valid while both are unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,6 +147,8 @@ pub struct LineIndex {
     scanned_bytes: u64,
     lf_endings: u64,
     crlf_endings: u64,
+    /// Long lines already read: line number to what was learned.
+    long_lines: std::collections::BTreeMap<u64, LongLine>,
     /// The version of the file the index describes.
     pub identity: Option<FileIdentity>,
 }
@@ -83,7 +166,20 @@ impl LineIndex {
             scanned_bytes: data_start,
             lf_endings: 0,
             crlf_endings: 0,
+            long_lines: std::collections::BTreeMap::new(),
             identity: None,
+        }
+    }
+
+    /// What was learned about `line` when it was read, if it is a long line.
+    pub fn long_line(&self, line: u64) -> Option<&LongLine> {
+        self.long_lines.get(&line)
+    }
+
+    /// Remembers a long line (up to `MAX_LONG_LINES` per file).
+    pub fn remember_long_line(&mut self, line: u64, long_line: LongLine) {
+        if self.long_lines.len() < MAX_LONG_LINES || self.long_lines.contains_key(&line) {
+            self.long_lines.insert(line, long_line);
         }
     }
 
@@ -144,10 +240,9 @@ impl LineIndex {
     /// Scans from the start of the last line to the end of the file, adding checkpoints and counting lines.
     ///
     /// On a new index this scans the whole file; on a file that grew it scans only what was added.
-    pub fn extend<S: ByteSource + ?Sized>(
-        &mut self,
-        scanner: &mut Scanner<'_, S>,
-    ) -> Result<(), FsError> {
+    pub fn extend<S: ByteSource>(&mut self, scanner: &mut Scanner<S>) -> Result<(), FsError> {
+        // The last line may grow: what was learned about it as a long line no longer holds.
+        self.long_lines.remove(&(self.complete_lines + 1));
         let encoding = self.encoding;
         let unit = encoding.unit_bytes();
         scanner.seek(self.resume_offset);
@@ -159,27 +254,12 @@ impl LineIndex {
             if available.is_empty() {
                 break;
             }
-            let mut from = 0;
-            while let Some(index) = encoding.find_line_feed(available, from) {
-                let carriage_return = match index.checked_sub(unit) {
-                    Some(before) => available
-                        .get(before..index)
-                        .is_some_and(|unit_bytes| encoding.is_carriage_return(unit_bytes)),
-                    None => previous_was_cr,
-                };
-                if carriage_return {
-                    self.crlf_endings += 1;
-                } else {
-                    self.lf_endings += 1;
-                }
-                self.complete_lines += 1;
-                from = index + unit;
-                self.resume_offset = base + from as u64;
-                if self.complete_lines % self.spacing == 0 {
-                    self.add_checkpoint(self.resume_offset);
-                }
-            }
             let length = available.len();
+            if encoding == TextEncoding::Utf8 {
+                self.scan_utf8_block(available, base, previous_was_cr);
+            } else {
+                self.scan_units(available, base, previous_was_cr);
+            }
             previous_was_cr = length >= unit
                 && available
                     .get(length - unit..)
@@ -188,6 +268,66 @@ impl LineIndex {
         }
         self.scanned_bytes = scanner.position().max(self.data_start);
         Ok(())
+    }
+
+    /// Counts a UTF-8 block's line feeds and `\r\n` pairs with whole-block SIMD searches, and visits single line
+    /// feeds only where a checkpoint falls.
+    fn scan_utf8_block(&mut self, block: &[u8], base: u64, previous_was_cr: bool) {
+        let line_feeds = memchr::memchr_iter(b'\n', block).count() as u64;
+        if line_feeds == 0 {
+            return;
+        }
+        let pairs = memchr::memmem::find_iter(block, b"\r\n").count() as u64
+            + u64::from(previous_was_cr && block.first() == Some(&b'\n'));
+        self.crlf_endings += pairs;
+        self.lf_endings += line_feeds - pairs;
+        // The line feeds of this block end lines complete_lines+1 ..= complete_lines+line_feeds; a checkpoint
+        // goes after every one whose count is a multiple of the spacing.
+        let first = self.complete_lines;
+        let mut next_multiple = (first / self.spacing + 1) * self.spacing;
+        if next_multiple <= first + line_feeds {
+            let mut seen = first;
+            for position in memchr::memchr_iter(b'\n', block) {
+                seen += 1;
+                if seen == next_multiple {
+                    self.complete_lines = seen;
+                    self.add_checkpoint(base + position as u64 + 1);
+                    next_multiple = (seen / self.spacing + 1) * self.spacing;
+                    if next_multiple > first + line_feeds {
+                        break;
+                    }
+                }
+            }
+        }
+        self.complete_lines = first + line_feeds;
+        let last = memchr::memrchr(b'\n', block).unwrap_or(0);
+        self.resume_offset = base + last as u64 + 1;
+    }
+
+    /// Visits every line feed of a UTF-16 block.
+    fn scan_units(&mut self, block: &[u8], base: u64, previous_was_cr: bool) {
+        let encoding = self.encoding;
+        let unit = encoding.unit_bytes();
+        let mut from = 0;
+        while let Some(index) = encoding.find_line_feed(block, from) {
+            let carriage_return = match index.checked_sub(unit) {
+                Some(before) => block
+                    .get(before..index)
+                    .is_some_and(|unit_bytes| encoding.is_carriage_return(unit_bytes)),
+                None => previous_was_cr,
+            };
+            if carriage_return {
+                self.crlf_endings += 1;
+            } else {
+                self.lf_endings += 1;
+            }
+            self.complete_lines += 1;
+            from = index + unit;
+            self.resume_offset = base + from as u64;
+            if self.complete_lines % self.spacing == 0 {
+                self.add_checkpoint(self.resume_offset);
+            }
+        }
     }
 
     fn add_checkpoint(&mut self, offset: u64) {

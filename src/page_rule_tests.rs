@@ -137,7 +137,7 @@ impl Reader {
         let mut scanner = Scanner::new(&mut self.source, TextEncoding::Utf8);
         read_window(
             &mut scanner,
-            &self.index,
+            &mut self.index,
             &WindowRequest {
                 offset,
                 column,
@@ -352,5 +352,30 @@ fn a_450000_character_line_is_readable_to_its_end_in_both_units() {
             reconstruct(&mut reader, 2_000, std::slice::from_ref(&line)).expect("reconstructs");
         assert_eq!(lines.get(&1).map(String::len), Some(450_000));
         assert_eq!(lines.get(&1), Some(&line));
+    }
+}
+
+#[test]
+fn a_long_multibyte_line_is_readable_to_its_end_through_its_checkpoints() {
+    let mut line = String::new();
+    let mut state = 7usize;
+    while line.len() < 600_000 {
+        line.push_str(PIECES[state % PIECES.len()]);
+        state = (state * 31 + 11) % 65_521;
+    }
+    let expected = vec![line.clone(), "after".to_string()];
+    let bytes = format!("{line}\nafter\n").into_bytes();
+    for (budget, max_line_chars) in [
+        (Budget::Characters(50_000), 1_000_000),
+        (Budget::Characters(100_000), 20_000),
+    ] {
+        let settings = WindowSettings {
+            max_line_chars,
+            budget,
+            density: 1.0,
+        };
+        let mut reader = Reader::new(bytes.clone(), settings);
+        let lines = reconstruct(&mut reader, 10, &expected).expect("reconstructs");
+        assert_eq!(lines.into_values().collect::<Vec<_>>(), expected);
     }
 }

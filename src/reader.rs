@@ -270,9 +270,9 @@ fn check_kind(resolved: &Resolved, requested: &str) -> Result<(), ReadError> {
     }
 }
 
-/// The index of a file and the facts sniffed at its start.
-struct Opened<File> {
-    file: File,
+/// An open file: the scanner over it (holding its last block) and its index.
+struct Opened<File: ByteSource> {
+    scanner: Scanner<File>,
     index: LineIndex,
 }
 
@@ -282,21 +282,21 @@ fn open_and_index<F: FileSystem + ?Sized>(
     resolved: &Resolved,
     requested: &str,
     cached: Option<CachedFile>,
-    reads: &mut u64,
 ) -> Result<Opened<F::File>, ReadError> {
     let io = |error: crate::error::FsError| error.into_read_error(requested);
-    let mut file = fs.open(resolved.root, &resolved.relative).map_err(io)?;
+    let file = fs.open(resolved.root, &resolved.relative).map_err(io)?;
     let identity = FileIdentity {
         size: resolved.stat.size,
         modified_ns: resolved.stat.modified_ns,
     };
-    // A cached index serves when the file is the same version, or only grew; small files are rescanned (one read).
+    // A cached index serves when the file is the same version, or only grew; files of one block are rescanned
+    // (the scan is the one read the window needs anyway).
     let reusable = cached.map(|cached| cached.index).filter(|index| {
         index.identity.is_some_and(|known| {
             known == identity || (identity.size > known.size && known.size > BLOCK_BYTES as u64)
         }) && identity.size > BLOCK_BYTES as u64
     });
-    let mut scanner = Scanner::new(&mut file, TextEncoding::Utf8);
+    let mut scanner = Scanner::new(file, TextEncoding::Utf8);
     scanner.set_size_hint(resolved.stat.size);
     let mut index = match reusable {
         Some(index) => {
@@ -333,8 +333,7 @@ fn open_and_index<F: FileSystem + ?Sized>(
         index.extend(&mut scanner).map_err(io)?;
         index.identity = Some(identity);
     }
-    *reads += scanner.reads();
-    Ok(Opened { file, index })
+    Ok(Opened { scanner, index })
 }
 
 /// The result of reading the window of an opened file.
@@ -345,18 +344,19 @@ fn window_result<File: ByteSource>(
     request: &WindowRequest,
     resolved: &Resolved,
     requested: &str,
-    reads: &mut u64,
 ) -> Result<ReadResult, ReadError> {
     let settings = WindowSettings {
         max_line_chars: config.max_line_chars,
         budget: config.budget,
         density,
     };
-    let mut scanner = Scanner::new(&mut opened.file, opened.index.encoding());
-    scanner.set_size_hint(resolved.stat.size);
-    let window = read_window(&mut scanner, &opened.index, request, &settings, requested);
-    *reads += scanner.reads();
-    let window = window?;
+    let window = read_window(
+        &mut opened.scanner,
+        &mut opened.index,
+        request,
+        &settings,
+        requested,
+    )?;
     let budget = BudgetReport {
         unit: match config.budget {
             Budget::Characters(_) => BudgetUnit::Characters,
@@ -473,8 +473,7 @@ pub fn read_once<F: FileSystem + ?Sized>(
     let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
         empty_result(&config, &resolved)
     } else {
-        let mut reads = 0;
-        let mut opened = open_and_index(fs, &resolved, &request.path, None, &mut reads)?;
+        let mut opened = open_and_index(fs, &resolved, &request.path, None)?;
         window_result(
             &mut opened,
             &config,
@@ -482,7 +481,6 @@ pub fn read_once<F: FileSystem + ?Sized>(
             &prepared.request,
             &resolved,
             &request.path,
-            &mut reads,
         )?
     };
     result.warnings = warnings;
@@ -547,28 +545,23 @@ impl Reader {
             empty_result(&self.config, &resolved)
         } else {
             let cached = self.memory.take_file(&resolved.path);
-            let mut reads = 0;
-            let opened = open_and_index(fs, &resolved, requested, cached, &mut reads);
-            let outcome = opened.and_then(|mut opened| {
-                let density = self.memory.density(&resolved.path);
-                let result = window_result(
-                    &mut opened,
-                    &self.config,
-                    density,
-                    &prepared.request,
-                    &resolved,
-                    requested,
-                    &mut reads,
-                );
-                self.memory.store_file(
-                    &resolved.path,
-                    CachedFile {
-                        index: opened.index,
-                    },
-                );
-                result
-            });
-            self.memory.positioned_reads += reads;
+            let mut opened = open_and_index(fs, &resolved, requested, cached)?;
+            let density = self.memory.density(&resolved.path);
+            let outcome = window_result(
+                &mut opened,
+                &self.config,
+                density,
+                &prepared.request,
+                &resolved,
+                requested,
+            );
+            self.memory.positioned_reads += opened.scanner.reads();
+            self.memory.store_file(
+                &resolved.path,
+                CachedFile {
+                    index: opened.index,
+                },
+            );
             outcome?
         };
         let key = DedupKey {
@@ -726,11 +719,10 @@ impl Reader {
         limit: u64,
     ) -> Result<u64, ReadError> {
         let cached = self.memory.take_file(&resolved.path);
-        let mut reads = 0;
-        let mut opened = open_and_index(fs, resolved, requested, cached, &mut reads)?;
+        let mut opened = open_and_index(fs, resolved, requested, cached)?;
         let io = |error: crate::error::FsError| error.into_read_error(requested);
         let estimate = {
-            let mut scanner = Scanner::new(&mut opened.file, opened.index.encoding());
+            let scanner = &mut opened.scanner;
             let (checkpoint_line, checkpoint_offset) = opened.index.locate(offset);
             scanner.seek(checkpoint_offset);
             scanner
@@ -751,10 +743,9 @@ impl Reader {
                 decoder.finish(&mut |piece| estimator.push_str(piece));
                 total += gutter_tokens(line) + estimator.tokens() + 1;
             }
-            reads += scanner.reads();
             total
         };
-        self.memory.positioned_reads += reads;
+        self.memory.positioned_reads += opened.scanner.reads();
         self.memory.store_file(
             &resolved.path,
             CachedFile {

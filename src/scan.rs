@@ -7,12 +7,24 @@ use crate::decode::TextEncoding;
 use crate::error::FsError;
 use crate::source::ByteSource;
 
-/// Bytes asked for by one positioned read.
-pub const BLOCK_BYTES: usize = 256 * 1024;
+/// Bytes asked for by one positioned read: 64 KiB, the most wasmtime-wasi returns from one `read` (its
+/// `MAX_READ_SIZE_ALLOC`), and the size of ripgrep's default buffer.
+pub const BLOCK_BYTES: usize = 64 * 1024;
 
-/// A rolling block over a byte source.
-pub struct Scanner<'a, S: ByteSource + ?Sized> {
-    source: &'a mut S,
+/// How a line read with [`Scanner::read_line_until`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEnd {
+    /// A line feed ended the line; the position is past it.
+    LineFeed,
+    /// The file ended.
+    EndOfFile,
+    /// The caller stopped; the position is after the last piece handed over.
+    Stopped,
+}
+
+/// A rolling block over a byte source (owned, or borrowed as `&mut S`).
+pub struct Scanner<S: ByteSource> {
+    source: S,
     encoding: TextEncoding,
     block: Vec<u8>,
     /// File offset of `block[0]`.
@@ -28,9 +40,9 @@ pub struct Scanner<'a, S: ByteSource + ?Sized> {
     size_hint: u64,
 }
 
-impl<'a, S: ByteSource + ?Sized> Scanner<'a, S> {
+impl<S: ByteSource> Scanner<S> {
     /// A scanner at offset 0 of `source`, finding line feeds of `encoding`.
-    pub fn new(source: &'a mut S, encoding: TextEncoding) -> Self {
+    pub fn new(source: S, encoding: TextEncoding) -> Self {
         Scanner {
             source,
             encoding,
@@ -150,23 +162,42 @@ impl<'a, S: ByteSource + ?Sized> Scanner<'a, S> {
     /// included). Returns true when a line feed ended the line, false at the end of the file. The position moves
     /// past the line feed.
     pub fn read_line(&mut self, piece: &mut impl FnMut(&[u8])) -> Result<bool, FsError> {
+        let end = self.read_line_until(&mut |bytes| {
+            piece(bytes);
+            true
+        })?;
+        Ok(end == LineEnd::LineFeed)
+    }
+
+    /// Like [`Scanner::read_line`], but `piece` returns false to stop before the line's end.
+    pub fn read_line_until(
+        &mut self,
+        piece: &mut impl FnMut(&[u8]) -> bool,
+    ) -> Result<LineEnd, FsError> {
         let unit = self.encoding.unit_bytes();
         let encoding = self.encoding;
         loop {
             let available = self.fill()?;
             if available.is_empty() {
-                return Ok(false);
+                return Ok(LineEnd::EndOfFile);
             }
             match encoding.find_line_feed(available, 0) {
                 Some(index) => {
-                    piece(&available[..index]);
+                    let go_on = piece(&available[..index]);
+                    if !go_on {
+                        self.advance(index);
+                        return Ok(LineEnd::Stopped);
+                    }
                     self.advance(index + unit);
-                    return Ok(true);
+                    return Ok(LineEnd::LineFeed);
                 }
                 None => {
                     let length = available.len();
-                    piece(available);
+                    let go_on = piece(available);
                     self.advance(length);
+                    if !go_on {
+                        return Ok(LineEnd::Stopped);
+                    }
                 }
             }
         }
@@ -189,6 +220,7 @@ mod tests {
             .read_line(&mut |bytes| pieces.push(bytes.len()))
             .unwrap());
         assert_eq!(pieces, vec![BLOCK_BYTES, BLOCK_BYTES, 10]);
+        assert_eq!(scanner.reads(), 3);
         let mut last = Vec::new();
         assert!(!scanner
             .read_line(&mut |bytes| last.extend_from_slice(bytes))

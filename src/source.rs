@@ -12,6 +12,12 @@ pub trait ByteSource {
     fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError>;
 }
 
+impl<S: ByteSource + ?Sized> ByteSource for &mut S {
+    fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError> {
+        (**self).read_at(offset, length, buffer)
+    }
+}
+
 /// A file held in memory: for tests, fuzzing, and documents extracted to text.
 #[derive(Debug, Clone, Default)]
 pub struct MemorySource {

@@ -9,8 +9,8 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::config::Budget;
 use crate::decode::Decoder;
 use crate::error::{FsError, ReadError};
-use crate::index::LineIndex;
-use crate::scan::Scanner;
+use crate::index::{LineIndex, LongLineRecorder};
+use crate::scan::{LineEnd, Scanner};
 use crate::source::ByteSource;
 use crate::tokens::{gutter_tokens, TokenEstimator};
 
@@ -242,21 +242,20 @@ impl LineSink {
             return;
         }
         if self.skip > 0 {
-            if (text.len() as u64) <= self.skip {
-                let chars = text.chars().count() as u64;
-                if chars <= self.skip {
+            // Skip `skip` characters: all of `text` when it holds no more than that.
+            match text.char_indices().nth(self.skip as usize) {
+                Some((byte, _)) => {
+                    self.total_chars += self.skip;
+                    self.skip = 0;
+                    text = text.get(byte..).unwrap_or_default();
+                }
+                None => {
+                    let chars = text.chars().count() as u64;
                     self.skip -= chars;
                     self.total_chars += chars;
                     return;
                 }
             }
-            let (byte, _) = text
-                .char_indices()
-                .nth(self.skip as usize)
-                .unwrap_or((text.len(), ' '));
-            self.total_chars += self.skip;
-            self.skip = 0;
-            text = text.get(byte..).unwrap_or_default();
         }
         let room = self.keep_chars - self.kept_chars;
         if room > 0 {
@@ -346,9 +345,9 @@ fn best_cut(
 /// `decoder_encoding` comes from the index. Errors: an offset past the last line, or a column past the end of the
 /// first line, is `invalid-request`; a failed read is `io` (described by `FsError`, turned into a `ReadError` with
 /// `path`).
-pub fn read_window<S: ByteSource + ?Sized>(
-    scanner: &mut Scanner<'_, S>,
-    index: &LineIndex,
+pub fn read_window<S: ByteSource>(
+    scanner: &mut Scanner<S>,
+    index: &mut LineIndex,
     request: &WindowRequest,
     settings: &WindowSettings,
     path: &str,
@@ -415,21 +414,70 @@ pub fn read_window<S: ByteSource + ?Sized>(
             .max_line_chars
             .min(meter.chars_bound(remaining_units))
             .saturating_add(LOOKAHEAD_CHARS);
-        let mut sink = LineSink::new(column, keep);
-        let replaced_before = decoder.replaced();
-        let ended_by_line_feed = scanner
-            .read_line(&mut |bytes| decoder.feed(bytes, &mut |piece| sink.push(piece)))
-            .map_err(io)?;
-        decoder.finish(&mut |piece| sink.push(piece));
-        sink.finish(ended_by_line_feed);
-        let line_replaced = decoder.replaced() - replaced_before;
-
-        if sink.skip > 0 {
-            let line_chars = sink.total_chars;
-            return Err(ReadError::invalid(format!(
-                "column {column} is past the end of line {line} of {path}, which has {line_chars} characters. Use a column from 0 to {line_chars}."
-            )));
-        }
+        let line_start = scanner.position();
+        let known = index.long_line(line).map(|long| {
+            let (base_chars, base_byte) = long
+                .checkpoint_at_or_below(column)
+                .unwrap_or((0, line_start));
+            (
+                long.total_chars,
+                long.next_line_offset,
+                base_chars,
+                base_byte,
+            )
+        });
+        let (sink, line_replaced) = match known {
+            Some((total_chars, next_line_offset, base_chars, base_byte)) => {
+                // A long line read before: start at the column checkpoint, stop once the window has its
+                // characters, and take the length and the next line's start from what was learned.
+                if column > total_chars {
+                    return Err(column_past_end(column, line, total_chars, path));
+                }
+                scanner.seek(base_byte);
+                let mut sink = LineSink::new(column - base_chars, keep);
+                sink.total_chars = base_chars;
+                let mut line_decoder = Decoder::new(index.encoding());
+                let end = scanner
+                    .read_line_until(&mut |bytes| {
+                        line_decoder.feed(bytes, &mut |piece| sink.push(piece));
+                        sink.skip > 0 || sink.kept_chars < sink.keep_chars
+                    })
+                    .map_err(io)?;
+                if end != LineEnd::Stopped {
+                    line_decoder.finish(&mut |piece| sink.push(piece));
+                    sink.finish(end == LineEnd::LineFeed);
+                }
+                sink.total_chars = total_chars;
+                scanner.seek(next_line_offset);
+                (sink, line_decoder.replaced())
+            }
+            None => {
+                let mut sink = LineSink::new(column, keep);
+                let mut recorder = LongLineRecorder::new(line_start);
+                let mut consumed = 0u64;
+                let replaced_before = decoder.replaced();
+                let ended_by_line_feed = scanner
+                    .read_line(&mut |bytes| {
+                        decoder.feed(bytes, &mut |piece| sink.push(piece));
+                        consumed += bytes.len() as u64;
+                        if decoder.at_boundary() && !sink.pending_cr {
+                            recorder.offer(sink.total_chars, line_start + consumed);
+                        }
+                    })
+                    .map_err(io)?;
+                decoder.finish(&mut |piece| sink.push(piece));
+                sink.finish(ended_by_line_feed);
+                if sink.skip > 0 {
+                    return Err(column_past_end(column, line, sink.total_chars, path));
+                }
+                if let Some(long_line) =
+                    recorder.finish(sink.total_chars, line_start + consumed, scanner.position())
+                {
+                    index.remember_long_line(line, long_line);
+                }
+                (sink, decoder.replaced() - replaced_before)
+            }
+        };
         let rest_chars = sink.total_chars - column;
         let complete = sink.kept_chars == rest_chars;
         let text = sink.kept.as_str();
@@ -522,6 +570,12 @@ pub fn read_window<S: ByteSource + ?Sized>(
     Ok(window)
 }
 
+fn column_past_end(column: u64, line: u64, line_chars: u64, path: &str) -> ReadError {
+    ReadError::invalid(format!(
+        "column {column} is past the end of line {line} of {path}, which has {line_chars} characters. Use a column from 0 to {line_chars}."
+    ))
+}
+
 fn push_line(content: &mut String, line: u64, text: &str, marker: &str) {
     use std::fmt::Write;
     let _ = write!(content, "{line}|");
@@ -557,7 +611,7 @@ mod tests {
         index.extend(&mut scanner).unwrap();
         read_window(
             &mut scanner,
-            &index,
+            &mut index,
             &WindowRequest {
                 offset,
                 column,
@@ -645,5 +699,96 @@ mod tests {
         assert_eq!(window.content, "2|2\n3|3\n");
         assert_eq!(window.next_offset, Some(4));
         assert_eq!(window.truncated_by, vec![Truncation::Limit]);
+    }
+    #[test]
+    fn windows_inside_a_long_line_use_its_checkpoints_and_match_a_fresh_read() {
+        // A 2 MB line of mixed widths (so column checkpoints fall between multibyte characters), then two lines.
+        let pieces = ["ab", "é", "中文", "😀", "e\u{301}", "x"];
+        let mut long = String::new();
+        let mut index_of_piece = 0usize;
+        while long.len() < 2_000_000 {
+            long.push_str(pieces[index_of_piece % pieces.len()]);
+            index_of_piece = index_of_piece * 7 + 3;
+            index_of_piece %= 1_000_003;
+        }
+        let text = format!("first\r\n{long}\r\nafter\nend");
+        let chars: Vec<char> = long.chars().collect();
+        let settings = settings(1_000, 5_000);
+        let mut source = MemorySource::new(text.as_bytes().to_vec());
+        let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
+        let mut index = LineIndex::new(TextEncoding::Utf8, 0);
+        index.extend(&mut scanner).unwrap();
+        let mut cold_reads = 0;
+        for (round, column) in [
+            0u64,
+            123_457,
+            400_000,
+            800_001,
+            chars.len() as u64 - 10,
+            250_001,
+            0,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let before = scanner.reads();
+            let window = read_window(
+                &mut scanner,
+                &mut index,
+                &WindowRequest {
+                    offset: 2,
+                    column,
+                    limit: 3,
+                },
+                &settings,
+                "long.txt",
+            )
+            .unwrap();
+            let reads = scanner.reads() - before;
+            if round == 0 {
+                cold_reads = reads;
+                assert!(index.long_line(2).is_some(), "the long line is remembered");
+            } else {
+                assert!(
+                    reads * 4 < cold_reads,
+                    "column {column}: {reads} reads, the first read took {cold_reads}"
+                );
+            }
+            let shown_chars = match window.clamped_lines.first() {
+                Some(clamped) => {
+                    assert_eq!(clamped.total_chars, chars.len() as u64);
+                    clamped.shown_chars
+                }
+                None => chars.len() as u64 - column,
+            };
+            let shown: String = window.content["2|".len()..]
+                .chars()
+                .take(shown_chars as usize)
+                .collect();
+            let expected: String = chars[column as usize..(column + shown_chars) as usize]
+                .iter()
+                .collect();
+            assert_eq!(shown, expected, "column {column}");
+            // The lines after the long one are found from what was learned.
+            if column + shown_chars >= chars.len() as u64 - 10 {
+                assert!(
+                    window.content.ends_with("3|after\n4|end\n"),
+                    "{}",
+                    &window.content[window.content.len() - 40..]
+                );
+            }
+        }
+        let past = read_window(
+            &mut scanner,
+            &mut index,
+            &WindowRequest {
+                offset: 2,
+                column: chars.len() as u64 + 1,
+                limit: 1,
+            },
+            &settings,
+            "long.txt",
+        );
+        assert!(past.is_err());
     }
 }
