@@ -325,7 +325,10 @@ fn paging_through_the_cursors_returns_every_line_once() {
         offset = answer["next_offset"].as_u64();
         if let Some(next) = offset {
             let hint = answer["hint"].as_str().unwrap();
-            assert!(hint.ends_with(&format!("Use offset={next} to continue.")), "{hint}");
+            assert!(
+                hint.ends_with(&format!("Use offset={next} to continue.")),
+                "{hint}"
+            );
         }
     }
     assert_eq!(seen.len(), 5_000);

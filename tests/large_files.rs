@@ -15,7 +15,13 @@ const MIB: u64 = 1024 * 1024;
 fn write_log(sandbox: &Sandbox, name: &str, lines: u64) -> String {
     let mut file = std::io::BufWriter::new(std::fs::File::create(sandbox.host(name)).unwrap());
     for n in 1..=lines {
-        writeln!(file, "2026-11-29T12:00:00Z INFO request {n} served in {} ms by worker {}", n % 977, n % 13).unwrap();
+        writeln!(
+            file,
+            "2026-11-29T12:00:00Z INFO request {n} served in {} ms by worker {}",
+            n % 977,
+            n % 13
+        )
+        .unwrap();
     }
     file.flush().unwrap();
     sandbox.guest(name)
@@ -25,8 +31,14 @@ fn write_log(sandbox: &Sandbox, name: &str, lines: u64) -> String {
 fn memory_stays_bounded_on_a_large_log_and_a_long_single_line() {
     let sandbox = Sandbox::new();
     let log = write_log(&sandbox, "big.log", 600_000);
-    let one_line = sandbox.write("one-line.json", "[".to_string() + &"{\"k\":12345},".repeat(2_000_000) + "{}]");
-    let size = std::fs::metadata(sandbox.host("big.log")).unwrap().len() + std::fs::metadata(sandbox.host("one-line.json")).unwrap().len();
+    let one_line = sandbox.write(
+        "one-line.json",
+        "[".to_string() + &"{\"k\":12345},".repeat(2_000_000) + "{}]",
+    );
+    let size = std::fs::metadata(sandbox.host("big.log")).unwrap().len()
+        + std::fs::metadata(sandbox.host("one-line.json"))
+            .unwrap()
+            .len();
     assert!(size > 60 * MIB, "the fixtures are large: {size} bytes");
     let mut session = sandbox.default_session();
 
@@ -34,11 +46,18 @@ fn memory_stays_bounded_on_a_large_log_and_a_long_single_line() {
     assert_eq!(first["total_lines"], 600_000);
     let deep = read(&mut session, &log, json!({"offset": 599_000}));
     assert_eq!(deep["start_line"], 599_000);
-    assert!(deep["content"].as_str().unwrap().starts_with("599000|2026-11-29T12:00:00Z INFO request 599000 "));
+    assert!(deep["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("599000|2026-11-29T12:00:00Z INFO request 599000 "));
 
     let line = read(&mut session, &one_line, json!({}));
     assert_eq!(line["clamped_lines"][0]["total_chars"], 24_000_004);
-    let last = read(&mut session, &one_line, json!({"offset": 1, "column": 23_999_000, "limit": 1}));
+    let last = read(
+        &mut session,
+        &one_line,
+        json!({"offset": 1, "column": 23_999_000, "limit": 1}),
+    );
     assert!(last["content"].as_str().unwrap().ends_with("{}]\n"));
 
     let peak = session.peak_memory_bytes();
@@ -56,10 +75,16 @@ fn a_deep_page_of_an_indexed_file_costs_a_bounded_number_of_reads() {
     read(&mut session, &log, json!({"limit": 10}));
     let scanned = session.stats().unwrap().positioned_reads;
     let size = std::fs::metadata(sandbox.host("deep.log")).unwrap().len();
-    assert!(scanned >= size / (256 * 1024), "{scanned} reads for {size} bytes");
+    assert!(
+        scanned >= size / (256 * 1024),
+        "{scanned} reads for {size} bytes"
+    );
     for offset in [390_001u64, 200_123, 17] {
         let before = session.stats().unwrap().positioned_reads;
-        let window = session.read(&ReadRequest::new(log.clone()).offset(offset).limit(100)).unwrap().unwrap();
+        let window = session
+            .read(&ReadRequest::new(log.clone()).offset(offset).limit(100))
+            .unwrap()
+            .unwrap();
         let after = session.stats().unwrap().positioned_reads;
         match window {
             read_window_host::ReadOutcome::Window(window) => assert_eq!(window.start_line, offset),
@@ -67,6 +92,10 @@ fn a_deep_page_of_an_indexed_file_costs_a_bounded_number_of_reads() {
         }
         // One block holds the checkpoint's 1,024 lines and the window (about 70 bytes a line); a window that
         // straddles a block boundary needs one more.
-        assert!(after - before <= 2, "offset {offset}: {} positioned reads", after - before);
+        assert!(
+            after - before <= 2,
+            "offset {offset}: {} positioned reads",
+            after - before
+        );
     }
 }
