@@ -1400,7 +1400,11 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
         "- Mode: {} (big log {}); files generated in {}",
         if options.quick { "--quick" } else { "full" },
         fmt_size(log_bytes),
-        if options.dir.is_some() { "the --dir directory" } else { "the system temp directory" }
+        if options.dir.is_some() {
+            "the --dir directory"
+        } else {
+            "the system temp directory"
+        }
     );
 
     let start = Instant::now();
@@ -1431,7 +1435,9 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
         .unwrap_or_else(|_| read_window_host::COMPONENT_PATH.to_string());
     let component = ReadWindow::from_file(&wasm_path)
         .map_err(|e| format!("cannot load the component {wasm_path}: {e:#}"))?;
-    let wasm_bytes = std::fs::metadata(&wasm_path).map(|meta| meta.len()).unwrap_or(0);
+    let wasm_bytes = std::fs::metadata(&wasm_path)
+        .map(|meta| meta.len())
+        .unwrap_or(0);
     let wasm_name = std::path::Path::new(&wasm_path)
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
