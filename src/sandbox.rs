@@ -332,7 +332,7 @@ mod tests {
 
     #[test]
     fn normalize_resolves_dots_against_the_base() {
-        assert_eq!(normalize("a/./b/../c", "/work"), "/work/a/c");
+        assert_eq!(normalize("a/./b/../c", "/project"), "/project/a/c");
         assert_eq!(normalize("/x//y/", "/ignored"), "/x/y");
         assert_eq!(normalize("../../..", "/a"), "/");
         assert_eq!(normalize("/dev/../dev/zero", "/"), "/dev/zero");
@@ -341,16 +341,16 @@ mod tests {
     #[test]
     fn the_longest_root_wins() {
         let roots = vec![
-            "/work".to_string(),
-            "/work/sub".to_string(),
+            "/project".to_string(),
+            "/project/sub".to_string(),
             "/".to_string(),
         ];
         assert_eq!(
-            find_root(&roots, "/work/sub/a.txt"),
+            find_root(&roots, "/project/sub/a.txt"),
             Some((1, "a.txt".to_string()))
         );
         assert_eq!(
-            find_root(&roots, "/work/subway"),
+            find_root(&roots, "/project/subway"),
             Some((0, "subway".to_string()))
         );
         assert_eq!(
@@ -358,7 +358,7 @@ mod tests {
             Some((2, "etc/passwd".to_string()))
         );
         assert_eq!(find_root(&roots[..2], "/etc"), None);
-        assert_eq!(find_root(&roots[..1], "/work"), Some((0, String::new())));
+        assert_eq!(find_root(&roots[..1], "/project"), Some((0, String::new())));
     }
 
     #[test]
