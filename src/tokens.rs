@@ -1,60 +1,185 @@
-//! A density-aware token estimate: text is split into runs of one character class, and each class is priced at
-//! what byte-pair-encoding tokenizers (cl100k_base, o200k_base) spend on it, erring high.
+//! A density-aware token estimate: text is split into runs of one character class, and each run is priced at what
+//! byte-pair-encoding tokenizers (o200k_base, cl100k_base) spend on it, erring high.
 //!
 //! A flat 3.5 characters a token (the figure the read-ceiling-pager mod for Claude Code uses) lets dense text through:
-//! minified JSON, base64, numbers and CJK run far below it. The prices below were checked against real tokenizers by
-//! `tools/token-report` (see `docs/token-estimate.md`); a host can also report real counts so a session learns a
-//! file's density (`SessionMemory::record_density`).
+//! minified JSON, base64, numbers and CJK run far below it. The estimate follows how those tokenizers cut text before
+//! merging bytes: letters and digits are separate pieces, digits go in groups of three, a lower-to-upper case change
+//! starts a new piece, one space or one symbol joins the word after it, runs of punctuation and of spaces are one
+//! piece each. Each piece is priced from measurement.
+//!
+//! Every price below was measured with `tools/token-report` (see `docs/token-estimate.md`), which counts the same
+//! windows with tiktoken's o200k_base and cl100k_base over a generated corpus of twelve kinds of text (source code,
+//! prose, Markdown, YAML, minified JSON, base64, CSV of numbers, Chinese, Japanese, logs with ANSI colours, other
+//! scripts and emoji) and tunes for never under-estimating either tokenizer while over-estimating by as little as the
+//! two allow. Where they disagree (CJK and most non-Latin scripts cost o200k_base far fewer tokens), the price follows
+//! the dearer one. A host can also report real counts so a session learns a file's density
+//! (`SessionMemory::record_density`).
+//!
+//! Two invariants hold for any text: the estimate never decreases as text is pushed, and no character costs less than
+//! 1/8 of a token (`window.rs` bounds the characters a budget can hold on it).
 
-/// Character classes priced separately.
+/// Prices, in thousandths of a token.
+mod price {
+    /// A piece of letters (a word, or one case-run of an identifier) up to `WORD_FREE` letters.
+    pub const WORD: u64 = 1313;
+    /// Letters of a word piece that are covered by `WORD`.
+    pub const WORD_FREE: u64 = 6;
+    /// Each letter of a word piece past `WORD_FREE`: long and rare words split into several tokens.
+    pub const WORD_EXTRA: u64 = 181;
+    /// Letters of an upper-case piece (two or more capitals, as `HTTP` or base64's `QUJD`) covered by `WORD`.
+    pub const CAPS_FREE: u64 = 11;
+    /// Each further letter of an upper-case piece: capitals merge less than lower case.
+    pub const CAPS_EXTRA: u64 = 323;
+    /// A group of up to three digits: both tokenizers split numbers into groups of three.
+    pub const DIGITS: u64 = 1304;
+    /// A run of letters and digits at least this long that changes case and kind often (see `RANDOM_CHANGES`) is
+    /// random text: base64, hashes, hex.
+    pub const RANDOM_MIN_RUN: u64 = 12;
+    /// A run is random when its changes reach this many a thousand characters; a change is a piece break (letter to
+    /// digit or back, lower to upper case) or a capital after a capital.
+    pub const RANDOM_CHANGES: u64 = 490;
+    /// What a capital after a capital counts for, in thousandths of a change.
+    pub const CAPITAL_PAIR: u64 = 855;
+    /// A run of letters and digits this long that mixes lower case with capitals or digits is random text whatever
+    /// its changes: no word or identifier runs that long without a separator.
+    pub const RANDOM_LONG_RUN: u64 = 24;
+    /// A random run costs this much a character, plus `RANDOM_BASE` (when more than its pieces cost).
+    pub const RANDOM_CHAR: u64 = 840;
+    /// See `RANDOM_CHAR`.
+    pub const RANDOM_BASE: u64 = 722;
+    /// One space: it usually joins the word or symbol after it.
+    pub const SPACE: u64 = 125;
+    /// Extra for one space before a digit, which tokenizers keep apart.
+    pub const SPACE_BEFORE_DIGIT: u64 = 600;
+    /// Two or more spaces or tabs (indentation): one token, whatever the length, down to the 1/8 floor.
+    pub const SPACES: u64 = 166;
+    /// A run of ASCII punctuation, while it may still join the word after it.
+    pub const SYMBOL: u64 = 510;
+    /// Each further character of a run of punctuation.
+    pub const SYMBOL_EXTRA: u64 = 150;
+    /// Extra for a run of punctuation that does not join a word: it is longer than one character, or what follows
+    /// is not a letter.
+    pub const SYMBOL_ALONE: u64 = 328;
+    /// An ASCII control character (escape of an ANSI colour code, carriage return): a token of its own.
+    pub const CONTROL: u64 = 1000;
+    /// A CJK ideograph or a Hangul syllable: cl100k_base spends one to two tokens on most.
+    pub const HAN: u64 = 1350;
+    /// A kana.
+    pub const KANA: u64 = 1199;
+    /// CJK and fullwidth punctuation and forms.
+    pub const WIDE_SYMBOL: u64 = 1134;
+    /// A run of other non-ASCII characters, beside the price of each.
+    pub const OTHER_RUN: u64 = 396;
+    /// Accented Latin and combining marks (U+0080 to U+02FF, U+1E00 to U+1EFF): mostly inside words already paid
+    /// (the run price and the 1/8 floor still apply).
+    pub const LATIN: u64 = 0;
+    /// Cyrillic.
+    pub const CYRILLIC: u64 = 425;
+    /// General punctuation, arrows, currency, box drawing and other symbols (U+2000 to U+2BFF).
+    pub const SYMBOLS: u64 = 849;
+    /// Any other two-byte character (Greek, Hebrew, Arabic, ...): cl100k_base spends about one token on each.
+    pub const OTHER_2: u64 = 1082;
+    /// Any other three-byte character (Devanagari, Thai, ...).
+    pub const OTHER_3: u64 = 1128;
+    /// A four-byte character (emoji, rare ideographs): two or three tokens in cl100k_base.
+    pub const OTHER_4: u64 = 2675;
+    /// The least any character costs: an eighth of a token.
+    pub const FLOOR: u64 = 125;
+}
+
+/// Character classes: a run is a maximal stretch of one class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Class {
-    /// ASCII letters (words, identifiers).
-    Letter,
-    /// ASCII digits.
-    Digit,
+    /// ASCII letters and digits: one run, priced by its pieces.
+    Alphanumeric,
     /// Spaces and tabs.
     Space,
     /// Line breaks and other ASCII control characters.
     Control,
     /// ASCII punctuation and symbols.
     Symbol,
-    /// CJK ideographs, kana, hangul, fullwidth forms.
-    Wide,
-    /// Any other non-ASCII character.
+    /// CJK ideographs and Hangul.
+    Han,
+    /// Hiragana and katakana.
+    Kana,
+    /// CJK punctuation, fullwidth and compatibility forms.
+    WideSymbol,
+    /// Any other non-ASCII character, priced one by one (`other_price`).
     Other,
 }
 
 fn class_of(character: char) -> Class {
     match character {
-        'a'..='z' | 'A'..='Z' => Class::Letter,
-        '0'..='9' => Class::Digit,
+        'a'..='z' | 'A'..='Z' | '0'..='9' => Class::Alphanumeric,
         ' ' | '\t' => Class::Space,
         '\u{0}'..='\u{1f}' | '\u{7f}' => Class::Control,
         '!'..='~' => Class::Symbol,
+        '\u{3040}'..='\u{30ff}' | '\u{31f0}'..='\u{31ff}' => Class::Kana,
+        '\u{3000}'..='\u{303f}' | '\u{fe30}'..='\u{fe4f}' | '\u{ff00}'..='\u{ffef}' => {
+            Class::WideSymbol
+        }
         '\u{1100}'..='\u{11ff}'
-        | '\u{2e80}'..='\u{a4cf}'
+        | '\u{2e80}'..='\u{2fff}'
+        | '\u{3100}'..='\u{31ef}'
+        | '\u{3200}'..='\u{a4cf}'
         | '\u{ac00}'..='\u{d7af}'
         | '\u{f900}'..='\u{faff}'
-        | '\u{fe30}'..='\u{fe4f}'
-        | '\u{ff00}'..='\u{ffef}'
-        | '\u{20000}'..='\u{3ffff}' => Class::Wide,
+        | '\u{20000}'..='\u{3ffff}' => Class::Han,
         _ => Class::Other,
     }
 }
 
+/// The price of one character of the `Other` class.
+fn other_price(character: char) -> u64 {
+    match character {
+        '\u{80}'..='\u{2ff}' | '\u{1e00}'..='\u{1eff}' => price::LATIN,
+        '\u{400}'..='\u{52f}' => price::CYRILLIC,
+        '\u{2000}'..='\u{2bff}' => price::SYMBOLS,
+        _ => match character.len_utf8() {
+            2 => price::OTHER_2,
+            3 => price::OTHER_3,
+            _ => price::OTHER_4,
+        },
+    }
+}
+
+/// What the last character of an alphanumeric run was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Last {
+    Lower,
+    Upper,
+    Digit,
+}
+
 /// An incremental estimate: push text, read the estimate of everything pushed so far.
+///
+/// One pass, constant state, no allocation. The estimate never decreases as text is pushed, and every character
+/// costs at least 1/8 of a token.
 #[derive(Debug, Clone)]
 pub struct TokenEstimator {
     /// Tokens of finished runs, in thousandths.
     finished_milli: u64,
+    /// The class of the open run (`None` before the first character).
     class: Option<Class>,
     /// Characters in the open run.
     run: u64,
-    /// The open run of letters and digits mixes both cases and digits (base64-like).
-    run_has_lower: bool,
-    run_has_upper: bool,
-    run_has_digit: bool,
+    /// Alphanumeric run: thousandths of its finished pieces.
+    pieces_milli: u64,
+    /// Alphanumeric run: piece breaks so far (letters to digits and back, lower case to upper case).
+    breaks: u64,
+    /// Alphanumeric run: capitals right after a capital.
+    capital_pairs: u64,
+    /// Alphanumeric run: it has a lower-case letter, a capital or a digit.
+    has_lower: bool,
+    has_capital: bool,
+    has_digit: bool,
+    /// Alphanumeric run: the open piece's length and its capitals.
+    piece: u64,
+    piece_capitals: u64,
+    /// Alphanumeric run: the kind of its last character.
+    last: Option<Last>,
+    /// Other run: the sum of its characters' prices.
+    other_milli: u64,
     /// The highest estimate the open run has had, in thousandths: the estimate never falls as text grows.
     open_floor_milli: u64,
 }
@@ -72,9 +197,16 @@ impl TokenEstimator {
             finished_milli: 0,
             class: None,
             run: 0,
-            run_has_lower: false,
-            run_has_upper: false,
-            run_has_digit: false,
+            pieces_milli: 0,
+            breaks: 0,
+            capital_pairs: 0,
+            has_lower: false,
+            has_capital: false,
+            has_digit: false,
+            piece: 0,
+            piece_capitals: 0,
+            last: None,
+            other_milli: 0,
             open_floor_milli: 0,
         }
     }
@@ -89,20 +221,46 @@ impl TokenEstimator {
     /// Adds one character.
     pub fn push(&mut self, character: char) {
         let class = class_of(character);
-        // Letters and digits form one "word" run so base64 and hex are seen whole.
-        let merged = match class {
-            Class::Digit => Class::Letter,
-            other => other,
-        };
-        if self.class != Some(merged) {
-            self.close_run();
-            self.class = Some(merged);
+        if self.class != Some(class) {
+            self.close_run(character);
+            self.class = Some(class);
         }
         self.run += 1;
-        match character {
-            'a'..='z' => self.run_has_lower = true,
-            'A'..='Z' => self.run_has_upper = true,
-            '0'..='9' => self.run_has_digit = true,
+        match class {
+            Class::Alphanumeric => {
+                let kind = match character {
+                    '0'..='9' => Last::Digit,
+                    'A'..='Z' => Last::Upper,
+                    _ => Last::Lower,
+                };
+                let breaks = match (self.last, kind) {
+                    (None, _) => false,
+                    (Some(Last::Digit), Last::Digit) => false,
+                    (Some(Last::Digit), _) | (Some(_), Last::Digit) => true,
+                    (Some(Last::Lower), Last::Upper) => true,
+                    (Some(_), _) => false,
+                };
+                if breaks {
+                    self.pieces_milli += self.piece_milli();
+                    self.breaks += 1;
+                    self.piece = 0;
+                    self.piece_capitals = 0;
+                }
+                self.piece += 1;
+                match kind {
+                    Last::Lower => self.has_lower = true,
+                    Last::Upper => self.has_capital = true,
+                    Last::Digit => self.has_digit = true,
+                }
+                if kind == Last::Upper {
+                    self.piece_capitals += 1;
+                    if self.last == Some(Last::Upper) {
+                        self.capital_pairs += 1;
+                    }
+                }
+                self.last = Some(kind);
+            }
+            Class::Other => self.other_milli += other_price(character),
             _ => {}
         }
         self.open_floor_milli = self.open_run_milli();
@@ -117,49 +275,74 @@ impl TokenEstimator {
         self.run_formula_milli().max(self.open_floor_milli)
     }
 
-    fn run_formula_milli(&self) -> u64 {
-        let run = self.run;
-        match self.class {
-            None => 0,
-            Some(Class::Letter) => {
-                let mixed = u64::from(self.run_has_lower)
-                    + u64::from(self.run_has_upper)
-                    + u64::from(self.run_has_digit);
-                if run >= 16 && mixed >= 2 {
-                    // base64, hex, hashes, identifiers glued together: about 2.3 characters a token.
-                    run * 435 + 1000
-                } else if self.run_has_digit && !self.run_has_lower && !self.run_has_upper {
-                    // Numbers: tokenizers split digits into groups of three.
-                    run.div_ceil(3) * 1000 + 300
-                } else {
-                    // Words: one token for short ones, about 4 characters a token for long ones.
-                    1000 + run.saturating_sub(4) * 260
-                }
-            }
-            Some(Class::Space) => {
-                if run == 1 {
-                    // A single space joins the next word's token.
-                    150
-                } else {
-                    run.div_ceil(4) * 1000
-                }
-            }
-            Some(Class::Control) => run * 1000,
-            Some(Class::Symbol) => run * 800 + 200,
-            Some(Class::Wide) => run * 1250,
-            Some(Class::Other) => run * 900 + 300,
-            Some(Class::Digit) => run.div_ceil(3) * 1000,
+    /// The open piece of an alphanumeric run.
+    fn piece_milli(&self) -> u64 {
+        if self.piece == 0 {
+            0
+        } else if self.last == Some(Last::Digit) {
+            self.piece.div_ceil(3) * price::DIGITS
+        } else if self.piece_capitals >= 2 {
+            price::WORD + self.piece.saturating_sub(price::CAPS_FREE) * price::CAPS_EXTRA
+        } else {
+            price::WORD + self.piece.saturating_sub(price::WORD_FREE) * price::WORD_EXTRA
         }
     }
 
-    fn close_run(&mut self) {
-        self.finished_milli += self.open_run_milli();
+    fn run_formula_milli(&self) -> u64 {
+        let run = self.run;
+        let formula = match self.class {
+            None => 0,
+            Some(Class::Alphanumeric) => {
+                let pieces = self.pieces_milli + self.piece_milli();
+                let changes = self.breaks * 1000 + self.capital_pairs * price::CAPITAL_PAIR;
+                let changes_often =
+                    run >= price::RANDOM_MIN_RUN && changes >= price::RANDOM_CHANGES * run;
+                let long_mixed = run >= price::RANDOM_LONG_RUN
+                    && self.has_lower
+                    && (self.has_capital || self.has_digit);
+                if changes_often || long_mixed {
+                    pieces.max(price::RANDOM_BASE + run * price::RANDOM_CHAR)
+                } else {
+                    pieces
+                }
+            }
+            Some(Class::Space) if run == 1 => price::SPACE,
+            Some(Class::Space) => price::SPACES,
+            Some(Class::Control) => run * price::CONTROL,
+            Some(Class::Symbol) => price::SYMBOL + (run - 1) * price::SYMBOL_EXTRA,
+            Some(Class::Han) => run * price::HAN,
+            Some(Class::Kana) => run * price::KANA,
+            Some(Class::WideSymbol) => run * price::WIDE_SYMBOL,
+            Some(Class::Other) => price::OTHER_RUN + self.other_milli,
+        };
+        formula.max(run * price::FLOOR)
+    }
+
+    /// Ends the open run before `next`: what follows decides whether a lone space or symbol stands alone.
+    fn close_run(&mut self, next: char) {
+        let alone = match self.class {
+            Some(Class::Symbol) if self.run > 1 || !next.is_ascii_alphabetic() => {
+                price::SYMBOL_ALONE
+            }
+            Some(Class::Space) if self.run == 1 && next.is_ascii_digit() => {
+                price::SPACE_BEFORE_DIGIT
+            }
+            _ => 0,
+        };
+        self.finished_milli += self.open_run_milli() + alone;
         self.open_floor_milli = 0;
         self.class = None;
         self.run = 0;
-        self.run_has_lower = false;
-        self.run_has_upper = false;
-        self.run_has_digit = false;
+        self.pieces_milli = 0;
+        self.breaks = 0;
+        self.capital_pairs = 0;
+        self.has_lower = false;
+        self.has_capital = false;
+        self.has_digit = false;
+        self.piece = 0;
+        self.piece_capitals = 0;
+        self.last = None;
+        self.other_milli = 0;
     }
 }
 
@@ -170,7 +353,7 @@ pub fn estimate_tokens(text: &str) -> u64 {
     estimator.tokens()
 }
 
-/// Estimated tokens of a gutter `N|` for line `line`: the digits and the bar.
+/// Estimated tokens of a gutter `N|` for line `line`: the digits in groups of three and the bar.
 pub fn gutter_tokens(line: u64) -> u64 {
     let digits = line.checked_ilog10().unwrap_or(0) as u64 + 1;
     digits.div_ceil(3) + 1
@@ -236,6 +419,54 @@ mod tests {
             assert!(estimator.tokens() >= last);
             last = estimator.tokens();
         }
+    }
+
+    #[test]
+    fn estimate_never_decreases_in_any_class() {
+        let text = "  \tx  if a.b_c(d) { e += 0x9b, 17798; } \u{1b}[1;31mERROR\u{1b}[0m \\r\r\n AbcDEFghIJK1l2m3n4o5p6q7r8s9 \
+                    QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZn/+== ひらがなカタカナ漢字、。（） Москва für naïve ελληνικά \
+                    שלום नमस्ते 안녕하세요 👨\u{200d}👩\u{200d}👧 🇯🇵 ├── € … 3.14e-5,2024-01-02";
+        let mut estimator = TokenEstimator::new();
+        let mut last = 0;
+        for character in text.chars() {
+            estimator.push(character);
+            assert!(estimator.tokens() >= last, "fell at {character:?}");
+            last = estimator.tokens();
+        }
+    }
+
+    #[test]
+    fn no_character_costs_less_than_an_eighth_of_a_token() {
+        let long_word = "a".repeat(500);
+        let spaces = " ".repeat(300);
+        let tabs = "\t".repeat(300);
+        let symbols = "=".repeat(300);
+        let accents = "é".repeat(300);
+        let combining = "e\u{301}".repeat(150);
+        let digits = "7".repeat(300);
+        let capitals = "Q".repeat(300);
+        let mixed = "ab ".repeat(100);
+        for text in [
+            &long_word, &spaces, &tabs, &symbols, &accents, &combining, &digits, &capitals, &mixed,
+        ] {
+            let chars = text.chars().count() as u64;
+            assert!(
+                estimate_tokens(text) * 8 >= chars,
+                "{chars} characters of {:?}",
+                &text[..4]
+            );
+        }
+    }
+
+    #[test]
+    fn numbers_and_base64_are_priced_as_tokenizers_cut_them() {
+        // Three digits a group: "12345678" is 123|456|78 to both tokenizers.
+        assert!(estimate_tokens("12345678") >= 3);
+        // A long mixed-case run is random text, about a token for 1.2 to 1.5 characters.
+        let base64 = "IGluIHdvdWxkIHdhcyAtIHRvIHRoYXQgYXMgZmFjZSB0aGF0IC06IFRvIGZvciBiZWNhdXNlIHdl";
+        assert!(estimate_tokens(base64) as f64 >= base64.len() as f64 / 1.5);
+        // A common word is about one token.
+        assert!(estimate_tokens("window") <= 2);
     }
 
     #[test]

@@ -25,6 +25,12 @@ pub const KINDS: &[Kind] = &[
     Kind { name: "chinese", about: "Chinese text (simplified, with some ASCII terms)", generate: chinese },
     Kind { name: "japanese", about: "Japanese text (kanji, hiragana, katakana)", generate: japanese },
     Kind { name: "logs", about: "application logs with ANSI colour codes", generate: logs },
+    Kind {
+        name: "unicode",
+        about: "other scripts and symbols: accented Latin, Vietnamese, Cyrillic, Greek, Hebrew, Arabic, Hindi, Thai, \
+                Korean, emoji, box-drawing trees",
+        generate: unicode,
+    },
 ];
 
 impl Kind {
@@ -150,7 +156,14 @@ fn hex(rng: &mut Rng, digits: usize) -> String {
 }
 
 fn uuid(rng: &mut Rng) -> String {
-    format!("{}-{}-{}-{}-{}", hex(rng, 8), hex(rng, 4), hex(rng, 4), hex(rng, 4), hex(rng, 12))
+    format!(
+        "{}-{}-{}-{}-{}",
+        hex(rng, 8),
+        hex(rng, 4),
+        hex(rng, 4),
+        hex(rng, 4),
+        hex(rng, 12)
+    )
 }
 
 fn timestamp(rng: &mut Rng) -> String {
@@ -187,7 +200,13 @@ fn rust_expr(rng: &mut Rng) -> String {
     match rng.range(0, 12) {
         0 => ident(rng),
         1 => format!("{}.{}()", ident(rng), ident(rng)),
-        2 => format!("{}.{}({}, {})", ident(rng), ident(rng), ident(rng), rng.range(0, 4096)),
+        2 => format!(
+            "{}.{}({}, {})",
+            ident(rng),
+            ident(rng),
+            ident(rng),
+            rng.range(0, 4096)
+        ),
         3 => format!("&{}[{}..]", ident(rng), ident(rng)),
         4 => rng.range(0, 100_000).to_string(),
         5 => format!("\"{}\"", sentence(rng, 1, 6).trim_end_matches('.')),
@@ -201,7 +220,12 @@ fn rust_expr(rng: &mut Rng) -> String {
             "item",
             ident(rng)
         ),
-        10 => format!("{}.saturating_sub({}).min({})", ident(rng), ident(rng), rng.range(1, 2000)),
+        10 => format!(
+            "{}.saturating_sub({}).min({})",
+            ident(rng),
+            ident(rng),
+            rng.range(1, 2000)
+        ),
         11 => format!("{}::new()", camel(rng)),
         _ => format!("{}.{}.len() as u64", ident(rng), ident(rng)),
     }
@@ -213,8 +237,18 @@ fn rust_block(rng: &mut Rng, depth: usize, lines: &mut Vec<String>, budget: usiz
         let pad = indent(depth, 4);
         match rng.range(0, 13) {
             0 | 1 => lines.push(format!("{pad}let {} = {};", ident(rng), rust_expr(rng))),
-            2 => lines.push(format!("{pad}let mut {}: {} = {}::default();", ident(rng), camel(rng), camel(rng))),
-            3 => lines.push(format!("{pad}{}.{}({})?;", ident(rng), ident(rng), rust_expr(rng))),
+            2 => lines.push(format!(
+                "{pad}let mut {}: {} = {}::default();",
+                ident(rng),
+                camel(rng),
+                camel(rng)
+            )),
+            3 => lines.push(format!(
+                "{pad}{}.{}({})?;",
+                ident(rng),
+                ident(rng),
+                rust_expr(rng)
+            )),
             4 if depth < 5 => {
                 lines.push(format!("{pad}if {} > {} {{", ident(rng), rust_expr(rng)));
                 rust_block(rng, depth + 1, lines, budget / 2);
@@ -225,7 +259,11 @@ fn rust_block(rng: &mut Rng, depth: usize, lines: &mut Vec<String>, budget: usiz
                 lines.push(format!("{pad}}}"));
             }
             5 if depth < 5 => {
-                lines.push(format!("{pad}for {} in {}.iter() {{", ident(rng), ident(rng)));
+                lines.push(format!(
+                    "{pad}for {} in {}.iter() {{",
+                    ident(rng),
+                    ident(rng)
+                ));
                 rust_block(rng, depth + 1, lines, budget / 2);
                 lines.push(format!("{pad}}}"));
             }
@@ -250,7 +288,11 @@ fn rust_block(rng: &mut Rng, depth: usize, lines: &mut Vec<String>, budget: usiz
                 sentence(rng, 2, 8).trim_end_matches('.'),
                 ident(rng)
             )),
-            9 => lines.push(format!("{pad}assert_eq!({}.len(), {});", ident(rng), rng.range(0, 20_000))),
+            9 => lines.push(format!(
+                "{pad}assert_eq!({}.len(), {});",
+                ident(rng),
+                rng.range(0, 20_000)
+            )),
             10 => lines.push(format!(
                 "{pad}println!(\"{}: {{:?}} ({{}} of {{}})\", {}, {}, {});",
                 sentence(rng, 1, 5).trim_end_matches('.'),
@@ -281,7 +323,12 @@ fn rust(rng: &mut Rng, target: usize) -> Vec<String> {
         lines.push(format!("//! {}", sentence(rng, 6, 14)));
         lines.push(String::new());
         for _ in 0..rng.between(1, 4) {
-            lines.push(format!("use crate::{}::{{{}, {}}};", ident(rng), camel(rng), camel(rng)));
+            lines.push(format!(
+                "use crate::{}::{{{}, {}}};",
+                ident(rng),
+                camel(rng),
+                camel(rng)
+            ));
         }
         lines.push("use std::collections::HashMap;".to_string());
         lines.push(String::new());
@@ -289,7 +336,10 @@ fn rust(rng: &mut Rng, target: usize) -> Vec<String> {
             // A long single line: a lookup table.
             let count = rng.between(32, 400);
             let entries: Vec<String> = (0..count).map(|_| format!("0x{}", hex(rng, 2))).collect();
-            lines.push(format!("const TABLE: [u8; {count}] = [{}];", entries.join(", ")));
+            lines.push(format!(
+                "const TABLE: [u8; {count}] = [{}];",
+                entries.join(", ")
+            ));
             lines.push(String::new());
         }
         let ty = camel(rng);
@@ -298,7 +348,19 @@ fn rust(rng: &mut Rng, target: usize) -> Vec<String> {
         lines.push(format!("pub struct {ty} {{"));
         for _ in 0..rng.between(2, 7) {
             lines.push(format!("    /// {}", sentence(rng, 3, 14)));
-            lines.push(format!("    pub {}: {},", ident(rng), rng.pick(&["u64", "usize", "String", "Vec<u8>", "Option<PathBuf>", "HashMap<String, u64>", "bool"])));
+            lines.push(format!(
+                "    pub {}: {},",
+                ident(rng),
+                rng.pick(&[
+                    "u64",
+                    "usize",
+                    "String",
+                    "Vec<u8>",
+                    "Option<PathBuf>",
+                    "HashMap<String, u64>",
+                    "bool"
+                ])
+            ));
         }
         lines.push("}".to_string());
         lines.push(String::new());
@@ -337,10 +399,26 @@ fn python_expr(rng: &mut Rng) -> String {
     match rng.range(0, 10) {
         0 => ident(rng),
         1 => format!("self.{}", ident(rng)),
-        2 => format!("{}({}, {}={})", ident(rng), ident(rng), ident(rng), rng.range(0, 1000)),
+        2 => format!(
+            "{}({}, {}={})",
+            ident(rng),
+            ident(rng),
+            ident(rng),
+            rng.range(0, 1000)
+        ),
         3 => format!("[{} for {} in {} if {}]", ident(rng), "x", ident(rng), "x"),
-        4 => format!("f\"{} {{{}}}\"", sentence(rng, 1, 6).trim_end_matches('.'), ident(rng)),
-        5 => format!("{{\"{}\": {}, \"{}\": {}}}", ident(rng), rng.range(0, 100), ident(rng), ident(rng)),
+        4 => format!(
+            "f\"{} {{{}}}\"",
+            sentence(rng, 1, 6).trim_end_matches('.'),
+            ident(rng)
+        ),
+        5 => format!(
+            "{{\"{}\": {}, \"{}\": {}}}",
+            ident(rng),
+            rng.range(0, 100),
+            ident(rng),
+            ident(rng)
+        ),
         6 => format!("{}.get(\"{}\", None)", ident(rng), ident(rng)),
         7 => float(rng),
         8 => format!("len({}) - {}", ident(rng), rng.range(1, 10)),
@@ -352,9 +430,14 @@ fn python_block(rng: &mut Rng, depth: usize, lines: &mut Vec<String>, budget: us
     for _ in 0..rng.between(1, budget.max(1)) {
         let pad = indent(depth, 4);
         match rng.range(0, 10) {
-            0 | 1 | 2 => lines.push(format!("{pad}{} = {}", ident(rng), python_expr(rng))),
+            0..=2 => lines.push(format!("{pad}{} = {}", ident(rng), python_expr(rng))),
             3 if depth < 5 => {
-                lines.push(format!("{pad}if {} is not None and {} > {}:", ident(rng), ident(rng), rng.range(0, 99)));
+                lines.push(format!(
+                    "{pad}if {} is not None and {} > {}:",
+                    ident(rng),
+                    ident(rng),
+                    rng.range(0, 99)
+                ));
                 python_block(rng, depth + 1, lines, budget / 2);
                 if rng.chance(30) {
                     lines.push(format!("{pad}else:"));
@@ -362,7 +445,12 @@ fn python_block(rng: &mut Rng, depth: usize, lines: &mut Vec<String>, budget: us
                 }
             }
             4 if depth < 5 => {
-                lines.push(format!("{pad}for {}, {} in enumerate({}):", "i", ident(rng), ident(rng)));
+                lines.push(format!(
+                    "{pad}for {}, {} in enumerate({}):",
+                    "i",
+                    ident(rng),
+                    ident(rng)
+                ));
                 python_block(rng, depth + 1, lines, budget / 2);
             }
             5 => lines.push(format!("{pad}# {}", sentence(rng, 3, 16))),
@@ -371,7 +459,11 @@ fn python_block(rng: &mut Rng, depth: usize, lines: &mut Vec<String>, budget: us
                 sentence(rng, 2, 9).trim_end_matches('.'),
                 ident(rng)
             )),
-            7 => lines.push(format!("{pad}logger.info(\"%s: %d\", {}, {})", ident(rng), ident(rng))),
+            7 => lines.push(format!(
+                "{pad}logger.info(\"%s: %d\", {}, {})",
+                ident(rng),
+                ident(rng)
+            )),
             8 if depth < 5 => {
                 lines.push(format!("{pad}try:"));
                 python_block(rng, depth + 1, lines, budget / 2);
@@ -391,15 +483,25 @@ fn python(rng: &mut Rng, target: usize) -> Vec<String> {
         lines.push("from __future__ import annotations".to_string());
         lines.push(String::new());
         lines.push("import os".to_string());
-        lines.push(format!("from typing import {}, {}", rng.pick(&["Any", "Optional", "Iterator"]), "Dict"));
+        lines.push(format!(
+            "from typing import {}, {}",
+            rng.pick(&["Any", "Optional", "Iterator"]),
+            "Dict"
+        ));
         lines.push(String::new());
         if rng.chance(25) {
-            let values: Vec<String> = (0..rng.between(20, 300)).map(|_| rng.range(0, 65535).to_string()).collect();
+            let values: Vec<String> = (0..rng.between(20, 300))
+                .map(|_| rng.range(0, 65535).to_string())
+                .collect();
             lines.push(format!("WEIGHTS = [{}]", values.join(", ")));
             lines.push(String::new());
         }
         lines.push(String::new());
-        lines.push(format!("class {}({}):", camel(rng), rng.pick(&["object", "Exception", "Base", "dict"])));
+        lines.push(format!(
+            "class {}({}):",
+            camel(rng),
+            rng.pick(&["object", "Exception", "Base", "dict"])
+        ));
         lines.push(format!("    \"\"\"{}", sentence(rng, 5, 18)));
         lines.push(String::new());
         for wrapped in wrap(&paragraph(rng, 1, 3), 76) {
@@ -451,7 +553,11 @@ fn prose(rng: &mut Rng, target: usize) -> Vec<String> {
 fn markdown(rng: &mut Rng, target: usize) -> Vec<String> {
     let mut lines = Vec::new();
     while bytes(&lines) < target {
-        lines.push(format!("{} {}", "#".repeat(rng.between(1, 3)), sentence(rng, 2, 7).trim_end_matches('.')));
+        lines.push(format!(
+            "{} {}",
+            "#".repeat(rng.between(1, 3)),
+            sentence(rng, 2, 7).trim_end_matches('.')
+        ));
         lines.push(String::new());
         for wrapped in wrap(&paragraph(rng, 1, 5), 80) {
             lines.push(wrapped);
@@ -490,7 +596,11 @@ fn markdown(rng: &mut Rng, target: usize) -> Vec<String> {
             }
             _ => {
                 for index in 1..=rng.between(2, 6) {
-                    lines.push(format!("{index}. {} `{}`", sentence(rng, 3, 12), ident(rng)));
+                    lines.push(format!(
+                        "{index}. {} `{}`",
+                        sentence(rng, 3, 12),
+                        ident(rng)
+                    ));
                 }
             }
         }
@@ -509,14 +619,31 @@ fn yaml(rng: &mut Rng, target: usize) -> Vec<String> {
     let mut lines = Vec::new();
     while bytes(&lines) < target {
         lines.push("---".to_string());
-        lines.push(format!("apiVersion: {}", rng.pick(&["apps/v1", "v1", "batch/v1", "networking.k8s.io/v1"])));
-        lines.push(format!("kind: {}", rng.pick(&["Deployment", "Service", "ConfigMap", "CronJob", "Ingress"])));
+        lines.push(format!(
+            "apiVersion: {}",
+            rng.pick(&["apps/v1", "v1", "batch/v1", "networking.k8s.io/v1"])
+        ));
+        lines.push(format!(
+            "kind: {}",
+            rng.pick(&["Deployment", "Service", "ConfigMap", "CronJob", "Ingress"])
+        ));
         lines.push("metadata:".to_string());
-        lines.push(format!("  name: {}-{}", ident(rng).replace('_', "-"), hex(rng, 5)));
-        lines.push(format!("  namespace: {}", rng.pick(&["default", "production", "staging", "kube-system"])));
+        lines.push(format!(
+            "  name: {}-{}",
+            ident(rng).replace('_', "-"),
+            hex(rng, 5)
+        ));
+        lines.push(format!(
+            "  namespace: {}",
+            rng.pick(&["default", "production", "staging", "kube-system"])
+        ));
         lines.push("  labels:".to_string());
         for _ in 0..rng.between(1, 4) {
-            lines.push(format!("    app.kubernetes.io/{}: {}", ident(rng).replace('_', "-"), ident(rng)));
+            lines.push(format!(
+                "    app.kubernetes.io/{}: {}",
+                ident(rng).replace('_', "-"),
+                ident(rng)
+            ));
         }
         lines.push("  annotations:".to_string());
         lines.push(format!("    description: \"{}\"", sentence(rng, 4, 20)));
@@ -537,19 +664,35 @@ fn yaml(rng: &mut Rng, target: usize) -> Vec<String> {
                 hex(rng, 64)
             ));
             lines.push("          ports:".to_string());
-            lines.push(format!("            - containerPort: {}", rng.range(80, 9999)));
+            lines.push(format!(
+                "            - containerPort: {}",
+                rng.range(80, 9999)
+            ));
             lines.push("          env:".to_string());
             for _ in 0..rng.between(1, 6) {
                 lines.push(format!("            - name: {}", ident(rng).to_uppercase()));
-                lines.push(format!("              value: \"{}\"", python_expr(rng).replace('"', "'")));
+                lines.push(format!(
+                    "              value: \"{}\"",
+                    python_expr(rng).replace('"', "'")
+                ));
             }
             lines.push("          resources:".to_string());
-            lines.push(format!("            limits: {{ cpu: \"{}m\", memory: \"{}Mi\" }}", rng.range(100, 4000), rng.range(64, 8192)));
+            lines.push(format!(
+                "            limits: {{ cpu: \"{}m\", memory: \"{}Mi\" }}",
+                rng.range(100, 4000),
+                rng.range(64, 8192)
+            ));
         }
         if rng.chance(40) {
             lines.push("      script: |".to_string());
             for _ in 0..rng.between(2, 8) {
-                lines.push(format!("        {} --{}={} {}", ident(rng), ident(rng).replace('_', "-"), rng.range(0, 999), ident(rng)));
+                lines.push(format!(
+                    "        {} --{}={} {}",
+                    ident(rng),
+                    ident(rng).replace('_', "-"),
+                    rng.range(0, 999),
+                    ident(rng)
+                ));
             }
         }
     }
@@ -559,7 +702,7 @@ fn yaml(rng: &mut Rng, target: usize) -> Vec<String> {
 // ---------------------------------------------------------------- JSON
 
 fn json_value(rng: &mut Rng, depth: usize) -> String {
-    match rng.range(0, if depth > 1 { 7 } else { 10 }) {
+    match rng.range(0, [10, 9, 7][depth.min(2)]) {
         0 => rng.range(0, 10_000_000).to_string(),
         1 => float(rng),
         2 => format!("\"{}\"", sentence(rng, 1, 10).replace('"', "'")),
@@ -567,9 +710,16 @@ fn json_value(rng: &mut Rng, depth: usize) -> String {
         4 => format!("\"{}\"", timestamp(rng)),
         5 => rng.pick(&["true", "false", "null"]).to_string(),
         6 => format!("\"{}@{}.com\"", ident(rng), ident(rng)),
-        7 => format!("\"https://api.example.com/v2/{}/{}?page={}\"", ident(rng), rng.range(1, 99999), rng.range(1, 50)),
+        7 => format!(
+            "\"https://api.example.com/v2/{}/{}?page={}\"",
+            ident(rng),
+            rng.range(1, 99999),
+            rng.range(1, 50)
+        ),
         8 => {
-            let items: Vec<String> = (0..rng.between(0, 12)).map(|_| json_value(rng, depth + 1)).collect();
+            let items: Vec<String> = (0..rng.between(0, 12))
+                .map(|_| json_value(rng, depth + 1))
+                .collect();
             format!("[{}]", items.join(","))
         }
         _ => json_object(rng, depth + 1),
@@ -579,7 +729,11 @@ fn json_value(rng: &mut Rng, depth: usize) -> String {
 fn json_object(rng: &mut Rng, depth: usize) -> String {
     let fields: Vec<String> = (0..rng.between(2, 9))
         .map(|_| {
-            let key = if rng.chance(50) { ident(rng) } else { camel(rng) };
+            let key = if rng.chance(50) {
+                ident(rng)
+            } else {
+                camel(rng)
+            };
             format!("\"{}\":{}", key, json_value(rng, depth))
         })
         .collect();
@@ -590,7 +744,9 @@ fn json(rng: &mut Rng, target: usize) -> Vec<String> {
     let mut lines = Vec::new();
     while bytes(&lines) < target {
         if rng.chance(3) {
-            let records: Vec<String> = (0..rng.between(5, 25)).map(|_| json_object(rng, 1)).collect();
+            let records: Vec<String> = (0..rng.between(5, 25))
+                .map(|_| json_object(rng, 1))
+                .collect();
             lines.push(format!("[{}]", records.join(",")));
         } else {
             lines.push(json_object(rng, 0));
@@ -606,7 +762,11 @@ const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 fn encode_base64(data: &[u8]) -> String {
     let mut out = String::new();
     for chunk in data.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for index in 0..4 {
             if index <= chunk.len() {
@@ -634,7 +794,15 @@ fn payload(rng: &mut Rng, min_length: usize, max_length: usize) -> Vec<u8> {
             text.into_bytes()
         }
         // Sparse binary: mostly zeros.
-        _ => (0..length).map(|_| if rng.chance(80) { 0 } else { rng.next_u64() as u8 }).collect(),
+        _ => (0..length)
+            .map(|_| {
+                if rng.chance(80) {
+                    0
+                } else {
+                    rng.next_u64() as u8
+                }
+            })
+            .collect(),
     }
 }
 
@@ -677,7 +845,9 @@ fn csv(rng: &mut Rng, target: usize) -> Vec<String> {
     let mut lines = Vec::new();
     while bytes(&lines) < target {
         let columns = *rng.pick(&[&3usize, &5, &8, &12, &20, &40, &120]);
-        let header: Vec<String> = (0..columns).map(|index| format!("{}_{index}", rng.pick_zipf(CODE_WORDS))).collect();
+        let header: Vec<String> = (0..columns)
+            .map(|index| format!("{}_{index}", rng.pick_zipf(CODE_WORDS)))
+            .collect();
         lines.push(header.join(","));
         let kinds: Vec<u64> = (0..columns).map(|_| rng.range(0, 5)).collect();
         for _ in 0..rng.between(5, 60) {
@@ -688,7 +858,12 @@ fn csv(rng: &mut Rng, target: usize) -> Vec<String> {
                     1 => format!("{:.4}", rng.unit() * 200.0 - 100.0),
                     2 => format!("{:.2}", rng.unit() * 10_000.0),
                     3 => format!("{:e}", rng.unit() * 1e-4),
-                    4 => format!("{}-{:02}-{:02}", rng.range(2000, 2026), rng.range(1, 12), rng.range(1, 28)),
+                    4 => format!(
+                        "{}-{:02}-{:02}",
+                        rng.range(2000, 2026),
+                        rng.range(1, 12),
+                        rng.range(1, 28)
+                    ),
                     _ => rng.range(0, 99).to_string(),
                 })
                 .collect();
@@ -704,7 +879,17 @@ fn chinese_sentence(rng: &mut Rng) -> String {
     let mut out = String::new();
     for _ in 0..rng.between(6, 30) {
         if rng.chance(4) {
-            out.push_str(rng.pick(&["API", "JSON", "Rust", "GPU", "WebAssembly", "2024年", "3.5", "100%", "AI"]));
+            out.push_str(rng.pick(&[
+                "API",
+                "JSON",
+                "Rust",
+                "GPU",
+                "WebAssembly",
+                "2024年",
+                "3.5",
+                "100%",
+                "AI",
+            ]));
         } else {
             out.push_str(rng.pick_zipf(CHINESE));
         }
@@ -720,14 +905,20 @@ fn chinese(rng: &mut Rng, target: usize) -> Vec<String> {
     let mut lines = Vec::new();
     while bytes(&lines) < target {
         match rng.range(0, 5) {
-            0 => lines.push(format!("第{}章 {}", rng.range(1, 30), rng.pick_zipf(CHINESE))),
+            0 => lines.push(format!(
+                "第{}章 {}",
+                rng.range(1, 30),
+                rng.pick_zipf(CHINESE)
+            )),
             1 => {
                 for index in 1..=rng.between(2, 6) {
                     lines.push(format!("{index}. {}", chinese_sentence(rng)));
                 }
             }
             _ => {
-                let text: String = (0..rng.between(1, 12)).map(|_| chinese_sentence(rng)).collect();
+                let text: String = (0..rng.between(1, 12))
+                    .map(|_| chinese_sentence(rng))
+                    .collect();
                 if rng.chance(30) {
                     // Hard-wrapped at 40 characters.
                     let chars: Vec<char> = text.chars().collect();
@@ -765,14 +956,20 @@ fn japanese(rng: &mut Rng, target: usize) -> Vec<String> {
     let mut lines = Vec::new();
     while bytes(&lines) < target {
         match rng.range(0, 5) {
-            0 => lines.push(format!("第{}章　{}", rng.range(1, 30), rng.pick_zipf(JAPANESE_WORDS))),
+            0 => lines.push(format!(
+                "第{}章　{}",
+                rng.range(1, 30),
+                rng.pick_zipf(JAPANESE_WORDS)
+            )),
             1 => {
                 for _ in 0..rng.between(2, 6) {
                     lines.push(format!("・{}", japanese_sentence(rng)));
                 }
             }
             _ => {
-                let text: String = (0..rng.between(1, 10)).map(|_| japanese_sentence(rng)).collect();
+                let text: String = (0..rng.between(1, 10))
+                    .map(|_| japanese_sentence(rng))
+                    .collect();
                 lines.push(text);
             }
         }
@@ -840,6 +1037,95 @@ fn logs(rng: &mut Rng, target: usize) -> Vec<String> {
                     rng.range(1, 120)
                 ));
             }
+        }
+    }
+    lines
+}
+
+// ---------------------------------------------------------------- other scripts and symbols
+
+fn unicode_sentence(rng: &mut Rng, words: &[&str]) -> String {
+    let mut out = String::new();
+    for position in 0..rng.between(4, 22) {
+        if position > 0 {
+            out.push(' ');
+        }
+        out.push_str(rng.pick_zipf(words));
+        if rng.chance(8) {
+            out.push(',');
+        }
+        if rng.chance(5) {
+            out.push(' ');
+            out.push_str(rng.pick(EMOJI));
+        }
+    }
+    out.push('.');
+    out
+}
+
+fn unicode(rng: &mut Rng, target: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    while bytes(&lines) < target {
+        match rng.range(0, 8) {
+            0 => lines.push(unicode_sentence(rng, RUSSIAN)),
+            6 | 7 => {
+                let words = *rng.pick(&[&HINDI, &THAI, &ARABIC, &HEBREW, &KOREAN, &VIETNAMESE]);
+                let mut line = unicode_sentence(rng, words);
+                if std::ptr::eq(words, THAI) {
+                    // Thai separates phrases, not words, with spaces.
+                    line = line.replacen(' ', "", line.matches(' ').count() / 2);
+                }
+                lines.push(line);
+            }
+            1 => lines.push(unicode_sentence(rng, EUROPEAN)),
+            2 => lines.push(unicode_sentence(rng, GREEK)),
+            3 => {
+                // A directory tree as `tree` prints it.
+                lines.push(".".to_string());
+                let mut depth = 0usize;
+                for index in 0..rng.between(3, 20) {
+                    let mut line = "│   ".repeat(depth);
+                    line.push_str(if rng.chance(25) {
+                        "└── "
+                    } else {
+                        "├── "
+                    });
+                    line.push_str(&ident(rng));
+                    line.push_str(rng.pick(&[".rs", ".py", ".md", "/", ".json", ""]));
+                    lines.push(line);
+                    if index % 3 == 0 && depth < 4 {
+                        depth += 1;
+                    } else if depth > 0 && rng.chance(30) {
+                        depth -= 1;
+                    }
+                }
+            }
+            4 => lines.push(format!(
+                "{} {} {} — {} → {}{} ({}°C, ±{}%, {}× in {}µs) {}",
+                rng.pick(EMOJI),
+                sentence(rng, 3, 12),
+                rng.pick(EMOJI),
+                rng.pick_zipf(EUROPEAN),
+                rng.pick(&["€", "£", "¥", "₹"]),
+                rng.range(1, 999),
+                rng.range(0, 40),
+                rng.range(1, 9),
+                rng.range(2, 64),
+                rng.range(1, 999),
+                rng.pick(EMOJI)
+            )),
+            _ => {
+                let mixed: Vec<String> = (0..rng.between(1, 4))
+                    .map(|_| {
+                        let words = *rng.pick(&[&RUSSIAN, &EUROPEAN, &GREEK]);
+                        unicode_sentence(rng, words)
+                    })
+                    .collect();
+                lines.push(mixed.join(" "));
+            }
+        }
+        if rng.chance(30) {
+            lines.push(String::new());
         }
     }
     lines

@@ -8,7 +8,8 @@
 //!
 //! Options: `--corpus DIR` (default: `corpus/` beside this tool's Cargo.toml), `--seed N` (the corpus seed for
 //! `generate`; default 3), `--check` (exit 1 when a kind misses the goal: min >= 1.0 and median < 1.3),
-//! `--worst N` (also list the N windows with the lowest ratio per kind and tokenizer).
+//! `--worst N` (also list the N windows with the lowest ratio per kind and tokenizer). `token-report lines` is a
+//! tuning aid: the ratio of single lines (text only), lowest first.
 
 mod corpus;
 mod rng;
@@ -101,22 +102,32 @@ fn main() -> ExitCode {
 }
 
 fn generate(options: &Options) -> Result<bool, String> {
-    std::fs::create_dir_all(&options.corpus).map_err(|error| format!("{}: {error}", options.corpus.display()))?;
+    std::fs::create_dir_all(&options.corpus)
+        .map_err(|error| format!("{}: {error}", options.corpus.display()))?;
     for kind in KINDS {
         let lines = kind.generate(options.seed, KIND_BYTES);
         let mut text = lines.join("\n");
         text.push('\n');
         let path = options.corpus.join(format!("{}.txt", kind.name));
         std::fs::write(&path, &text).map_err(|error| format!("{}: {error}", path.display()))?;
-        println!("{}: {} lines, {} bytes", path.display(), lines.len(), text.len());
+        println!(
+            "{}: {} lines, {} bytes",
+            path.display(),
+            lines.len(),
+            text.len()
+        );
     }
     Ok(true)
 }
 
 fn load(options: &Options, kind: &Kind) -> Result<Vec<String>, String> {
     let path = options.corpus.join(format!("{}.txt", kind.name));
-    let text = std::fs::read_to_string(&path)
-        .map_err(|error| format!("{}: {error} (run `token-report generate` first)", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(|error| {
+        format!(
+            "{}: {error} (run `token-report generate` first)",
+            path.display()
+        )
+    })?;
     Ok(text.lines().map(str::to_string).collect())
 }
 
@@ -235,7 +246,10 @@ fn report(options: &Options) -> Result<bool, String> {
         let estimates: Vec<u64> = windows.iter().map(estimate_window).collect();
         let chars: usize = formatted.iter().map(|text| text.chars().count()).sum();
         for tokenizer in &tokenizers {
-            let reals: Vec<usize> = formatted.iter().map(|text| tokenizer.bpe.encode_ordinary(text).len()).collect();
+            let reals: Vec<usize> = formatted
+                .iter()
+                .map(|text| tokenizer.bpe.encode_ordinary(text).len())
+                .collect();
             let mut ratios: Vec<(f64, usize)> = estimates
                 .iter()
                 .zip(&reals)
@@ -274,11 +288,20 @@ fn report(options: &Options) -> Result<bool, String> {
         }
     }
     println!(
-        "Corpus: {} kinds, {} windows, {} bytes. Goal per kind and tokenizer: min >= {GOAL_MIN:.1}, median < {GOAL_MEDIAN:.1}.",
+        "Corpus: {} ({} kinds, {} bytes), {} windows a kind ({} in all) of 1 to 200 lines. Ratio: estimate / real tokens of \
+         a window. Goal per kind and tokenizer: min >= {GOAL_MIN:.1}, median < {GOAL_MEDIAN:.1}.",
+        options.corpus.strip_prefix(env!("CARGO_MANIFEST_DIR")).map_or(options.corpus.display().to_string(), |path| format!("tools/token-report/{}", path.display())),
         KINDS.len(),
-        total_windows,
-        corpus_bytes
+        corpus_bytes,
+        WINDOWS_PER_KIND,
+        total_windows
     );
+    println!();
+    println!("| kind | what |");
+    println!("| --- | --- |");
+    for kind in KINDS {
+        println!("| {} | {} |", kind.name, kind.about);
+    }
     for tokenizer in &tokenizers {
         println!();
         println!("### {}", tokenizer.name);
