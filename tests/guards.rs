@@ -449,3 +449,40 @@ mod no_traps {
         }
     }
 }
+
+#[test]
+fn a_call_over_the_memory_cap_traps_and_the_session_is_replaced() {
+    let sandbox = Sandbox::new();
+    // A window of 2,000 lines of 1,000 characters needs about 2 MB of content; cap the store at 1.5 MiB above the
+    // component's start.
+    let wide: String = (0..2_000)
+        .map(|_| format!("{}\n", "w".repeat(1_000)))
+        .collect();
+    let big = sandbox.write("wide.txt", wide);
+    let small = sandbox.write("small.txt", "small\n");
+    let probe = component()
+        .session(&sandbox.grants(), Config::default())
+        .unwrap();
+    let baseline = probe.peak_memory_bytes();
+    let limits = SessionLimits {
+        memory_bytes: baseline as usize + 1_536 * 1024,
+        ..SessionLimits::default()
+    };
+    let config = Config {
+        budget: Some(read_window_host::Budget::Characters(4_000_000)),
+        ..Config::default()
+    };
+    let mut session = component()
+        .session_with_limits(&sandbox.grants(), config, limits)
+        .unwrap();
+    let error = session
+        .read(&ReadRequest::new(big))
+        .expect_err("the window does not fit the memory cap");
+    assert_eq!(error.kind(), HostErrorKind::MemoryLimit, "{error}");
+    assert!(error.session_restarted());
+    assert_eq!(session.restarts(), 1);
+    match session.read(&ReadRequest::new(small)).unwrap().unwrap() {
+        read_window_host::ReadOutcome::Window(window) => assert_eq!(window.content, "1|small\n"),
+        other => panic!("expected a window, got {other:?}"),
+    }
+}
