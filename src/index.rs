@@ -21,6 +21,32 @@ pub const COLUMN_CHECKPOINT_BYTES: u64 = 64 * 1024;
 pub const MAX_COLUMN_CHECKPOINTS: usize = 1_024;
 /// Long lines remembered per file at most.
 pub const MAX_LONG_LINES: usize = 64;
+/// Bytes before a checkpoint (and before the end of the scanned lines) whose hash is kept, so a cached index can
+/// tell that the file was rewritten under the same size and modification time, or changed before the part that grew.
+pub const FINGERPRINT_BYTES: usize = 64;
+
+/// FNV-1a over the concatenation of `parts`.
+pub fn fingerprint(parts: &[&[u8]]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &byte in *part {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+/// The hash of the `FINGERPRINT_BYTES` before `end` of `block`, reaching back into `before` (the bytes that
+/// preceded the block) when `end` is near the block's start.
+fn region_fingerprint(before: &[u8], block: &[u8], end: usize) -> u64 {
+    let inside = end.min(FINGERPRINT_BYTES);
+    let from_before = (FINGERPRINT_BYTES - inside).min(before.len());
+    fingerprint(&[
+        before.get(before.len() - from_before..).unwrap_or_default(),
+        block.get(end - inside..end).unwrap_or_default(),
+    ])
+}
 
 /// What reading a long line once taught: its length, where the next line starts, and where its columns are, so a
 /// window deep inside it (or after it) does not decode it from its start again.
@@ -139,6 +165,10 @@ pub struct LineIndex {
     spacing: u64,
     /// `checkpoints[k]` is the byte offset where line `k * spacing + 1` starts.
     checkpoints: Vec<u64>,
+    /// `checkpoint_prints[k]` is the fingerprint of the bytes before `checkpoints[k]`.
+    checkpoint_prints: Vec<u64>,
+    /// The fingerprint of the bytes before `resume_offset`.
+    resume_print: u64,
     /// Lines ended by a line feed.
     complete_lines: u64,
     /// The byte offset just after the last line feed: where the last (unterminated) line starts.
@@ -161,6 +191,8 @@ impl LineIndex {
             data_start,
             spacing: INITIAL_SPACING,
             checkpoints: vec![data_start],
+            checkpoint_prints: vec![0],
+            resume_print: 0,
             complete_lines: 0,
             resume_offset: data_start,
             scanned_bytes: data_start,
@@ -210,8 +242,9 @@ impl LineIndex {
 
     /// Bytes of memory the index occupies.
     pub fn memory_bytes(&self) -> u64 {
-        (std::mem::size_of::<Self>() + self.checkpoints.capacity() * std::mem::size_of::<u64>())
-            as u64
+        (std::mem::size_of::<Self>()
+            + (self.checkpoints.capacity() + self.checkpoint_prints.capacity())
+                * std::mem::size_of::<u64>()) as u64
     }
 
     /// The line endings seen.
@@ -237,6 +270,35 @@ impl LineIndex {
         (index * self.spacing + 1, offset)
     }
 
+    /// The fingerprint the bytes before the checkpoint at or below `line` must have, and where they start, when
+    /// that checkpoint is not line 1: (region start, checkpoint offset, fingerprint).
+    pub fn checkpoint_region(&self, line: u64) -> Option<(u64, u64, u64)> {
+        let wanted = (line.max(1) - 1) / self.spacing;
+        let index = (wanted as usize).min(self.checkpoints.len().saturating_sub(1));
+        if index == 0 {
+            return None;
+        }
+        let offset = *self.checkpoints.get(index)?;
+        let print = *self.checkpoint_prints.get(index)?;
+        Some((
+            offset.saturating_sub(FINGERPRINT_BYTES as u64),
+            offset,
+            print,
+        ))
+    }
+
+    /// The bytes before the end of the scanned lines and their fingerprint: (region start, end, fingerprint);
+    /// `None` while no line feed has been seen (the whole file is its last line, rescanned when it grows).
+    pub fn resume_region(&self) -> Option<(u64, u64, u64)> {
+        (self.resume_offset > self.data_start).then(|| {
+            (
+                self.resume_offset.saturating_sub(FINGERPRINT_BYTES as u64),
+                self.resume_offset,
+                self.resume_print,
+            )
+        })
+    }
+
     /// Scans from the start of the last line to the end of the file, adding checkpoints and counting lines.
     ///
     /// On a new index this scans the whole file; on a file that grew it scans only what was added.
@@ -245,6 +307,19 @@ impl LineIndex {
         self.long_lines.remove(&(self.complete_lines + 1));
         let encoding = self.encoding;
         let unit = encoding.unit_bytes();
+        // The bytes before the resume offset, for the fingerprints of checkpoints just after it.
+        let mut before: Vec<u8> = Vec::with_capacity(2 * FINGERPRINT_BYTES);
+        scanner.seek(self.resume_offset.saturating_sub(FINGERPRINT_BYTES as u64));
+        while scanner.position() < self.resume_offset {
+            let wanted = (self.resume_offset - scanner.position()) as usize;
+            let available = scanner.fill()?;
+            if available.is_empty() {
+                break;
+            }
+            let take = wanted.min(available.len());
+            before.extend_from_slice(available.get(..take).unwrap_or_default());
+            scanner.advance(take);
+        }
         scanner.seek(self.resume_offset);
         // The unit before the resume offset is a line feed (or nothing), never a carriage return.
         let mut previous_was_cr = false;
@@ -256,14 +331,23 @@ impl LineIndex {
             }
             let length = available.len();
             if encoding == TextEncoding::Utf8 {
-                self.scan_utf8_block(available, base, previous_was_cr);
+                self.scan_utf8_block(available, base, previous_was_cr, &before);
             } else {
-                self.scan_units(available, base, previous_was_cr);
+                self.scan_units(available, base, previous_was_cr, &before);
             }
             previous_was_cr = length >= unit
                 && available
                     .get(length - unit..)
                     .is_some_and(|unit_bytes| encoding.is_carriage_return(unit_bytes));
+            // Keep the last FINGERPRINT_BYTES seen as the bytes before the next block.
+            let keep_block = length.min(FINGERPRINT_BYTES);
+            let keep_before = (FINGERPRINT_BYTES - keep_block).min(before.len());
+            let tail: Vec<u8> = before[before.len() - keep_before..]
+                .iter()
+                .chain(available[length - keep_block..].iter())
+                .copied()
+                .collect();
+            before = tail;
             scanner.advance(length);
         }
         self.scanned_bytes = scanner.position().max(self.data_start);
@@ -272,7 +356,7 @@ impl LineIndex {
 
     /// Counts a UTF-8 block's line feeds and `\r\n` pairs with whole-block SIMD searches, and visits single line
     /// feeds only where a checkpoint falls.
-    fn scan_utf8_block(&mut self, block: &[u8], base: u64, previous_was_cr: bool) {
+    fn scan_utf8_block(&mut self, block: &[u8], base: u64, previous_was_cr: bool, before: &[u8]) {
         let line_feeds = memchr::memchr_iter(b'\n', block).count() as u64;
         if line_feeds == 0 {
             return;
@@ -291,7 +375,8 @@ impl LineIndex {
                 seen += 1;
                 if seen == next_multiple {
                     self.complete_lines = seen;
-                    self.add_checkpoint(base + position as u64 + 1);
+                    let print = region_fingerprint(before, block, position + 1);
+                    self.add_checkpoint(base + position as u64 + 1, print);
                     next_multiple = (seen / self.spacing + 1) * self.spacing;
                     if next_multiple > first + line_feeds {
                         break;
@@ -302,10 +387,11 @@ impl LineIndex {
         self.complete_lines = first + line_feeds;
         let last = memchr::memrchr(b'\n', block).unwrap_or(0);
         self.resume_offset = base + last as u64 + 1;
+        self.resume_print = region_fingerprint(before, block, last + 1);
     }
 
     /// Visits every line feed of a UTF-16 block.
-    fn scan_units(&mut self, block: &[u8], base: u64, previous_was_cr: bool) {
+    fn scan_units(&mut self, block: &[u8], base: u64, previous_was_cr: bool, before: &[u8]) {
         let encoding = self.encoding;
         let unit = encoding.unit_bytes();
         let mut from = 0;
@@ -324,26 +410,30 @@ impl LineIndex {
             self.complete_lines += 1;
             from = index + unit;
             self.resume_offset = base + from as u64;
+            self.resume_print = region_fingerprint(before, block, from);
             if self.complete_lines % self.spacing == 0 {
-                self.add_checkpoint(self.resume_offset);
+                self.add_checkpoint(self.resume_offset, self.resume_print);
             }
         }
     }
 
-    fn add_checkpoint(&mut self, offset: u64) {
+    fn add_checkpoint(&mut self, offset: u64, print: u64) {
         if self.checkpoints.len() >= MAX_CHECKPOINTS {
             // Double the spacing: keep checkpoints 0, 2, 4, ... (lines 1, 2s+1, 4s+1, ...).
             let mut kept = 0;
             for index in (0..self.checkpoints.len()).step_by(2) {
                 self.checkpoints[kept] = self.checkpoints[index];
+                self.checkpoint_prints[kept] = self.checkpoint_prints[index];
                 kept += 1;
             }
             self.checkpoints.truncate(kept);
+            self.checkpoint_prints.truncate(kept);
             self.spacing *= 2;
         }
         // Line `complete_lines + 1` starts at `offset`; keep it only on the (possibly doubled) spacing.
         if self.complete_lines % self.spacing == 0 {
             self.checkpoints.push(offset);
+            self.checkpoint_prints.push(print);
         }
     }
 }

@@ -8,10 +8,11 @@ use std::hash::{Hash, Hasher};
 
 use crate::config::{Budget, Config, ConfigInput};
 use crate::decode::{Decoder, TextEncoding};
+use crate::error::FsError;
 use crate::error::{ErrorKind, ReadError};
 use crate::guards::{check_device_name, check_private_key, CredentialPolicy};
 use crate::hint::hint;
-use crate::index::{FileIdentity, LineEndings, LineIndex};
+use crate::index::{fingerprint, FileIdentity, LineEndings, LineIndex, FINGERPRINT_BYTES};
 use crate::sandbox::{
     find_root, normalize, outside_error, resolve, validate_path, FileKind, FileSystem,
     ResolveError, Resolved,
@@ -276,63 +277,114 @@ struct Opened<File: ByteSource> {
     index: LineIndex,
 }
 
-/// Opens `resolved`, sniffs it (unless a cached index of the same version exists), and brings its index up to date.
+/// Fingerprints the bytes `[start, end)` (at most `FINGERPRINT_BYTES`) read through `scanner`.
+fn region_print<S: ByteSource>(
+    scanner: &mut Scanner<S>,
+    start: u64,
+    end: u64,
+) -> Result<u64, FsError> {
+    let mut bytes = Vec::with_capacity(FINGERPRINT_BYTES);
+    scanner.seek(start);
+    while scanner.position() < end {
+        let wanted = (end - scanner.position()) as usize;
+        let available = scanner.fill()?;
+        if available.is_empty() {
+            break;
+        }
+        let take = wanted.min(available.len());
+        bytes.extend_from_slice(available.get(..take).unwrap_or_default());
+        scanner.advance(take);
+    }
+    Ok(fingerprint(&[&bytes]))
+}
+
+/// Sniffs the file from its first block and scans all of it into a new index.
+fn build_index<S: ByteSource>(
+    scanner: &mut Scanner<S>,
+    resolved: &Resolved,
+    requested: &str,
+) -> Result<LineIndex, ReadError> {
+    let io = |error: FsError| error.into_read_error(requested);
+    scanner.seek(0);
+    scanner.set_encoding(TextEncoding::Utf8);
+    let block = scanner.fill().map_err(io)?;
+    let sample = block
+        .get(..block.len().min(SAMPLE_BYTES))
+        .unwrap_or_default();
+    let whole_file = resolved.stat.size > 0 && sample.len() as u64 >= resolved.stat.size;
+    let mut index = match sniff(sample, whole_file) {
+        Verdict::Binary { kind } => {
+            return Err(ReadError::new(
+                ErrorKind::Binary,
+                format!(
+                    "{requested} is {kind}, detected from its content (the file name is not trusted). read-window returns text only: use a tool made for this type (an image viewer, an archive lister, a hex dump) instead."
+                ),
+            ));
+        }
+        Verdict::Text {
+            encoding,
+            bom_bytes,
+        } => {
+            check_private_key(requested, sample)?;
+            scanner.set_encoding(encoding);
+            LineIndex::new(encoding, bom_bytes)
+        }
+    };
+    index.extend(scanner).map_err(io)?;
+    index.identity = Some(identity_of(resolved));
+    Ok(index)
+}
+
+fn identity_of(resolved: &Resolved) -> FileIdentity {
+    FileIdentity {
+        size: resolved.stat.size,
+        modified_ns: resolved.stat.modified_ns,
+    }
+}
+
+/// Opens `resolved` and brings its index up to date: a cached index is kept when the file is the same version or
+/// only grew, and the bytes before the end of its scanned lines still have the fingerprint they had (so a rewrite
+/// under the same size and modification time, or an edit before the part that grew, is rescanned from the start).
 fn open_and_index<F: FileSystem + ?Sized>(
     fs: &mut F,
     resolved: &Resolved,
     requested: &str,
     cached: Option<CachedFile>,
 ) -> Result<Opened<F::File>, ReadError> {
-    let io = |error: crate::error::FsError| error.into_read_error(requested);
+    let io = |error: FsError| error.into_read_error(requested);
     let file = fs.open(resolved.root, &resolved.relative).map_err(io)?;
-    let identity = FileIdentity {
-        size: resolved.stat.size,
-        modified_ns: resolved.stat.modified_ns,
-    };
-    // A cached index serves when the file is the same version, or only grew; files of one block are rescanned
-    // (the scan is the one read the window needs anyway).
-    let reusable = cached.map(|cached| cached.index).filter(|index| {
+    let identity = identity_of(resolved);
+    // Files of one block are rescanned: the scan is the one read the window needs anyway.
+    let candidate = cached.map(|cached| cached.index).filter(|index| {
         index.identity.is_some_and(|known| {
             known == identity || (identity.size > known.size && known.size > BLOCK_BYTES as u64)
         }) && identity.size > BLOCK_BYTES as u64
     });
     let mut scanner = Scanner::new(file, TextEncoding::Utf8);
     scanner.set_size_hint(resolved.stat.size);
-    let mut index = match reusable {
-        Some(index) => {
-            scanner.set_encoding(index.encoding());
+    let mut reusable = None;
+    if let Some(index) = candidate {
+        scanner.set_encoding(index.encoding());
+        let unchanged = match index.resume_region() {
+            Some((start, end, print)) => {
+                region_print(&mut scanner, start, end).map_err(io)? == print
+            }
+            None => true,
+        };
+        if unchanged {
+            reusable = Some(index);
+        }
+    }
+    let index = match reusable {
+        Some(mut index) => {
+            if index.identity != Some(identity) {
+                index.extend(&mut scanner).map_err(io)?;
+                index.identity = Some(identity);
+            }
             index
         }
-        None => {
-            let block = scanner.fill().map_err(io)?;
-            let sample = block
-                .get(..block.len().min(SAMPLE_BYTES))
-                .unwrap_or_default();
-            let whole_file = resolved.stat.size > 0 && sample.len() as u64 >= resolved.stat.size;
-            match sniff(sample, whole_file) {
-                Verdict::Binary { kind } => {
-                    return Err(ReadError::new(
-                        ErrorKind::Binary,
-                        format!(
-                            "{requested} is {kind}, detected from its content (the file name is not trusted). read-window returns text only: use a tool made for this type (an image viewer, an archive lister, a hex dump) instead."
-                        ),
-                    ));
-                }
-                Verdict::Text {
-                    encoding,
-                    bom_bytes,
-                } => {
-                    check_private_key(requested, sample)?;
-                    scanner.set_encoding(encoding);
-                    LineIndex::new(encoding, bom_bytes)
-                }
-            }
-        }
+        None => build_index(&mut scanner, resolved, requested)?,
     };
-    if index.identity != Some(identity) {
-        index.extend(&mut scanner).map_err(io)?;
-        index.identity = Some(identity);
-    }
     Ok(Opened { scanner, index })
 }
 
@@ -350,6 +402,15 @@ fn window_result<File: ByteSource>(
         budget: config.budget,
         density,
     };
+    // The checkpoint the window starts from must still sit after the same bytes; if not, the file changed
+    // under an unchanged size and modification time: index it again.
+    if let Some((start, offset, print)) = opened.index.checkpoint_region(request.offset) {
+        let found = region_print(&mut opened.scanner, start, offset)
+            .map_err(|error| error.into_read_error(requested))?;
+        if found != print {
+            opened.index = build_index(&mut opened.scanner, resolved, requested)?;
+        }
+    }
     let window = read_window(
         &mut opened.scanner,
         &mut opened.index,
@@ -514,6 +575,22 @@ impl Reader {
         request: &ReadRequest,
         now_ms: u64,
     ) -> Result<ReadOutcome, ReadError> {
+        let outcome = self.read_through_memory(fs, request, now_ms);
+        if let Err(error) = &outcome {
+            // A failed read is a read of something else: the run of identical reads is broken.
+            if error.kind != ErrorKind::LoopBlocked {
+                self.memory.note_other_tool();
+            }
+        }
+        outcome
+    }
+
+    fn read_through_memory<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        request: &ReadRequest,
+        now_ms: u64,
+    ) -> Result<ReadOutcome, ReadError> {
         let prepared = prepare(&self.config, fs, request)?;
         let requested = request.path.as_str();
         if let Some((message, left_ms)) = self.memory.known_missing(&prepared.absolute, now_ms) {
@@ -564,9 +641,15 @@ impl Reader {
             );
             outcome?
         };
+        // The key is the window as returned, not as asked: two requests that return the same lines (a limit past
+        // the end of the file, a budget that stops both at line 52) are the same read.
         let key = DedupKey {
             path: resolved.path.clone(),
-            request: prepared.request,
+            request: WindowRequest {
+                offset: result.window.start_line,
+                column: result.window.start_column,
+                limit: result.window.lines_returned,
+            },
             shape: shape_of(&self.config),
         };
         let window = &result.window;

@@ -124,8 +124,9 @@ impl SessionMemory {
         }
         let warning = (count >= config.loop_warn_at).then(|| {
             format!(
-                "{MARKER_PREFIX}loop warning] This is identical read {count} in a row of lines {}+ of {}, unchanged. Use what you already have; read {} will be blocked.",
+                "{MARKER_PREFIX}loop warning] This is identical read {count} in a row of lines {}-{} of {}, unchanged. Use what you already have; read {} will be blocked.",
                 key.request.offset,
+                (key.request.offset + key.request.limit).saturating_sub(1).max(key.request.offset),
                 key.path,
                 config.loop_block_at
             )

@@ -309,3 +309,110 @@ fn a_file_changed_between_reads_returns_fresh_content_and_clears_the_count() {
     assert_eq!(read(&mut session, &path, json!({}))["content"], "1|two\n");
     assert_eq!(read(&mut session, &path, json!({}))["status"], "unchanged");
 }
+
+fn numbered(prefix: &str, width: usize, lines: u64) -> String {
+    (1..=lines)
+        .map(|n| format!("{prefix}{n:0width$}\n"))
+        .collect()
+}
+
+#[test]
+fn a_large_file_rewritten_under_the_same_size_and_mtime_is_indexed_again() {
+    let sandbox = Sandbox::new();
+    // 20,000 lines of 7 bytes (140 KB, over one block); then 14,000 lines of 10 bytes: the same size.
+    let path = sandbox.write("same.txt", numbered("A", 5, 20_000));
+    let host = sandbox.host("same.txt");
+    let mut session = sandbox.default_session();
+    assert_eq!(
+        read(&mut session, &path, json!({"offset": 5_000, "limit": 1}))["content"],
+        "5000|A05000\n"
+    );
+    let modified = std::fs::metadata(&host).unwrap().modified().unwrap();
+    std::fs::write(&host, numbered("B", 8, 14_000)).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&host)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let again = read(&mut session, &path, json!({"offset": 5_000, "limit": 1}));
+    assert_eq!(again["content"], "5000|B00005000\n");
+    assert_eq!(again["total_lines"], 14_000);
+    let past = read(&mut session, &path, json!({"offset": 15_000, "limit": 1}));
+    assert_eq!(error_kind(&past), "invalid_request");
+}
+
+#[test]
+fn an_edit_before_the_part_that_grew_is_indexed_again() {
+    let sandbox = Sandbox::new();
+    let original = numbered("line ", 5, 5_000);
+    let path = sandbox.write("src.txt", &original);
+    let mut session = sandbox.default_session();
+    assert_eq!(
+        read(&mut session, &path, json!({"offset": 3_000, "limit": 1}))["content"],
+        "3000|line 03000\n"
+    );
+    // Insert two lines near the top: the file grew, but not by appending.
+    let mut lines: Vec<&str> = original.lines().collect();
+    lines.insert(9, "import os");
+    lines.insert(10, "import sys, json, re  # a longer inserted line");
+    std::fs::write(sandbox.host("src.txt"), lines.join("\n") + "\n").unwrap();
+    let after = read(&mut session, &path, json!({"offset": 1_025, "limit": 2}));
+    assert_eq!(after["content"], "1025|line 01023\n1026|line 01024\n");
+    assert_eq!(after["total_lines"], 5_002);
+}
+
+#[test]
+fn an_appended_log_extends_its_index_and_reads_the_new_lines() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.write("app.log", numbered("event ", 6, 10_000));
+    let mut session = sandbox.default_session();
+    assert_eq!(
+        read(&mut session, &path, json!({"offset": 9_999}))["total_lines"],
+        10_000
+    );
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(sandbox.host("app.log"))
+        .unwrap();
+    std::io::Write::write_all(&mut file, numbered("later ", 6, 3).as_bytes()).unwrap();
+    let grown = read(&mut session, &path, json!({"offset": 10_001}));
+    assert_eq!(
+        grown["content"],
+        "10001|later 000001\n10002|later 000002\n10003|later 000003\n"
+    );
+    assert_eq!(grown["total_lines"], 10_003);
+}
+
+#[test]
+fn dedup_keys_on_the_window_returned_not_the_limit_asked() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.write("a.txt", "one\ntwo\nthree\n");
+    let mut session = sandbox.default_session();
+    assert_eq!(
+        read(&mut session, &path, json!({"limit": 10}))["status"],
+        "ok"
+    );
+    assert_eq!(
+        read(&mut session, &path, json!({"limit": 11}))["status"],
+        "unchanged"
+    );
+    let third = read(&mut session, &path, json!({"limit": 12}));
+    assert_eq!(third["error"]["already_read"], 3);
+}
+
+#[test]
+fn a_failed_read_breaks_a_run_of_identical_reads() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.write("a.txt", "one\n");
+    let mut session = sandbox.session(no_dedup());
+    read(&mut session, &path, json!({}));
+    read(&mut session, &path, json!({}));
+    assert_eq!(
+        error_kind(&read(&mut session, "missing.txt", json!({}))),
+        "not_found"
+    );
+    let after = read(&mut session, &path, json!({}));
+    assert_eq!(after["status"], "ok");
+    assert!(after.get("warnings").is_none(), "{after}");
+}
