@@ -90,10 +90,11 @@ fn a_deep_page_of_an_indexed_file_costs_a_bounded_number_of_reads() {
             read_window_host::ReadOutcome::Window(window) => assert_eq!(window.start_line, offset),
             other => panic!("expected a window: {other:?}"),
         }
-        // One block holds the checkpoint's 1,024 lines and the window (about 70 bytes a line); a window that
-        // straddles a block boundary needs one more.
+        // One read checks the fingerprint before the end of the indexed lines (the file is unchanged); one block
+        // holds most of the checkpoint's 1,024 lines and the window (about 70 bytes a line), and a window that
+        // straddles a block boundary needs one more. However deep the page.
         assert!(
-            after - before <= 2,
+            after - before <= 3,
             "offset {offset}: {} positioned reads",
             after - before
         );
