@@ -94,10 +94,12 @@ pub const DEFAULT_DENY: &[(&str, &str)] = &[
     ("**/.docker/config.json", "Docker registry credentials"),
     ("**/.kube/config", "Kubernetes credentials"),
     ("**/.config/gh/hosts.yml", "GitHub CLI token"),
-    ("**/id_rsa", "SSH private key"),
-    ("**/id_dsa", "SSH private key"),
-    ("**/id_ecdsa", "SSH private key"),
-    ("**/id_ed25519", "SSH private key"),
+    ("**/id_rsa*", "SSH private key"),
+    ("**/id_dsa*", "SSH private key"),
+    ("**/id_ecdsa*", "SSH private key"),
+    ("**/id_ed25519*", "SSH private key"),
+    ("**/*.ppk", "PuTTY private key"),
+    ("**/.pgpass", "PostgreSQL password file"),
     ("**/*.pem", "PEM private key or certificate store (*.pem)"),
     ("**/*.key", "private key (*.key)"),
     ("**/auth.json", "token store (auth.json)"),
@@ -106,6 +108,7 @@ pub const DEFAULT_DENY: &[(&str, &str)] = &[
 
 /// Exceptions to the default deny-list: templates that hold no secrets.
 pub const DEFAULT_ALLOW: &[&str] = &[
+    "**/*.pub",
     "**/.env.example",
     "**/.env.sample",
     "**/.env.template",
@@ -125,24 +128,31 @@ impl CredentialPolicy {
         let mut deny: Vec<CredentialRule> = DEFAULT_DENY
             .iter()
             .map(|(pattern, description)| CredentialRule {
-                pattern: (*pattern).to_string(),
+                pattern: (*pattern).to_lowercase(),
                 description: (*description).to_string(),
             })
             .collect();
         deny.extend(extra_deny.iter().map(|pattern| CredentialRule {
-            pattern: anchored(pattern),
+            pattern: anchored(pattern).to_lowercase(),
             description: "a pattern of the host's deny-list".to_string(),
         }));
         let mut allow: Vec<String> = DEFAULT_ALLOW
             .iter()
             .map(|pattern| (*pattern).to_string())
             .collect();
-        allow.extend(extra_allow.iter().map(|pattern| anchored(pattern)));
+        allow.extend(
+            extra_allow
+                .iter()
+                .map(|pattern| anchored(pattern).to_lowercase()),
+        );
         CredentialPolicy { deny, allow }
     }
 
     /// The rule that refuses `path` (an absolute guest path), if any.
     pub fn matching_rule(&self, path: &str) -> Option<&CredentialRule> {
+        // Case-insensitive: on macOS and Windows `.ENV` opens `.env`.
+        let path = path.to_lowercase();
+        let path = path.as_str();
         if self
             .allow
             .iter()

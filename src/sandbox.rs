@@ -257,6 +257,15 @@ pub fn resolve<F: FileSystem + ?Sized>(
             let stat = match fs.stat(root, &prefix) {
                 Ok(stat) => stat,
                 Err(FsError::NotFound) | Err(FsError::NotADirectory) => {
+                    // Past a link, say so: a dangling link is not a typo to suggest names for.
+                    if let Some((link, target)) = &last_link {
+                        return Err(ResolveError::Other(ReadError::new(
+                            ErrorKind::NotFound,
+                            format!(
+                                "{requested} goes through the link {link}, which points to {target}; that does not exist (a dangling link)."
+                            ),
+                        )));
+                    }
                     return Err(ResolveError::NotFound(
                         FsError::NotFound.into_read_error(requested),
                     ));

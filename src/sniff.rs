@@ -164,20 +164,6 @@ pub fn sniff(sample: &[u8], whole_file: bool) -> Verdict {
             bom_bytes: 2,
         };
     }
-    if let Some(kind) = magic_type(sample) {
-        return Verdict::Binary { kind };
-    }
-    if let Some(encoding) = utf16_without_bom(sample) {
-        return Verdict::Text {
-            encoding,
-            bom_bytes: 0,
-        };
-    }
-    if memchr::memchr(0, sample).is_some() {
-        return Verdict::Binary {
-            kind: "binary data (it contains NUL bytes)",
-        };
-    }
     // Judge whole characters only: drop a multibyte sequence the sample cut off.
     let judged = if whole_file {
         sample
@@ -185,6 +171,25 @@ pub fn sniff(sample: &[u8], whole_file: bool) -> Verdict {
         trim_incomplete_tail(sample)
     };
     let (text, replaced) = decode_all(TextEncoding::Utf8, judged);
+    let has_nul = memchr::memchr(0, sample).is_some();
+    // A magic number names the type only when the sample is not clean text: a note that starts "ID3 notes" or
+    // "RIFF raff" is text, and every binary format has a NUL or an invalid UTF-8 byte in its first 8 KiB.
+    if has_nul || replaced > 0 {
+        if let Some(kind) = magic_type(sample) {
+            return Verdict::Binary { kind };
+        }
+    }
+    if let Some(encoding) = utf16_without_bom(sample) {
+        return Verdict::Text {
+            encoding,
+            bom_bytes: 0,
+        };
+    }
+    if has_nul {
+        return Verdict::Binary {
+            kind: "binary data (it contains NUL bytes)",
+        };
+    }
     let chars = text.chars().count() as u64;
     if replaced > 0 && replaced * 10 > chars * 3 {
         return Verdict::Binary {
@@ -305,5 +310,19 @@ mod tests {
             b"caf\xe9 au lait, cr\xe8me br\xfbl\xe9e and a long line of plain words",
             true
         )));
+        // Text that happens to start with a magic word is text.
+        for text in [
+            &b"ID3 notes"[..],
+            b"RIFF raff",
+            b"OTTO is my name",
+            b"GIF87a",
+            b"%PDF-1.4\nhello text\n",
+        ] {
+            assert!(
+                is_text(sniff(text, true)),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
     }
 }

@@ -41,7 +41,11 @@ fn fs_error(code: ErrorCode) -> FsError {
         ErrorCode::NoEntry => FsError::NotFound,
         ErrorCode::Access | ErrorCode::NotPermitted => FsError::PermissionDenied,
         ErrorCode::NotDirectory => FsError::NotADirectory,
-        other => FsError::Other(format!("{other:?}")),
+        other => FsError::Other(format!(
+            "{} ({})",
+            other.message().trim_end_matches('.'),
+            other.name()
+        )),
     }
 }
 

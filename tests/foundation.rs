@@ -254,6 +254,16 @@ fn a_symlink_pointing_outside_the_root_is_refused() {
         .contains("link"));
     let through_directory = read(&mut session, "etc/secret.txt", json!({}));
     assert_eq!(error_kind(&through_directory), "outside_sandbox");
+    std::os::unix::fs::symlink("nowhere.txt", sandbox.host("dangling")).unwrap();
+    let dangling = read(&mut session, "dangling", json!({}));
+    assert_eq!(error_kind(&dangling), "not_found");
+    assert!(
+        dangling["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("points to nowhere.txt"),
+        "{dangling}"
+    );
     let inside = read(&mut session, "inside-link.txt", json!({}));
     assert_eq!(inside["content"], "1|real\n");
     assert_eq!(inside["path"], sandbox.guest("real.txt"));

@@ -184,7 +184,7 @@ fn credential_rules_apply_to_the_link_target_and_the_host_can_add_and_except() {
 #[test]
 fn magic_numbers_name_the_type_whatever_the_extension() {
     let sandbox = Sandbox::new();
-    let mut tar = vec![b'a'; 512];
+    let mut tar = vec![0u8; 512];
     tar[257..262].copy_from_slice(b"ustar");
     let mut pe = vec![b'x'; 0x100];
     pe[..2].copy_from_slice(b"MZ");
@@ -193,17 +193,21 @@ fn magic_numbers_name_the_type_whatever_the_extension() {
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("image.txt", b"\x89PNG\r\n\x1a\nrest".to_vec(), "PNG"),
         ("photo.md", b"\xff\xd8\xff\xe0JFIF".to_vec(), "JPEG"),
-        ("anim.rs", b"GIF89a....".to_vec(), "GIF"),
+        (
+            "anim.rs",
+            b"GIF89a\x01\x00\x01\x00\x80\x00\x00".to_vec(),
+            "GIF",
+        ),
         ("web.txt", b"RIFF\x10\x00\x00\x00WEBPVP8 ".to_vec(), "WebP"),
-        ("doc.txt", b"%PDF-1.7\n%more".to_vec(), "PDF"),
-        ("book.txt", b"PK\x03\x04rest".to_vec(), "ZIP"),
+        ("doc.txt", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec(), "PDF"),
+        ("book.txt", b"PK\x03\x04\x14\x00\x00\x00".to_vec(), "ZIP"),
         ("a.log", b"\x1f\x8b\x08\x00rest".to_vec(), "gzip"),
-        ("b.log", b"BZh91AY&SYrest".to_vec(), "bzip2"),
+        ("b.log", b"BZh91AY&SY\x8a\x00".to_vec(), "bzip2"),
         ("c.log", b"\xfd7zXZ\x00rest".to_vec(), "xz"),
         ("d.log", b"\x28\xb5\x2f\xfdrest".to_vec(), "zstd"),
         ("e.log", b"7z\xbc\xaf\x27\x1crest".to_vec(), "7z"),
         ("f.txt", tar, "tar"),
-        ("g.sh", b"\x7fELF\x02\x01\x01".to_vec(), "ELF"),
+        ("g.sh", b"\x7fELF\x02\x01\x01\x00\x00".to_vec(), "ELF"),
         ("h.sh", b"\xcf\xfa\xed\xfe\x07".to_vec(), "Mach-O"),
         ("i.txt", pe, "PE"),
         ("j.js", b"\x00asm\x01\x00\x00\x00".to_vec(), "WebAssembly"),
@@ -218,7 +222,11 @@ fn magic_numbers_name_the_type_whatever_the_extension() {
         ("o.txt", b"fLaC\x00\x00".to_vec(), "FLAC"),
         ("p.txt", b"RIFF\x10\x00\x00\x00WAVEfmt ".to_vec(), "WAV"),
         ("q.txt", b"\x00\x00\x00\x18ftypmp42".to_vec(), "MP4"),
-        ("r.txt", b"\x1a\x45\xdf\xa3\x01".to_vec(), "Matroska"),
+        (
+            "r.txt",
+            b"\x1a\x45\xdf\xa3\x01\x00\x00\x00".to_vec(),
+            "Matroska",
+        ),
     ];
     let mut session = sandbox.default_session();
     for (name, bytes, kind) in cases {
@@ -284,6 +292,9 @@ fn text_that_other_tools_call_binary_is_read() {
         read(&mut session, &path, json!({}))["content"],
         "1|input int Period = 14;\n2|void OnTick() {}\n"
     );
+
+    let notes = sandbox.write("notes.txt", "ID3 notes: tags to fix\nRIFF raff\n");
+    assert_eq!(read(&mut session, &notes, json!({}))["total_lines"], 2);
 
     let python = "#!/usr/bin/env python3\nimport sys\nprint(sys.argv)\n";
     let path = sandbox.write("script", python);

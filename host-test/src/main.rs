@@ -209,7 +209,17 @@ fn read(
     request: &ReadRequest,
     as_json: bool,
 ) -> Result<ExitCode, Failure> {
-    let outcome = reader.read_once(grants, config, request)?;
+    let outcome = match reader.read_once(grants, config, request) {
+        Ok(outcome) => outcome,
+        // With --json a host failure is still one JSON object on stdout (`host_error`), then exit 1.
+        Err(host) if as_json => {
+            let mut out = io::stdout().lock();
+            writeln!(out, "{}", json::host_error_json(&host))?;
+            out.flush()?;
+            return Ok(ExitCode::from(1));
+        }
+        Err(host) => return Err(host.into()),
+    };
     let mut out = io::stdout().lock();
     if as_json {
         writeln!(out, "{}", json::once_json(&outcome))?;
