@@ -18,7 +18,10 @@ use crate::sandbox::{
     ResolveError, Resolved,
 };
 use crate::scan::{Scanner, BLOCK_BYTES};
-use crate::session::{contains_component_output, CachedFile, Decision, DedupKey, SessionMemory};
+use crate::session::{
+    contains_component_output, looks_like_gutter_echo, CachedFile, Decision, DedupKey,
+    SessionMemory,
+};
 use crate::sniff::{sniff, Verdict, SAMPLE_BYTES};
 use crate::source::ByteSource;
 use crate::tokens::{gutter_tokens, parse_refusal, TokenEstimator};
@@ -699,8 +702,17 @@ impl Reader {
         self.memory.wrote(&absolute);
     }
 
-    /// Refuses text for writing that contains output of this component (`EchoedOutput`).
+    /// Refuses text for writing that contains output of this component, or that is a window pasted back with its
+    /// `N|` gutters (`EchoedOutput`).
     pub fn check_write(&self, path: &str, text: &str) -> Result<(), ReadError> {
+        if looks_like_gutter_echo(text) {
+            return Err(ReadError::new(
+                ErrorKind::EchoedOutput,
+                format!(
+                    "The text for {path} is a read window with its `N|` line numbers; writing it would put them into the file. Write the lines without the gutters."
+                ),
+            ));
+        }
         if contains_component_output(text) {
             return Err(ReadError::new(
                 ErrorKind::EchoedOutput,

@@ -288,6 +288,27 @@ impl SessionMemory {
     }
 }
 
+/// Whether `text` is a window pasted back with its gutters: two or more lines, each `N|...`, numbered one after
+/// the other. Writing it would put the line numbers into the file.
+pub fn looks_like_gutter_echo(text: &str) -> bool {
+    let mut expected: Option<u64> = None;
+    let mut lines = 0;
+    for line in text.lines() {
+        let Some((number, _)) = line.split_once('|') else {
+            return false;
+        };
+        let Ok(number) = number.parse::<u64>() else {
+            return false;
+        };
+        if expected.is_some_and(|wanted| wanted != number) {
+            return false;
+        }
+        expected = number.checked_add(1);
+        lines += 1;
+    }
+    lines >= 2
+}
+
 /// Whether `text` (offered for writing) contains output of this component: a stub, a block message, a warning or
 /// a clamp or budget marker, all of which start with `MARKER_PREFIX`.
 pub fn contains_component_output(text: &str) -> bool {
@@ -387,6 +408,16 @@ mod tests {
         );
         memory.note_other_tool();
         assert_eq!(memory.decide(&key(1, 10), 2, &config), Decision::Stub);
+    }
+
+    #[test]
+    fn a_window_pasted_back_with_gutters_is_recognised() {
+        assert!(looks_like_gutter_echo("1|a\n2|b\n3|c\n"));
+        assert!(looks_like_gutter_echo("41|    let x = 1;\n42|}\n"));
+        assert!(!looks_like_gutter_echo("1|a\n"));
+        assert!(!looks_like_gutter_echo("1|a\n3|b\n"));
+        assert!(!looks_like_gutter_echo("| a | b |\n| 1 | 2 |\n"));
+        assert!(!looks_like_gutter_echo("plain\ntext\n"));
     }
 
     #[test]

@@ -252,6 +252,11 @@ fn check_write_refuses_a_stub_and_a_clamp_marker_and_passes_plain_text() {
         json!({"op": "check_write", "path": "a.txt", "text": marker}),
     );
     assert_eq!(error_kind(&refused), "echoed_output");
+    let gutters = ask(
+        &mut session,
+        json!({"op": "check_write", "path": "a.txt", "text": "1|alpha\n2|beta\n"}),
+    );
+    assert_eq!(error_kind(&gutters), "echoed_output");
     let plain = ask(
         &mut session,
         json!({"op": "check_write", "path": "a.txt", "text": "alpha\nbeta\n"}),
