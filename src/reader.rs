@@ -65,6 +65,22 @@ pub struct BudgetReport {
     pub cap: Option<u64>,
 }
 
+impl BudgetReport {
+    /// The report of a window that used `used` of `limit` under `budget`.
+    pub fn of(budget: &Budget, limit: u64, used: u64) -> Self {
+        let (unit, cap) = match *budget {
+            Budget::Characters(_) => (BudgetUnit::Characters, None),
+            Budget::Tokens { cap, .. } => (BudgetUnit::Tokens, Some(cap)),
+        };
+        BudgetReport {
+            unit,
+            limit,
+            used,
+            cap,
+        }
+    }
+}
+
 /// How the file was decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EncodingFacts {
@@ -421,18 +437,7 @@ fn window_result<File: ByteSource>(
         &settings,
         requested,
     )?;
-    let budget = BudgetReport {
-        unit: match config.budget {
-            Budget::Characters(_) => BudgetUnit::Characters,
-            Budget::Tokens { .. } => BudgetUnit::Tokens,
-        },
-        limit: window.budget_limit,
-        used: window.budget_used,
-        cap: match config.budget {
-            Budget::Tokens { cap, .. } => Some(cap),
-            Budget::Characters(_) => None,
-        },
-    };
+    let budget = BudgetReport::of(&config.budget, window.budget_limit, window.budget_used);
     Ok(ReadResult {
         hint: hint(&resolved.path, &window, &config.budget, resolved.stat.size),
         path: resolved.path.clone(),
@@ -499,18 +504,7 @@ fn empty_result(config: &Config, resolved: &Resolved) -> ReadResult {
             line_endings: LineEndings::None,
             replaced_invalid: 0,
         },
-        budget: BudgetReport {
-            unit: match config.budget {
-                Budget::Characters(_) => BudgetUnit::Characters,
-                Budget::Tokens { .. } => BudgetUnit::Tokens,
-            },
-            limit: config.budget.limit(),
-            used: 0,
-            cap: match config.budget {
-                Budget::Tokens { cap, .. } => Some(cap),
-                Budget::Characters(_) => None,
-            },
-        },
+        budget: BudgetReport::of(&config.budget, config.budget.limit(), 0),
         warnings: Vec::new(),
         window,
     }
