@@ -128,12 +128,12 @@ impl CredentialPolicy {
         let mut deny: Vec<CredentialRule> = DEFAULT_DENY
             .iter()
             .map(|(pattern, description)| CredentialRule {
-                pattern: (*pattern).to_lowercase(),
+                pattern: (*pattern).to_ascii_lowercase(),
                 description: (*description).to_string(),
             })
             .collect();
         deny.extend(extra_deny.iter().map(|pattern| CredentialRule {
-            pattern: anchored(pattern).to_lowercase(),
+            pattern: anchored(pattern).to_ascii_lowercase(),
             description: "a pattern of the host's deny-list".to_string(),
         }));
         let mut allow: Vec<String> = DEFAULT_ALLOW
@@ -143,15 +143,15 @@ impl CredentialPolicy {
         allow.extend(
             extra_allow
                 .iter()
-                .map(|pattern| anchored(pattern).to_lowercase()),
+                .map(|pattern| anchored(pattern).to_ascii_lowercase()),
         );
         CredentialPolicy { deny, allow }
     }
 
     /// The rule that refuses `path` (an absolute guest path), if any.
     pub fn matching_rule(&self, path: &str) -> Option<&CredentialRule> {
-        // Case-insensitive: on macOS and Windows `.ENV` opens `.env`.
-        let path = path.to_lowercase();
+        // Case-insensitive (ASCII): on macOS and Windows `.ENV` opens `.env`.
+        let path = path.to_ascii_lowercase();
         let path = path.as_str();
         if self
             .allow
