@@ -230,16 +230,6 @@ impl LineIndex {
         self.complete_lines + u64::from(self.scanned_bytes > self.resume_offset)
     }
 
-    /// Bytes of the file the index has scanned.
-    pub fn scanned_bytes(&self) -> u64 {
-        self.scanned_bytes
-    }
-
-    /// Lines between checkpoints.
-    pub fn spacing(&self) -> u64 {
-        self.spacing
-    }
-
     /// Bytes of memory the index occupies.
     pub fn memory_bytes(&self) -> u64 {
         (std::mem::size_of::<Self>()

@@ -15,8 +15,6 @@ use crate::source::ByteSource;
 pub struct NativeFileSystem {
     roots: Vec<String>,
     directories: Vec<PathBuf>,
-    /// Positioned reads served by files this file system opened is counted by each file.
-    pub opened: u64,
 }
 
 impl NativeFileSystem {
@@ -28,7 +26,6 @@ impl NativeFileSystem {
                 .map(|(_, guest)| crate::sandbox::normalize(guest, "/"))
                 .collect(),
             directories: mounts.iter().map(|(host, _)| host.clone()).collect(),
-            opened: 0,
         }
     }
 
@@ -113,7 +110,6 @@ impl FileSystem for NativeFileSystem {
     }
 
     fn open(&mut self, root: usize, relative: &str) -> Result<NativeFile, FsError> {
-        self.opened += 1;
         let file = File::open(self.host_path(root, relative)?).map_err(fs_error)?;
         Ok(NativeFile { file })
     }

@@ -19,8 +19,7 @@ use crate::sandbox::{
 };
 use crate::scan::{Scanner, BLOCK_BYTES};
 use crate::session::{
-    contains_component_output, looks_like_gutter_echo, CachedFile, Decision, DedupKey,
-    SessionMemory,
+    contains_component_output, looks_like_gutter_echo, Decision, DedupKey, SessionMemory,
 };
 use crate::sniff::{sniff, Verdict, SAMPLE_BYTES};
 use crate::source::ByteSource;
@@ -368,13 +367,13 @@ fn open_and_index<F: FileSystem + ?Sized>(
     fs: &mut F,
     resolved: &Resolved,
     requested: &str,
-    cached: Option<CachedFile>,
+    cached: Option<LineIndex>,
 ) -> Result<Opened<F::File>, ReadError> {
     let io = |error: FsError| error.into_read_error(requested);
     let file = fs.open(resolved.root, &resolved.relative).map_err(io)?;
     let identity = identity_of(resolved);
     // Files of one block are rescanned: the scan is the one read the window needs anyway.
-    let candidate = cached.map(|cached| cached.index).filter(|index| {
+    let candidate = cached.filter(|index| {
         index.identity.is_some_and(|known| {
             known == identity || (identity.size > known.size && known.size > BLOCK_BYTES as u64)
         }) && identity.size > BLOCK_BYTES as u64
@@ -523,7 +522,7 @@ pub fn read_once<F: FileSystem + ?Sized>(
     let prepared = prepare(&config, fs, request)?;
     let resolved = match resolve_guarded(fs, &policy, &request.path, &prepared.absolute) {
         Ok(resolved) => resolved,
-        Err(ResolveError::NotFound(_)) => {
+        Err(ResolveError::NotFound) => {
             return Err(not_found_error(fs, &request.path, &prepared.absolute))
         }
         Err(ResolveError::Other(error)) => return Err(error),
@@ -601,7 +600,7 @@ impl Reader {
         }
         let resolved = match resolve_guarded(fs, &self.policy, requested, &prepared.absolute) {
             Ok(resolved) => resolved,
-            Err(ResolveError::NotFound(_)) => {
+            Err(ResolveError::NotFound) => {
                 let error = not_found_error(fs, requested, &prepared.absolute);
                 self.memory.remember_not_found(
                     &prepared.absolute,
@@ -630,12 +629,7 @@ impl Reader {
                 requested,
             );
             self.memory.positioned_reads += opened.scanner.reads();
-            self.memory.store_file(
-                &resolved.path,
-                CachedFile {
-                    index: opened.index,
-                },
-            );
+            self.memory.store_file(&resolved.path, opened.index);
             outcome?
         };
         // The key is the window as returned, not as asked: two requests that return the same lines (a limit past
@@ -835,12 +829,7 @@ impl Reader {
             total
         };
         self.memory.positioned_reads += opened.scanner.reads();
-        self.memory.store_file(
-            &resolved.path,
-            CachedFile {
-                index: opened.index,
-            },
-        );
+        self.memory.store_file(&resolved.path, opened.index);
         Ok(estimate)
     }
 

@@ -200,8 +200,8 @@ pub struct Resolved {
 /// Why a resolution failed before it could name a file.
 #[derive(Debug)]
 pub enum ResolveError {
-    /// A component is missing: the lexical path that was asked for, for the not-found cache.
-    NotFound(ReadError),
+    /// A component of the path is missing: the caller words the error (with similar names) and caches it.
+    NotFound,
     /// Any other refusal or failure.
     Other(ReadError),
 }
@@ -266,9 +266,7 @@ pub fn resolve<F: FileSystem + ?Sized>(
                             ),
                         )));
                     }
-                    return Err(ResolveError::NotFound(
-                        FsError::NotFound.into_read_error(requested),
-                    ));
+                    return Err(ResolveError::NotFound);
                 }
                 Err(other) => return Err(ResolveError::Other(other.into_read_error(requested))),
             };
@@ -316,7 +314,7 @@ pub fn resolve<F: FileSystem + ?Sized>(
                 }
                 FileKind::Directory => {}
                 _ if !is_last => {
-                    return Err(ResolveError::NotFound(
+                    return Err(ResolveError::Other(
                         FsError::NotADirectory.into_read_error(requested),
                     ));
                 }

@@ -85,11 +85,6 @@ impl<S: ByteSource> Scanner<S> {
         self.position = offset;
     }
 
-    /// The end of the file, once a read has found it.
-    pub fn end_of_file(&self) -> Option<u64> {
-        self.end_of_file
-    }
-
     /// The bytes from the current position to the end of the block, reading a new block when none are left.
     /// Empty at the end of the file.
     pub fn fill(&mut self) -> Result<&[u8], FsError> {

@@ -64,13 +64,6 @@ struct SentWindow {
     estimated_tokens: u64,
 }
 
-/// A file's line index and the facts sniffed with it.
-#[derive(Debug, Clone)]
-pub struct CachedFile {
-    /// The sparse line index (its identity says which version of the file it describes).
-    pub index: LineIndex,
-}
-
 /// The memory of one session.
 #[derive(Debug, Default)]
 pub struct SessionMemory {
@@ -82,7 +75,7 @@ pub struct SessionMemory {
     aliases: HashMap<String, String>,
     densities: HashMap<String, f64>,
     sent: HashMap<String, VecDeque<SentWindow>>,
-    files: HashMap<String, CachedFile>,
+    files: HashMap<String, LineIndex>,
     file_order: VecDeque<String>,
     /// Positioned reads issued by this session.
     pub positioned_reads: u64,
@@ -214,12 +207,12 @@ impl SessionMemory {
     }
 
     /// Takes the cached file out (to be put back with `store_file`).
-    pub fn take_file(&mut self, path: &str) -> Option<CachedFile> {
+    pub fn take_file(&mut self, path: &str) -> Option<LineIndex> {
         self.files.remove(path)
     }
 
     /// Keeps `file` as the index of `path`, forgetting the oldest indexes beyond the bounds.
-    pub fn store_file(&mut self, path: &str, file: CachedFile) {
+    pub fn store_file(&mut self, path: &str, file: LineIndex) {
         self.file_order.retain(|existing| existing != path);
         self.file_order.push_back(path.to_string());
         self.files.insert(path.to_string(), file);
@@ -242,10 +235,7 @@ impl SessionMemory {
 
     /// Bytes the kept indexes occupy.
     pub fn index_bytes(&self) -> u64 {
-        self.files
-            .values()
-            .map(|file| file.index.memory_bytes())
-            .sum()
+        self.files.values().map(LineIndex::memory_bytes).sum()
     }
 
     /// The density multiplier learned for `path` (1.0 when nothing was reported).

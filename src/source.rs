@@ -22,8 +22,6 @@ impl<S: ByteSource + ?Sized> ByteSource for &mut S {
 #[derive(Debug, Clone, Default)]
 pub struct MemorySource {
     bytes: Vec<u8>,
-    /// Positioned reads served so far.
-    pub reads: u64,
 }
 
 impl MemorySource {
@@ -31,19 +29,12 @@ impl MemorySource {
     pub fn new(bytes: impl Into<Vec<u8>>) -> Self {
         MemorySource {
             bytes: bytes.into(),
-            reads: 0,
         }
-    }
-
-    /// The bytes served.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
     }
 }
 
 impl ByteSource for MemorySource {
     fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError> {
-        self.reads += 1;
         buffer.clear();
         let start = usize::try_from(offset)
             .unwrap_or(usize::MAX)

@@ -498,23 +498,18 @@ pub fn read_window<S: ByteSource>(
             }
         } else {
             // Clamp at a grapheme boundary at or below the limit, if the clamped line fits the budget.
-            let marker_reserve = clamp_marker(line, sink.total_chars, sink.total_chars);
-            let fits = |prefix: &str, chars: u64| {
-                meter.line_cost(line, prefix, chars, &marker_reserve) <= remaining_units
-            };
-            let (byte, shown) = best_cut(text, complete, settings.max_line_chars, &fits);
-            let (_, clamp_chars) = best_cut(
+            let (byte, shown) = best_cut(
                 text,
                 complete,
                 settings.max_line_chars,
                 &|_: &str, _: u64| true,
             );
-            // It is the line-length cut only when the budget did not cut the line shorter.
-            if shown > 0 && shown == clamp_chars {
-                let next = column + shown;
-                let marker = clamp_marker(line, rest_chars - shown, next);
-                let shown_text = text.get(..byte).unwrap_or_default();
-                let cost = meter.line_cost(line, shown_text, shown, &marker);
+            let shown_text = text.get(..byte).unwrap_or_default();
+            let next = column + shown;
+            let marker = clamp_marker(line, rest_chars - shown, next);
+            let cost = meter.line_cost(line, shown_text, shown, &marker);
+            // It is the line-length cut only when the clamped line fits the budget; else the budget cuts it.
+            if shown > 0 && window.budget_used + cost <= limit_units {
                 push_line(&mut window.content, line, shown_text, &marker);
                 window.budget_used += cost;
                 window.replaced_invalid += line_replaced;
