@@ -44,8 +44,8 @@
 use serde_json::{json, Map, Value};
 
 use crate::{
-    BudgetReport, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow, Session,
-    SessionStats, UnchangedStub,
+    Budget, BudgetReport, Config, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult,
+    RetryWindow, Session, SessionStats, TokenBudget, UnchangedStub,
 };
 
 /// A parsed request line of the session protocol.
@@ -335,6 +335,127 @@ pub fn parse_request_value(value: &Value) -> Result<Request, ReadError> {
     })
 }
 
+/// The fields of [`Config`] in JSON, snake_case as in the WIT record (every one optional).
+pub const CONFIG_FIELDS: &[&str] = &[
+    "max_lines",
+    "max_line_length",
+    "budget",
+    "working_directory",
+    "dedup",
+    "loop_warn_at",
+    "loop_block_at",
+    "not_found_ttl_ms",
+    "deny_patterns",
+    "allow_patterns",
+];
+
+/// Parses a config object: the WIT `config` record with snake_case field names, every field optional (absent or
+/// `null` takes the component's default). `budget` is `{"characters": N}` or `{"tokens": {"cap": N,
+/// "headroom": F}}` (both inner fields optional). Used by the scenario files.
+///
+/// Errors: an `invalid_request` [`ReadError`] naming the field: an unknown field, a value of the wrong type, a
+/// number out of the field's integer range (`u32`, or `u64` for `not_found_ttl_ms`). Ranges the component
+/// checks itself (a budget under 200 characters, say) are left to it.
+pub fn parse_config(value: &Value) -> Result<Config, ReadError> {
+    let Value::Object(map) = value else {
+        return Err(ReadError::invalid_request(format!(
+            "the config must be a JSON object, not {}",
+            type_name(value)
+        )));
+    };
+    if let Some(extra) = map
+        .keys()
+        .find(|key| !CONFIG_FIELDS.contains(&key.as_str()))
+    {
+        return Err(ReadError::invalid_request(format!(
+            "unknown config field `{extra}`; the fields are: {}",
+            CONFIG_FIELDS.join(", ")
+        )));
+    }
+    let fields = Fields { op: "config", map };
+    Ok(Config {
+        max_lines: fields.opt_u32("max_lines")?,
+        max_line_length: fields.opt_u32("max_line_length")?,
+        budget: fields.present("budget").map(parse_budget).transpose()?,
+        working_directory: fields.opt_string("working_directory")?,
+        dedup: fields.opt_bool("dedup")?,
+        loop_warn_at: fields.opt_u32("loop_warn_at")?,
+        loop_block_at: fields.opt_u32("loop_block_at")?,
+        not_found_ttl_ms: fields.opt_u64("not_found_ttl_ms")?,
+        deny_patterns: fields.opt_strings("deny_patterns")?,
+        allow_patterns: fields.opt_strings("allow_patterns")?,
+    })
+}
+
+fn parse_budget(value: &Value) -> Result<Budget, ReadError> {
+    let shape =
+        "`budget` must be {\"characters\": N} or {\"tokens\": {\"cap\": N, \"headroom\": F}}";
+    let Value::Object(map) = value else {
+        return Err(ReadError::invalid_request(format!(
+            "{shape}, not {}",
+            type_name(value)
+        )));
+    };
+    let mut entries = map.iter();
+    let (Some((unit, inner)), None) = (entries.next(), entries.next()) else {
+        return Err(ReadError::invalid_request(format!(
+            "{shape}: exactly one key"
+        )));
+    };
+    match unit.as_str() {
+        "characters" => Ok(Budget::Characters(to_u32(
+            "budget.characters",
+            number("budget.characters", inner)?,
+        )?)),
+        "tokens" => {
+            let Value::Object(token_map) = inner else {
+                return Err(ReadError::invalid_request(format!(
+                    "`budget.tokens` must be an object with optional `cap` and `headroom`, not {}",
+                    type_name(inner)
+                )));
+            };
+            if let Some(extra) = token_map
+                .keys()
+                .find(|key| !["cap", "headroom"].contains(&key.as_str()))
+            {
+                return Err(ReadError::invalid_request(format!(
+                    "unknown field `{extra}` in `budget.tokens`; its fields are: cap, headroom"
+                )));
+            }
+            let tokens = Fields {
+                op: "config",
+                map: token_map,
+            };
+            let headroom = match tokens.present("headroom") {
+                None => None,
+                Some(Value::Number(n)) => n.as_f64(),
+                Some(other) => {
+                    return Err(ReadError::invalid_request(format!(
+                        "`budget.tokens.headroom` must be a number, not {}",
+                        type_name(other)
+                    )))
+                }
+            };
+            Ok(Budget::Tokens(TokenBudget {
+                cap: tokens.opt_u32("cap")?,
+                headroom,
+            }))
+        }
+        other => Err(ReadError::invalid_request(format!(
+            "{shape}, not a `{other}` key"
+        ))),
+    }
+}
+
+fn to_u32(field: &str, value: u64) -> Result<u32, ReadError> {
+    u32::try_from(value).map_err(|_| {
+        ReadError::invalid_request(format!(
+            "`{field}` is beyond the largest supported value {} (got {value})",
+            u32::MAX
+        ))
+    })
+}
+
 /// The fields of one request object, read with messages that name the op and the field.
 struct Fields<'a> {
     op: &'a str,
@@ -374,6 +495,45 @@ impl Fields<'_> {
             None => Ok(None),
             Some(value) => number(field, value).map(Some),
         }
+    }
+
+    fn opt_u32(&self, field: &str) -> Result<Option<u32>, ReadError> {
+        self.opt_u64(field)?.map(|n| to_u32(field, n)).transpose()
+    }
+
+    fn opt_string(&self, field: &str) -> Result<Option<String>, ReadError> {
+        self.present(field).map(|_| self.string(field)).transpose()
+    }
+
+    fn opt_bool(&self, field: &str) -> Result<Option<bool>, ReadError> {
+        match self.present(field) {
+            None => Ok(None),
+            Some(Value::Bool(flag)) => Ok(Some(*flag)),
+            Some(other) => Err(ReadError::invalid_request(format!(
+                "`{field}` must be a boolean, not {}",
+                type_name(other)
+            ))),
+        }
+    }
+
+    fn opt_strings(&self, field: &str) -> Result<Option<Vec<String>>, ReadError> {
+        let Some(value) = self.present(field) else {
+            return Ok(None);
+        };
+        let not_strings = || {
+            ReadError::invalid_request(format!(
+                "`{field}` must be a list of strings, not {}",
+                type_name(value)
+            ))
+        };
+        let Value::Array(items) = value else {
+            return Err(not_strings());
+        };
+        items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned).ok_or_else(not_strings))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
     }
 }
 

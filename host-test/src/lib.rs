@@ -42,6 +42,7 @@
 mod cache;
 pub mod json;
 mod pipe;
+pub mod scenario;
 
 use std::fmt;
 use std::io;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use read_window_host::json;
+use read_window_host::{json, scenario};
 use read_window_host::{
     Budget, Config, Grants, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult, ReadWindow,
     Session, TokenBudget,
@@ -80,6 +80,15 @@ enum Command {
     /// report_tokens (path, offset, lines, tokens), token_refusal (path, offset, limit, message), stats. An "id"
     /// is echoed back.
     Session,
+    /// Run scenario files (JSON; see tests/scenarios/README.md) through the component: one `PASS name` or `FAIL
+    /// name: why` line each, then `N passed, M failed`. Exit 0 only when every scenario passed.
+    Scenarios {
+        /// Scenario files, or directories searched recursively for `*.json`.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
+    /// Print the path of the component (`.wasm`) this CLI runs, for other hosts (`READ_WINDOW_WASM`).
+    WasmPath,
     /// Page through a whole file: every window from line 1 to the end, and the rest of every clamped line.
     Page {
         /// The file: absolute, or relative to the working directory.
@@ -137,6 +146,16 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
+    match &cli.command {
+        Command::WasmPath => {
+            let mut out = io::stdout().lock();
+            writeln!(out, "{}", read_window_host::COMPONENT_PATH)?;
+            out.flush()?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Scenarios { paths } => return scenarios(paths),
+        _ => {}
+    }
     let (grants, config) = setup(&cli)?;
     let reader = ReadWindow::load()
         .map_err(|e| Failure::Host(format!("could not load the component: {e:#}")))?;
@@ -158,7 +177,29 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }
         Command::Session => session(&reader, &grants, config),
         Command::Page { path, limit, json } => page(&reader, &grants, config, &path, limit, json),
+        // Answered above, before any root was granted.
+        Command::WasmPath | Command::Scenarios { .. } => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// `scenarios`: run scenario files; exit 0 only when all pass, 1 when one fails, 2 when a path is missing.
+fn scenarios(paths: &[PathBuf]) -> Result<ExitCode, Failure> {
+    let reader = ReadWindow::load()
+        .map_err(|e| Failure::Host(format!("could not load the component: {e:#}")))?;
+    let files = scenario::collect_files(paths).map_err(|e| Failure::Usage(e.to_string()))?;
+    if files.is_empty() {
+        return Err(Failure::Usage(
+            "no scenario files (*.json) under the given paths".into(),
+        ));
+    }
+    let mut out = io::stdout().lock();
+    let summary = scenario::run_paths(&reader, &files, &mut out)?;
+    out.flush()?;
+    Ok(if summary.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// The grants (the roots, canonical, read-only) and the config the options describe.

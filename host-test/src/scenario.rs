@@ -1,0 +1,647 @@
+//! The scenario runner: language-neutral JSON files of fixture files, a config and session steps with the answers
+//! expected, run through the real component. The format is `tests/scenarios/README.md`; the Python and JavaScript
+//! hosts run the same files and compare in the same JSON shape ([`crate::json`]).
+//!
+//! Each scenario runs in a fresh temporary directory: its `files` in `scenario/`, granted read-only at the guest
+//! path [`GUEST_ROOT`] (also the working directory), its `outside` files in `outside/`, not granted. Named
+//! sessions (`"session"` on a step, default `"main"`) start at their first step with the scenario's config.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use crate::json::{self, parse_config, parse_request_value};
+use crate::{Config, Grants, HostError, ReadRequest, ReadWindow, Session};
+
+/// The guest path the scenario's directory is granted at, on every host.
+pub const GUEST_ROOT: &str = "/scenario";
+
+/// The session a step without a `"session"` key runs in.
+pub const DEFAULT_SESSION: &str = "main";
+
+/// The keys of a step that belong to the scenario format, not to the request.
+const STEP_KEYS: &[&str] = &["expect", "session"];
+
+/// The result of one scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioOutcome {
+    /// The scenario's `name` (the file name when the file could not be parsed).
+    pub name: String,
+    /// `Ok` when every step matched; else why it failed: the step, the place in the answer, the values.
+    pub result: Result<(), String>,
+}
+
+impl ScenarioOutcome {
+    /// The runner's line for this scenario: `PASS name` or `FAIL name: why`.
+    pub fn line(&self) -> String {
+        match &self.result {
+            Ok(()) => format!("PASS {}", self.name),
+            Err(why) => format!("FAIL {}: {why}", self.name),
+        }
+    }
+}
+
+/// Counts of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Scenarios whose every step matched.
+    pub passed: usize,
+    /// Scenarios that failed (a mismatch, a host failure or a malformed file).
+    pub failed: usize,
+}
+
+impl Summary {
+    /// The closing line: `N passed, M failed`.
+    pub fn line(&self) -> String {
+        format!("{} passed, {} failed", self.passed, self.failed)
+    }
+}
+
+/// The scenario files under `paths`: each file as given, each directory searched recursively for `*.json`
+/// files, in sorted order.
+///
+/// Errors: a path that does not exist or cannot be listed (the message names it).
+pub fn collect_files(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        let metadata = std::fs::metadata(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        if metadata.is_dir() {
+            let mut found = Vec::new();
+            walk(path, &mut found)?;
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> io::Result<()> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
+    for entry in entries {
+        let path = entry?.path();
+        if path.is_dir() {
+            walk(&path, found)?;
+        } else if path.extension().is_some_and(|ext| ext == "json") {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Runs every scenario file under `paths`, writing one line per scenario and the closing line to `out`.
+///
+/// Errors: a path cannot be listed, or `out` cannot be written. A scenario that fails is counted, not an error.
+pub fn run_paths(
+    reader: &ReadWindow,
+    paths: &[PathBuf],
+    out: &mut impl Write,
+) -> io::Result<Summary> {
+    let mut summary = Summary::default();
+    for file in collect_files(paths)? {
+        let outcome = run_file(reader, &file);
+        if outcome.result.is_ok() {
+            summary.passed += 1;
+        } else {
+            summary.failed += 1;
+        }
+        writeln!(out, "{}", outcome.line())?;
+    }
+    writeln!(out, "{}", summary.line())?;
+    Ok(summary)
+}
+
+/// Runs one scenario file.
+pub fn run_file(reader: &ReadWindow, file: &Path) -> ScenarioOutcome {
+    let fallback_name = file.display().to_string();
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) => {
+            return ScenarioOutcome {
+                name: fallback_name,
+                result: Err(format!("cannot read the scenario file: {e}")),
+            }
+        }
+    };
+    let value: Value = match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(e) => {
+            return ScenarioOutcome {
+                name: fallback_name,
+                result: Err(format!("the scenario file is not valid JSON: {e}")),
+            }
+        }
+    };
+    let name = value
+        .get("name")
+        .and_then(Value::as_str)
+        .map_or(fallback_name, str::to_owned);
+    ScenarioOutcome {
+        name,
+        result: run_scenario(reader, &value),
+    }
+}
+
+/// Runs one scenario given as JSON; `Err` says why it failed.
+pub fn run_scenario(reader: &ReadWindow, scenario: &Value) -> Result<(), String> {
+    let Value::Object(fields) = scenario else {
+        return Err("a scenario must be a JSON object".into());
+    };
+    if let Some(extra) = fields.keys().find(|key| {
+        !["name", "description", "files", "outside", "config", "steps"].contains(&key.as_str())
+    }) {
+        return Err(format!(
+            "unknown scenario key `{extra}`; the keys are name, description, files, outside, config, steps"
+        ));
+    }
+    let config = match fields.get("config") {
+        None | Some(Value::Null) => Config::default(),
+        Some(value) => parse_config(value).map_err(|e| format!("config: {}", e.message))?,
+    };
+    let Some(Value::Array(steps)) = fields.get("steps") else {
+        return Err("`steps` must be a list of steps".into());
+    };
+
+    let temp =
+        tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let root = temp.path().join("scenario");
+    let outside = temp.path().join("outside");
+    for dir in [&root, &outside] {
+        std::fs::create_dir(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    write_files(&root, fields.get("files"), "files")?;
+    write_files(&outside, fields.get("outside"), "outside")?;
+    let grants = Grants::new()
+        .dir_at(&root, GUEST_ROOT)
+        .map_err(|e| format!("cannot grant the scenario directory: {e}"))?;
+
+    let mut runner = Runner {
+        reader,
+        grants,
+        config,
+        root,
+        sessions: BTreeMap::new(),
+    };
+    for (index, step) in steps.iter().enumerate() {
+        runner
+            .step(step)
+            .map_err(|why| format!("step {} ({}): {why}", index + 1, describe(step)))?;
+    }
+    Ok(())
+}
+
+/// A short description of a step for failure messages: its op and path.
+fn describe(step: &Value) -> String {
+    let op = step.get("op").and_then(Value::as_str).unwrap_or("read");
+    match step.get("path").and_then(Value::as_str) {
+        Some(path) => format!("{op} {path}"),
+        None => op.to_owned(),
+    }
+}
+
+struct Runner<'a> {
+    reader: &'a ReadWindow,
+    grants: Grants,
+    config: Config,
+    root: PathBuf,
+    sessions: BTreeMap<String, Session>,
+}
+
+impl Runner<'_> {
+    fn step(&mut self, step: &Value) -> Result<(), String> {
+        let Value::Object(fields) = step else {
+            return Err("a step must be a JSON object".into());
+        };
+        let request: Map<String, Value> = fields
+            .iter()
+            .filter(|(key, _)| !STEP_KEYS.contains(&key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        let session_name = match fields.get("session") {
+            None => DEFAULT_SESSION.to_owned(),
+            Some(Value::String(name)) => name.clone(),
+            Some(_) => return Err("`session` must be a string".into()),
+        };
+        let answer = self.answer(&session_name, request)?;
+        if answer["error"]["kind"] == "host_error" {
+            return Err(format!("host failure: {answer}"));
+        }
+        match fields.get("expect") {
+            None => Ok(()),
+            Some(expected) => {
+                let mut place = String::new();
+                match_value(expected, Some(&answer), &mut place)
+                    .map_err(|why| format!("{why}; the answer was {answer}"))
+            }
+        }
+    }
+
+    fn answer(&mut self, session_name: &str, request: Map<String, Value>) -> Result<Value, String> {
+        let id = request.get("id").cloned();
+        let op = request.get("op").and_then(Value::as_str).unwrap_or("read");
+        let answer = match op {
+            "write_file" => {
+                only_keys(&request, &["op", "id", "path", "content"])?;
+                let path = self.fixture_path(&request)?;
+                let content = request.get("content").ok_or("`content` is missing")?;
+                write_one(&path, content)?;
+                json::note_json()
+            }
+            "remove_file" => {
+                only_keys(&request, &["op", "id", "path"])?;
+                let path = self.fixture_path(&request)?;
+                std::fs::remove_file(&path)
+                    .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+                json::note_json()
+            }
+            "read_once" => {
+                let mut as_read = request.clone();
+                as_read.insert("op".into(), json!("read"));
+                let read = match parse_request_value(&Value::Object(as_read)) {
+                    Ok(json::Request::Read(read)) => read,
+                    Ok(_) => return Err("`read_once` takes the fields of `read`".into()),
+                    Err(e) => return Err(format!("malformed step: {}", e.message)),
+                };
+                self.read_once(&read)
+            }
+            _ => {
+                let parsed = parse_request_value(&Value::Object(request))
+                    .map_err(|e| format!("malformed step: {}", e.message))?;
+                let session = self.session(session_name)?;
+                match json::run(session, &parsed) {
+                    Ok(answer) => answer,
+                    Err(host) => json::host_error_json(&host),
+                }
+            }
+        };
+        Ok(match (id, answer) {
+            (Some(id), Value::Object(fields)) => {
+                let mut map = Map::with_capacity(fields.len() + 1);
+                map.insert("id".into(), id);
+                map.extend(fields);
+                Value::Object(map)
+            }
+            (_, answer) => answer,
+        })
+    }
+
+    fn read_once(&self, read: &ReadRequest) -> Value {
+        match self.reader.read_once(&self.grants, &self.config, read) {
+            Ok(outcome) => json::once_json(&outcome),
+            Err(host) => json::host_error_json(&host),
+        }
+    }
+
+    fn session(&mut self, name: &str) -> Result<&mut Session, String> {
+        if !self.sessions.contains_key(name) {
+            let session = self
+                .reader
+                .session(&self.grants, self.config.clone())
+                .map_err(|e: HostError| format!("session `{name}` did not start: {e}"))?;
+            self.sessions.insert(name.to_owned(), session);
+        }
+        self.sessions
+            .get_mut(name)
+            .ok_or_else(|| format!("session `{name}` is missing"))
+    }
+
+    fn fixture_path(&self, request: &Map<String, Value>) -> Result<PathBuf, String> {
+        let name = request
+            .get("path")
+            .and_then(Value::as_str)
+            .ok_or("`path` must be a string")?;
+        fixture_path(&self.root, name)
+    }
+}
+
+fn only_keys(request: &Map<String, Value>, allowed: &[&str]) -> Result<(), String> {
+    match request.keys().find(|key| !allowed.contains(&key.as_str())) {
+        Some(extra) => Err(format!(
+            "unknown field `{extra}`; the fields are {}",
+            allowed.join(", ")
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `name` (relative, `/`-separated, no `..`) under `dir`.
+fn fixture_path(dir: &Path, name: &str) -> Result<PathBuf, String> {
+    let relative = Path::new(name);
+    let plain = relative
+        .components()
+        .all(|part| matches!(part, Component::Normal(_) | Component::CurDir));
+    if name.is_empty() || !plain {
+        return Err(format!(
+            "fixture path {name:?} must be relative to the scenario's directory, without `..`"
+        ));
+    }
+    Ok(dir.join(relative))
+}
+
+fn write_files(dir: &Path, files: Option<&Value>, key: &str) -> Result<(), String> {
+    let files = match files {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Object(files)) => files,
+        Some(_) => return Err(format!("`{key}` must be an object of path: content")),
+    };
+    for (name, content) in files {
+        let path = fixture_path(dir, name).map_err(|e| format!("{key}: {e}"))?;
+        write_one(&path, content).map_err(|e| format!("{key}: {name}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Writes one fixture: text, `{"base64"}`, `{"repeat","count"}`, `{"symlink"}`, `{"dir": true}` or
+/// `{"fifo": true}`, replacing what was there.
+fn write_one(path: &Path, content: &Value) -> Result<(), String> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    let io = |e: io::Error| format!("cannot write {}: {e}", path.display());
+    if let Ok(metadata) = std::fs::symlink_metadata(path) {
+        if metadata.is_dir() {
+            std::fs::remove_dir_all(path).map_err(io)?;
+        } else {
+            std::fs::remove_file(path).map_err(io)?;
+        }
+    }
+    match content {
+        Value::String(text) => std::fs::write(path, text).map_err(io),
+        Value::Object(spec) => {
+            let kinds = ["base64", "repeat", "symlink", "dir", "fifo"];
+            let kind = kinds
+                .iter()
+                .find(|kind| spec.contains_key(**kind))
+                .ok_or_else(|| {
+                    format!("a file object needs one of the keys {}", kinds.join(", "))
+                })?;
+            match *kind {
+                "base64" => {
+                    let encoded = spec["base64"].as_str().ok_or("`base64` must be a string")?;
+                    let bytes = decode_base64(encoded)?;
+                    std::fs::write(path, bytes).map_err(io)
+                }
+                "repeat" => {
+                    let text = spec["repeat"].as_str().ok_or("`repeat` must be a string")?;
+                    let count = spec
+                        .get("count")
+                        .and_then(Value::as_u64)
+                        .and_then(|count| usize::try_from(count).ok())
+                        .ok_or("`repeat` needs a `count` (a non-negative integer)")?;
+                    std::fs::write(path, text.repeat(count)).map_err(io)
+                }
+                "symlink" => {
+                    let target = spec["symlink"]
+                        .as_str()
+                        .ok_or("`symlink` must be a string")?;
+                    symlink(target, path).map_err(io)
+                }
+                "dir" => std::fs::create_dir(path).map_err(io),
+                _ => make_fifo(path),
+            }
+        }
+        _ => Err("a file is a string or an object".into()),
+    }
+}
+
+#[cfg(unix)]
+fn symlink(target: &str, path: &Path) -> io::Result<()> {
+    std::os::unix::fs::symlink(target, path)
+}
+
+#[cfg(not(unix))]
+fn symlink(_target: &str, _path: &Path) -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "symbolic links in scenarios need a Unix host",
+    ))
+}
+
+/// Creates a named pipe with the system's `mkfifo` command.
+fn make_fifo(path: &Path) -> Result<(), String> {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .map_err(|e| format!("cannot run mkfifo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("mkfifo {} failed ({status})", path.display()))
+    }
+}
+
+/// Standard base64 (RFC 4648, with or without `=` padding; whitespace ignored).
+fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::with_capacity(text.len() / 4 * 3);
+    let mut buffer = 0u32;
+    let mut bits = 0u32;
+    for c in text
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace() && *c != '=')
+    {
+        let value = match c {
+            'A'..='Z' => c as u32 - 'A' as u32,
+            'a'..='z' => c as u32 - 'a' as u32 + 26,
+            '0'..='9' => c as u32 - '0' as u32 + 52,
+            '+' => 62,
+            '/' => 63,
+            other => return Err(format!("{other:?} is not a base64 character")),
+        };
+        buffer = (buffer << 6) | value;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            bytes.push((buffer >> bits) as u8);
+            buffer &= (1 << bits) - 1;
+        }
+    }
+    Ok(bytes)
+}
+
+/// Matches `actual` against `expected` by the rules of the scenario format; `place` is the JSON path so far
+/// (`/error/kind`), used in the failure message.
+pub fn match_value(
+    expected: &Value,
+    actual: Option<&Value>,
+    place: &mut String,
+) -> Result<(), String> {
+    let at = |place: &str| {
+        if place.is_empty() {
+            "/".to_owned()
+        } else {
+            place.to_owned()
+        }
+    };
+    if let Value::Object(spec) = expected {
+        if let Some(absent) = spec.get("$absent") {
+            return match (absent, actual) {
+                (Value::Bool(true), None) | (Value::Bool(false), Some(_)) => Ok(()),
+                (Value::Bool(true), Some(value)) => {
+                    Err(format!("at {}: expected no key, got {value}", at(place)))
+                }
+                _ => Err(format!("at {}: expected a key, found none", at(place))),
+            };
+        }
+        if let Some(needles) = spec.get("$contains") {
+            let Some(Value::String(haystack)) = actual else {
+                return Err(format!(
+                    "at {}: expected a string containing {needles}, got {}",
+                    at(place),
+                    shown(actual)
+                ));
+            };
+            let needles: Vec<&Value> = match needles {
+                Value::Array(list) => list.iter().collect(),
+                one => vec![one],
+            };
+            for needle in needles {
+                let Value::String(needle) = needle else {
+                    return Err(format!("at {}: `$contains` takes strings", at(place)));
+                };
+                if !haystack.contains(needle.as_str()) {
+                    return Err(format!(
+                        "at {}: expected a string containing {needle:?}, got {haystack:?}",
+                        at(place)
+                    ));
+                }
+            }
+            return Ok(());
+        }
+        let Some(Value::Object(fields)) = actual else {
+            return Err(format!(
+                "at {}: expected an object, got {}",
+                at(place),
+                shown(actual)
+            ));
+        };
+        for (key, value) in spec {
+            let before = place.len();
+            let _ = write!(place, "/{key}");
+            match_value(value, fields.get(key), place)?;
+            place.truncate(before);
+        }
+        return Ok(());
+    }
+    let Some(actual) = actual else {
+        return Err(format!(
+            "at {}: expected {expected}, found no key",
+            at(place)
+        ));
+    };
+    match (expected, actual) {
+        (Value::Array(want), Value::Array(got)) => {
+            if want.len() != got.len() {
+                return Err(format!(
+                    "at {}: expected a list of {} items, got {} items: {actual}",
+                    at(place),
+                    want.len(),
+                    got.len()
+                ));
+            }
+            for (index, (want, got)) in want.iter().zip(got).enumerate() {
+                let before = place.len();
+                let _ = write!(place, "/{index}");
+                match_value(want, Some(got), place)?;
+                place.truncate(before);
+            }
+            Ok(())
+        }
+        (Value::Number(want), Value::Number(got)) => {
+            let equal = match (want.as_u64(), got.as_u64()) {
+                (Some(want), Some(got)) => want == got,
+                _ => want.as_f64() == got.as_f64(),
+            };
+            if equal {
+                Ok(())
+            } else {
+                Err(format!("at {}: expected {want}, got {got}", at(place)))
+            }
+        }
+        _ if expected == actual => Ok(()),
+        _ => Err(format!(
+            "at {}: expected {expected}, got {actual}",
+            at(place)
+        )),
+    }
+}
+
+fn shown(value: Option<&Value>) -> String {
+    value.map_or_else(|| "no key".to_owned(), Value::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(expected: Value, actual: Value) -> Result<(), String> {
+        match_value(&expected, Some(&actual), &mut String::new())
+    }
+
+    #[test]
+    fn objects_match_as_subsets_and_lists_exactly() {
+        let answer = json!({"status": "error", "error": {"kind": "not_found", "message": "m"}});
+        assert_eq!(
+            check(json!({"error": {"kind": "not_found"}}), answer.clone()),
+            Ok(())
+        );
+        assert_eq!(
+            check(json!({"error": {"kind": "binary"}}), answer),
+            Err("at /error/kind: expected \"binary\", got \"not_found\"".into())
+        );
+        assert_eq!(check(json!({"a": [1, 2]}), json!({"a": [1, 2]})), Ok(()));
+        assert_eq!(
+            check(json!({"a": [1]}), json!({"a": [1, 2]})),
+            Err("at /a: expected a list of 1 items, got 2 items: [1,2]".into())
+        );
+        assert_eq!(check(json!({"n": 3}), json!({"n": 3.0})), Ok(()));
+    }
+
+    #[test]
+    fn contains_and_absent() {
+        let stub = json!({"status": "unchanged", "message": "still current"});
+        assert_eq!(
+            check(
+                json!({"content": {"$absent": true}, "message": {"$contains": ["still", "current"]}}),
+                stub.clone()
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check(json!({"message": {"$absent": true}}), stub.clone()),
+            Err("at /message: expected no key, got \"still current\"".into())
+        );
+        assert_eq!(
+            check(json!({"message": {"$contains": "stale"}}), stub),
+            Err(
+                "at /message: expected a string containing \"stale\", got \"still current\"".into()
+            )
+        );
+    }
+
+    #[test]
+    fn base64_decodes_with_and_without_padding() {
+        assert_eq!(decode_base64("AAEC"), Ok(vec![0, 1, 2]));
+        assert_eq!(decode_base64("aGk="), Ok(b"hi".to_vec()));
+        assert_eq!(decode_base64("aGk"), Ok(b"hi".to_vec()));
+        assert!(decode_base64("a*").is_err());
+    }
+
+    #[test]
+    fn fixture_paths_stay_inside() {
+        let dir = Path::new("/d");
+        assert_eq!(
+            fixture_path(dir, "a/b.txt"),
+            Ok(PathBuf::from("/d/a/b.txt"))
+        );
+        assert!(fixture_path(dir, "../x").is_err());
+        assert!(fixture_path(dir, "/etc/passwd").is_err());
+        assert!(fixture_path(dir, "").is_err());
+    }
+}
