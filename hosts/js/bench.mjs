@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// Per-read latency of the JavaScript host: lines 40-60 of a 100-line source file (the small read of
+// docs/benchmarks.md), median over many calls.
+//
+//   node hosts/js/bench.mjs [--runs N]      (default 2001 warm reads; a tenth as many for the fresh-instance rows)
+//
+// Dedup is off so repeats return content, and consecutive reads alternate between offset 40 and 41 so the loop
+// tripwire never fires (as the Rust bench does). Each timing covers the whole call: argument checks, the
+// component, and the conversion of the answer to its JSON shape.
+
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ReadWindow } from './index.js';
+
+function sampleSource() {
+  // The file of host-test/src/bin/bench.rs `write_source`: 100 lines, 9.6 kB.
+  const lines = ['//! A generated sample source file for read-window-bench.', '', 'use std::collections::HashMap;', ''];
+  for (let n = 0; lines.length < 99; n += 1) {
+    if (n % 12 === 0) lines.push(`pub fn step_${n}(table: &mut HashMap<String, u64>, input: &[u8]) -> u64 {`);
+    else if (n % 12 === 11) lines.push('}');
+    else {
+      lines.push(
+        `    let value_${n} = input.iter().map(|b| u64::from(*b) * ${n}).sum::<u64>(); table.insert("k${n}".into(), value_${n});`,
+      );
+    }
+  }
+  lines.push('// end of sample');
+  return `${lines.join('\n')}\n`;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function time(runs, call) {
+  for (let i = 0; i < 20; i += 1) call(i);
+  const micros = [];
+  for (let i = 0; i < runs; i += 1) {
+    const start = process.hrtime.bigint();
+    const answer = call(i);
+    micros.push(Number(process.hrtime.bigint() - start) / 1000);
+    if (answer.status !== 'ok' || answer.lines_returned !== 21) {
+      throw new Error(`unexpected answer: ${JSON.stringify(answer).slice(0, 300)}`);
+    }
+  }
+  return { median: median(micros), runs };
+}
+
+const args = process.argv.slice(2);
+const runsAt = args.indexOf('--runs');
+const runs = runsAt === -1 ? 2001 : Number(args[runsAt + 1]);
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error('usage: node bench.mjs [--runs N]');
+  process.exit(2);
+}
+const fewer = Math.max(1, Math.floor(runs / 10));
+
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'read-window-js-bench-')));
+try {
+  const source = sampleSource();
+  writeFileSync(join(dir, 'sample.rs'), source);
+  const path = join(dir, 'sample.rs');
+  const config = { dedup: false };
+  const at = (i) => ({ offset: 40 + (i % 2), limit: 21 });
+
+  const loadStart = process.hrtime.bigint();
+  const reader = await ReadWindow.load();
+  const loadMs = Number(process.hrtime.bigint() - loadStart) / 1e6;
+
+  const session = reader.session(dir, config);
+  const rows = [
+    ['warm session, `session.read`', time(runs, (i) => session.read(path, at(i)))],
+    ['stateless, `session.readOnce` (the warm instance)', time(runs, (i) => session.readOnce(path, at(i)))],
+    ['stateless, `reader.readOnce` (a new instance per call)', time(fewer, (i) => reader.readOnce(dir, config, path, at(i)))],
+    [
+      'a new session per request',
+      time(fewer, (i) => {
+        const fresh = reader.session(dir, config);
+        const answer = fresh.read(path, at(i));
+        fresh.close();
+        return answer;
+      }),
+    ],
+  ];
+  console.log(`read-window JS host: lines 40-60 of a 100-line file (${source.length} bytes)`);
+  console.log(`Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}); component loaded in ${loadMs.toFixed(1)} ms`);
+  console.log(`peak linear memory of the warm session: ${session.peakMemoryBytes()} bytes\n`);
+  console.log('| Method | Median | Runs |');
+  console.log('|---|---:|---:|');
+  for (const [label, { median: micros, runs: count }] of rows) {
+    console.log(`| ${label} | ${micros >= 1000 ? `${(micros / 1000).toFixed(2)} ms` : `${micros.toFixed(1)} µs`} | ${count} |`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

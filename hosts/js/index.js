@@ -1,0 +1,1097 @@
+// The JavaScript host of the read-window component: a thin layer over jco's transpiled bindings.
+//
+// - Load once: `ReadWindow.load()` imports the transpiled component (`npm run transpile` writes `generated/`) and
+//   compiles its core modules.
+// - An instance per session: each `Session` (and each stateless `readOnce`) instantiates the component with WASI
+//   imports of its own, whose only filesystem access is its grants, preopened read-only. preview2-shim's default
+//   preopens are process-global (`_setPreopens`) and the component takes them when a session starts, so sessions
+//   sharing them would see whichever grants were set last; own imports per instance keep sessions apart, and give
+//   each its own linear memory. Instantiating costs a millisecond or two once the core modules are compiled.
+// - Answers are plain objects in the JSON shape of the Rust host (`host-test/src/json.rs`), key for key: u64
+//   values become Numbers, enum cases snake_case. Read errors are answers (`status: "error"`); only host failures
+//   throw (`HostError`). A call that traps restarts the session (its state is lost) and throws.
+
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { WASIShim } from '@bytecodealliance/preview2-shim/instantiation';
+import * as shimCli from '@bytecodealliance/preview2-shim/cli';
+import * as shimFilesystem from '@bytecodealliance/preview2-shim/filesystem';
+
+/** The directory `npm run transpile` writes the transpiled component to. */
+export const GENERATED_DIR = fileURLToPath(new URL('./generated/', import.meta.url));
+
+const EXPORT_NAME = 'read-window:reader/reader@0.2.0';
+
+const STATE_LOST =
+  'its state (dedup memory, loop counts, not-found cache, line indexes) is lost and later calls start fresh';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Types (JSDoc)
+
+/**
+ * Settings of a session or a stateless read: the WIT `config` record with snake_case names, every field optional
+ * (absent or null: the component's default).
+ *
+ * @typedef {object} Config
+ * @property {number} [max_lines] Lines per window at most (default 2,000).
+ * @property {number} [max_line_length] Characters shown of one line before it is clamped (default 2,000).
+ * @property {{characters: number} | {tokens: {cap?: number, headroom?: number}}} [budget] The cap on a window's
+ *   formatted content: characters, or estimated tokens (`cap` default 25,000, `headroom` default 0.9). Default
+ *   100,000 characters.
+ * @property {string} [working_directory] The guest path relative paths resolve against (default: the first grant).
+ * @property {boolean} [dedup] Answer an unchanged repeat of a window with a stub (default true).
+ * @property {number} [loop_warn_at] The consecutive identical read that carries a warning (default 3).
+ * @property {number} [loop_block_at] The consecutive identical read that is refused (default 4).
+ * @property {number | bigint} [not_found_ttl_ms] How long a missing path is remembered, in ms (default 60,000).
+ * @property {string[]} [deny_patterns] Globs of credential files to refuse, added to the defaults.
+ * @property {string[]} [allow_patterns] Globs excepted from the credential deny-list.
+ */
+
+/**
+ * The directories a session may read, each granted read-only. A string: one host directory, seen by the component
+ * at its real absolute path. An array of strings: several such. An object: guest path → host directory (e.g.
+ * `{"/workspace": "./repo"}`). The first grant is the default working directory.
+ *
+ * @typedef {string | string[] | Record<string, string>} Grants
+ */
+
+/**
+ * Where a window starts and how long it is. Lines are 1-based, columns 0-based in characters (Unicode scalar
+ * values). Each is a non-negative integer (Number or BigInt); absent or null: the default.
+ *
+ * @typedef {object} ReadOptions
+ * @property {number | bigint} [offset] The first line (default 1; 0 is read as 1).
+ * @property {number | bigint} [limit] Lines at most (default and maximum `max_lines`; 0 is an invalid request).
+ * @property {number | bigint} [column] Where to start inside the first line (default 0).
+ */
+
+/**
+ * A window: `{status: "ok", content_returned: true, content, path, start_line, start_column, end_line,
+ * lines_returned, total_lines, truncated, truncated_by, next_offset, next_column, clamped_lines, hint, file_size,
+ * encoding: {encoding, bom, line_endings, replaced_invalid}, budget: {unit, limit, used, cap?}, warnings?}`.
+ * `content` is `N|text` lines, each ending in `\n`. `truncated_by` holds `"limit" | "budget" | "line_length" |
+ * "mid_line"`; `next_offset` (1-based line) and `next_column` (0-based characters) are null when nothing is left;
+ * `clamped_lines` items are `{line, shown_chars, total_chars, next_column}`; `file_size` is in bytes; `budget`
+ * numbers are in its `unit` (`"characters" | "tokens"`), `cap` only in token mode; `warnings` only when not empty.
+ *
+ * @typedef {object} WindowAnswer
+ */
+
+/**
+ * A dedup stub (the window is unchanged since this session returned it): `{status: "unchanged",
+ * content_returned: false, dedup: true, path, start_line, end_line, message}`, with no `content` key.
+ *
+ * @typedef {object} StubAnswer
+ */
+
+/**
+ * A failed request: `{status: "error", content_returned: false, error: {kind, message, already_read?}}`, `kind`
+ * one of `not_found`, `not_a_file`, `outside_sandbox`, `permission_denied`, `invalid_request`, `io`,
+ * `special_file`, `device`, `credential`, `binary`, `loop_blocked`, `echoed_output`; `already_read` only for
+ * `loop_blocked`.
+ *
+ * @typedef {object} ErrorAnswer
+ */
+
+/** A note taken or a check passed: `{status: "ok"}`. @typedef {{status: "ok"}} NoteAnswer */
+
+/**
+ * The window that fits after an engine refused one for its token count: `{status: "ok", offset, limit,
+ * refused_tokens, cap_tokens, hint}`.
+ *
+ * @typedef {object} RetryAnswer
+ */
+
+/**
+ * Session counters: `{status: "ok", positioned_reads, indexed_files, index_bytes, peak_memory_bytes}`
+ * (`peak_memory_bytes`: the largest linear memory of the session's instances, in bytes).
+ *
+ * @typedef {object} StatsAnswer
+ */
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors
+
+/**
+ * A failure on the host side of a call (as opposed to an error answer from the component).
+ *
+ * `kind` is `"trap"` (the component trapped or called `exit`; the session was restarted with its state lost when
+ * `sessionRestarted`) or `"start"` (the component could not be loaded or a session could not be started: a
+ * missing transpile, a grant that is not a directory, a config the component's types cannot hold).
+ */
+export class HostError extends Error {
+  /**
+   * @param {"trap" | "start"} kind
+   * @param {string} message
+   * @param {{sessionRestarted?: boolean, cause?: unknown}} [options]
+   */
+  constructor(kind, message, { sessionRestarted = false, cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'HostError';
+    /** @type {"trap" | "start"} */
+    this.kind = kind;
+    /** True when the session was replaced by a fresh one (it works again, with its state lost). */
+    this.sessionRestarted = sessionRestarted;
+  }
+
+  /**
+   * The failure in the JSON shape of the Rust host: `{status: "error", content_returned: false, error: {kind:
+   * "host_error", cause, message, session_restarted}}`.
+   */
+  toJSON() {
+    return {
+      status: 'error',
+      content_returned: false,
+      error: { kind: 'host_error', cause: this.kind, message: this.message, session_restarted: this.sessionRestarted },
+    };
+  }
+}
+
+/**
+ * A malformed request or config, refused before it reaches the component. `answer` is the `invalid_request`
+ * error answer naming the field; session methods return it instead of throwing, `parseRequest` and the config
+ * parameters of `session` and `readOnce` throw it.
+ */
+export class InvalidRequestError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'InvalidRequestError';
+    /** @type {ErrorAnswer} */
+    this.answer = errorAnswer({ kind: 'invalid-request', message, alreadyRead: undefined });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Requests: the session protocol of the Rust host (json.rs), with its messages
+
+const OPS = {
+  read: ['path', 'offset', 'limit', 'column'],
+  other_tool: [],
+  reset_dedup: [],
+  wrote: ['path'],
+  check_write: ['path', 'text'],
+  report_tokens: ['path', 'offset', 'lines', 'tokens'],
+  token_refusal: ['path', 'offset', 'limit', 'message'],
+  stats: [],
+};
+
+const U64_MAX = (1n << 64n) - 1n;
+const U32_MAX = 0xffff_ffffn;
+
+function typeName(value) {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'boolean':
+      return 'a boolean';
+    case 'number':
+    case 'bigint':
+      return 'a number';
+    case 'string':
+      return 'a string';
+    default:
+      return 'an object';
+  }
+}
+
+function isObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value of `field` when present (null counts as absent). */
+function present(map, field) {
+  const value = map[field];
+  return value === undefined || value === null ? undefined : value;
+}
+
+function stringField(map, field, op) {
+  const value = present(map, field);
+  if (value === undefined) {
+    throw new InvalidRequestError(`\`${field}\` is missing: the \`${op}\` op needs a \`${field}\` (a string)`);
+  }
+  if (typeof value !== 'string') {
+    throw new InvalidRequestError(`\`${field}\` must be a string, not ${typeName(value)}`);
+  }
+  return value;
+}
+
+/** A non-negative integer up to u64::MAX as a BigInt; an integral float counts as an integer. */
+function toU64(field, value, max = U64_MAX) {
+  let big;
+  if (typeof value === 'bigint') {
+    big = value;
+  } else if (typeof value === 'number') {
+    if (!Number.isInteger(value)) throw new InvalidRequestError(`\`${field}\` must be an integer (got ${value})`);
+    big = BigInt(value);
+  } else {
+    throw new InvalidRequestError(`\`${field}\` must be a non-negative integer, not ${typeName(value)}`);
+  }
+  if (big < 0n) throw new InvalidRequestError(`\`${field}\` must not be negative (got ${value})`);
+  if (big > max) {
+    throw new InvalidRequestError(`\`${field}\` is beyond the largest supported value ${max} (got ${value})`);
+  }
+  return big;
+}
+
+function u64Field(map, field, op) {
+  const value = present(map, field);
+  if (value === undefined) {
+    throw new InvalidRequestError(
+      `\`${field}\` is missing: the \`${op}\` op needs a \`${field}\` (a non-negative integer)`,
+    );
+  }
+  return toU64(field, value);
+}
+
+function optU64(map, field) {
+  const value = present(map, field);
+  return value === undefined ? undefined : toU64(field, value);
+}
+
+function optU32(map, field, name = field) {
+  const value = present(map, field);
+  return value === undefined ? undefined : Number(toU64(name, value, U32_MAX));
+}
+
+function optBool(map, field) {
+  const value = present(map, field);
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw new InvalidRequestError(`\`${field}\` must be a boolean, not ${typeName(value)}`);
+  return value;
+}
+
+function optString(map, field) {
+  const value = present(map, field);
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new InvalidRequestError(`\`${field}\` must be a string, not ${typeName(value)}`);
+  return value;
+}
+
+function optStrings(map, field) {
+  const value = present(map, field);
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
+    throw new InvalidRequestError(`\`${field}\` must be a list of strings, not ${typeName(value)}`);
+  }
+  return [...value];
+}
+
+/** Refuses a key of `map` that is neither in `allowed` nor in `also` (keys every request may have). */
+function rejectUnknown(map, allowed, what, also = []) {
+  const extra = Object.keys(map).find((key) => !allowed.includes(key) && !also.includes(key));
+  if (extra !== undefined) {
+    throw new InvalidRequestError(
+      `unknown field \`${extra}\` for ${what}; its fields are: ${allowed.length ? allowed.join(', ') : 'none'}`,
+    );
+  }
+}
+
+/**
+ * A parsed request of the session protocol: `{op, id?, ...fields}` with numbers as BigInts.
+ *
+ * @typedef {{op: string, id?: unknown, path?: string, text?: string, message?: string,
+ *   offset?: bigint, limit?: bigint, column?: bigint, lines?: bigint, tokens?: bigint}} Request
+ */
+
+/**
+ * Parses one request of the session protocol (the Rust host's `read-window session` lines, as objects): `op`
+ * (default `"read"`) and its fields, an optional `id` echoed in the answer.
+ *
+ * | op | fields |
+ * | --- | --- |
+ * | `read` | `path` (string), `offset`, `limit`, `column` (optional non-negative integers) |
+ * | `other_tool`, `reset_dedup`, `stats` | none |
+ * | `wrote` | `path` |
+ * | `check_write` | `path`, `text` (string) |
+ * | `report_tokens` | `path`, `offset`, `lines`, `tokens` |
+ * | `token_refusal` | `path`, `offset`, `limit`, `message` (string) |
+ *
+ * @param {unknown} value The request object.
+ * @returns {Request}
+ * @throws {InvalidRequestError} Not an object, an unknown op, a missing or unknown field, a value of the wrong
+ *   type, a negative or non-integral number or one beyond u64; the message names the field.
+ */
+export function parseRequest(value) {
+  if (!isObject(value)) {
+    throw new InvalidRequestError(`the request must be a JSON object with an \`op\` field, not ${typeName(value)}`);
+  }
+  const rawOp = present(value, 'op') ?? 'read';
+  if (typeof rawOp !== 'string') throw new InvalidRequestError(`\`op\` must be a string, not ${typeName(rawOp)}`);
+  const fields = Object.hasOwn(OPS, rawOp) ? OPS[rawOp] : undefined;
+  if (fields === undefined) {
+    throw new InvalidRequestError(
+      `unknown \`op\` ${JSON.stringify(rawOp)}: expected one of ${Object.keys(OPS).join(', ')}`,
+    );
+  }
+  rejectUnknown(value, fields, `op \`${rawOp}\``, ['op', 'id']);
+  const op = rawOp;
+  /** @type {Request} */
+  const request = { op };
+  if (Object.hasOwn(value, 'id')) request.id = value.id;
+  if (fields.includes('path')) request.path = stringField(value, 'path', op);
+  switch (op) {
+    case 'read':
+      request.offset = optU64(value, 'offset');
+      request.limit = optU64(value, 'limit');
+      request.column = optU64(value, 'column');
+      break;
+    case 'check_write':
+      request.text = stringField(value, 'text', op);
+      break;
+    case 'report_tokens':
+      request.offset = u64Field(value, 'offset', op);
+      request.lines = u64Field(value, 'lines', op);
+      request.tokens = u64Field(value, 'tokens', op);
+      break;
+    case 'token_refusal':
+      request.offset = u64Field(value, 'offset', op);
+      request.limit = u64Field(value, 'limit', op);
+      request.message = stringField(value, 'message', op);
+      break;
+    default:
+      break;
+  }
+  return request;
+}
+
+const CONFIG_FIELDS = [
+  'max_lines',
+  'max_line_length',
+  'budget',
+  'working_directory',
+  'dedup',
+  'loop_warn_at',
+  'loop_block_at',
+  'not_found_ttl_ms',
+  'deny_patterns',
+  'allow_patterns',
+];
+
+const BUDGET_SHAPE = '`budget` must be {"characters": N} or {"tokens": {"cap": N, "headroom": F}}';
+
+function parseBudget(value) {
+  if (!isObject(value)) throw new InvalidRequestError(`${BUDGET_SHAPE}, not ${typeName(value)}`);
+  const keys = Object.keys(value);
+  if (keys.length !== 1) throw new InvalidRequestError(`${BUDGET_SHAPE}: exactly one key`);
+  const [unit] = keys;
+  const inner = value[unit];
+  if (unit === 'characters') {
+    if (inner === null || inner === undefined) {
+      throw new InvalidRequestError('`budget.characters` must be a non-negative integer, not null');
+    }
+    return { tag: 'characters', val: Number(toU64('budget.characters', inner, U32_MAX)) };
+  }
+  if (unit === 'tokens') {
+    if (!isObject(inner)) {
+      throw new InvalidRequestError(
+        `\`budget.tokens\` must be an object with optional \`cap\` and \`headroom\`, not ${typeName(inner)}`,
+      );
+    }
+    const extra = Object.keys(inner).find((key) => key !== 'cap' && key !== 'headroom');
+    if (extra !== undefined) {
+      throw new InvalidRequestError(`unknown field \`${extra}\` in \`budget.tokens\`; its fields are: cap, headroom`);
+    }
+    const headroom = present(inner, 'headroom');
+    if (headroom !== undefined && typeof headroom !== 'number') {
+      throw new InvalidRequestError(`\`budget.tokens.headroom\` must be a number, not ${typeName(headroom)}`);
+    }
+    return { tag: 'tokens', val: { cap: optU32(inner, 'cap', 'budget.tokens.cap'), headroom } };
+  }
+  throw new InvalidRequestError(`${BUDGET_SHAPE}, not a \`${unit}\` key`);
+}
+
+/**
+ * Converts a {@link Config} (snake_case, as in the scenario files) to the bindings' record.
+ *
+ * @param {Config | null | undefined} config
+ * @returns {object} The jco `Config` record (camelCase, absent fields undefined).
+ * @throws {InvalidRequestError} An unknown field or a value the WIT type cannot hold; the message names it.
+ */
+export function parseConfig(config) {
+  if (config === undefined || config === null) return {};
+  if (!isObject(config)) throw new InvalidRequestError(`the config must be a JSON object, not ${typeName(config)}`);
+  const extra = Object.keys(config).find((key) => !CONFIG_FIELDS.includes(key));
+  if (extra !== undefined) {
+    throw new InvalidRequestError(`unknown config field \`${extra}\`; the fields are: ${CONFIG_FIELDS.join(', ')}`);
+  }
+  const budget = present(config, 'budget');
+  return {
+    maxLines: optU32(config, 'max_lines'),
+    maxLineLength: optU32(config, 'max_line_length'),
+    budget: budget === undefined ? undefined : parseBudget(budget),
+    workingDirectory: optString(config, 'working_directory'),
+    dedup: optBool(config, 'dedup'),
+    loopWarnAt: optU32(config, 'loop_warn_at'),
+    loopBlockAt: optU32(config, 'loop_block_at'),
+    notFoundTtlMs: optU64(config, 'not_found_ttl_ms'),
+    denyPatterns: optStrings(config, 'deny_patterns'),
+    allowPatterns: optStrings(config, 'allow_patterns'),
+  };
+}
+
+function readRequest(request) {
+  return { path: request.path, offset: request.offset, limit: request.limit, column: request.column };
+}
+
+/** `read(path, options)` or `read({path, ...options})` as a protocol request object. */
+function readArguments(pathOrRequest, options) {
+  if (isObject(pathOrRequest)) {
+    if (options !== undefined) {
+      throw new InvalidRequestError('give the read as read(path, options) or read({path, ...options}), not both');
+    }
+    return { ...pathOrRequest, op: 'read' };
+  }
+  if (options !== undefined && options !== null && !isObject(options)) {
+    throw new InvalidRequestError(`the read options must be an object, not ${typeName(options)}`);
+  }
+  if (options) rejectUnknown(options, ['offset', 'limit', 'column'], 'the read options');
+  return { ...options, op: 'read', path: pathOrRequest };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Answers: the JSON shape of json.rs, key for key and in its order
+
+const num = (value) => (value === undefined || value === null ? null : Number(value));
+const snake = (name) => name.replaceAll('-', '_');
+
+/** @returns {WindowAnswer} */
+function windowAnswer(r) {
+  const budget = { unit: r.budget.unit, limit: Number(r.budget.limit), used: Number(r.budget.used) };
+  if (r.budget.cap !== undefined && r.budget.cap !== null) budget.cap = Number(r.budget.cap);
+  const answer = {
+    status: 'ok',
+    content_returned: true,
+    content: r.content,
+    path: r.path,
+    start_line: Number(r.startLine),
+    start_column: Number(r.startColumn),
+    end_line: Number(r.endLine),
+    lines_returned: Number(r.linesReturned),
+    total_lines: Number(r.totalLines),
+    truncated: r.truncated,
+    truncated_by: r.truncatedBy.map(snake),
+    next_offset: num(r.nextOffset),
+    next_column: num(r.nextColumn),
+    clamped_lines: r.clampedLines.map((line) => ({
+      line: Number(line.line),
+      shown_chars: Number(line.shownChars),
+      total_chars: Number(line.totalChars),
+      next_column: Number(line.nextColumn),
+    })),
+    hint: r.hint,
+    file_size: Number(r.fileSize),
+    encoding: {
+      encoding: r.encoding.encoding,
+      bom: r.encoding.bom,
+      line_endings: r.encoding.lineEndings,
+      replaced_invalid: Number(r.encoding.replacedInvalid),
+    },
+    budget,
+  };
+  if (r.warnings.length > 0) answer.warnings = [...r.warnings];
+  return answer;
+}
+
+/** @returns {StubAnswer} */
+function stubAnswer(stub) {
+  return {
+    status: 'unchanged',
+    content_returned: false,
+    dedup: true,
+    path: stub.path,
+    start_line: Number(stub.startLine),
+    end_line: Number(stub.endLine),
+    message: stub.message,
+  };
+}
+
+/** @returns {ErrorAnswer} */
+function errorAnswer(error) {
+  const inner = { kind: snake(error.kind), message: error.message };
+  if (error.alreadyRead !== undefined && error.alreadyRead !== null) inner.already_read = Number(error.alreadyRead);
+  return { status: 'error', content_returned: false, error: inner };
+}
+
+const NOTE = Object.freeze({ status: 'ok' });
+
+// ---------------------------------------------------------------------------------------------------------------
+// WASI imports: read-only grants, no environment, stdout kept off the host's stdout, exit as a trap
+
+const { Descriptor } = shimFilesystem.types;
+const base = Descriptor.prototype;
+
+/**
+ * The prototype of granted descriptors: the shim's Descriptor made to behave like a wasmtime read-only preopen.
+ * Instances keep the shim's class (the bindings check `instanceof Descriptor`) and its private state; descriptors
+ * opened through one get this prototype too.
+ *
+ * - Every way to change the file system is refused with `not-permitted`, as wasmtime refuses it for a read-only
+ *   preopen (the component imports none of them but `open-at`; this holds if it ever does).
+ * - An absolute link target is not revealed (`not-permitted`), as wasmtime does: it would show host paths, and
+ *   the component then reports the link as leading outside the sandbox in the same words on every host.
+ */
+const readOnlyDescriptor = Object.create(base, {
+  openAt: {
+    value(pathFlags, path, openFlags, descriptorFlags) {
+      if (openFlags.create || openFlags.truncate || descriptorFlags.write || descriptorFlags.mutateDirectory) {
+        throw 'not-permitted';
+      }
+      return Object.setPrototypeOf(base.openAt.call(this, pathFlags, path, openFlags, descriptorFlags), readOnlyDescriptor);
+    },
+  },
+  readlinkAt: {
+    value(path) {
+      const target = base.readlinkAt.call(this, path);
+      if (target.startsWith('/')) throw 'not-permitted';
+      return target;
+    },
+  },
+});
+for (const method of [
+  'writeViaStream',
+  'appendViaStream',
+  'write',
+  'setSize',
+  'setTimes',
+  'setTimesAt',
+  'createDirectoryAt',
+  'linkAt',
+  'removeDirectoryAt',
+  'renameAt',
+  'symlinkAt',
+  'unlinkFileAt',
+]) {
+  Object.defineProperty(readOnlyDescriptor, method, {
+    value() {
+      throw 'not-permitted';
+    },
+  });
+}
+
+/**
+ * The prototype of a grant's own descriptor (a preopen). preview2-shim 0.26 cannot list or stat a preopen itself
+ * (`read-directory` fails with `bad-descriptor`, `stat` with `invalid`), so the component would miss the
+ * "similar names" of a path not found at the top of a grant; both go through the directory opened as `.`.
+ */
+const preopenDescriptor = Object.create(readOnlyDescriptor, {
+  readDirectory: {
+    value() {
+      const self = this.openAt({ symlinkFollow: false }, '.', { directory: true }, { read: true });
+      try {
+        return self.readDirectory();
+      } finally {
+        self[Symbol.dispose]();
+      }
+    },
+  },
+  stat: {
+    value() {
+      return this.statAt({ symlinkFollow: false }, '.');
+    },
+  },
+});
+
+/** Normalizes {@link Grants} to `[guest, host][]` with real, existing host directories. */
+function normalizeGrants(grants) {
+  let pairs;
+  if (typeof grants === 'string') {
+    pairs = [[null, grants]];
+  } else if (Array.isArray(grants)) {
+    pairs = grants.map((host) => [null, host]);
+  } else if (isObject(grants)) {
+    pairs = Object.entries(grants);
+  } else {
+    throw new HostError('start', `grants must be a directory, a list of directories or {guest: host}, not ${typeName(grants)}`);
+  }
+  if (pairs.length === 0) throw new HostError('start', 'no directory is granted: give at least one');
+  return pairs.map(([guest, host]) => {
+    if (typeof host !== 'string' || host === '') {
+      throw new HostError('start', `a granted directory must be a non-empty string, not ${typeName(host)}`);
+    }
+    let real;
+    try {
+      real = realpathSync(host);
+    } catch (error) {
+      throw new HostError('start', `could not grant ${host}: ${error.message}`, { cause: error });
+    }
+    if (!statSync(real).isDirectory()) throw new HostError('start', `could not grant ${host}: not a directory`);
+    const at = guest ?? real;
+    if (typeof at !== 'string' || !at.startsWith('/')) {
+      throw new HostError('start', `the guest path of ${host} must be absolute (like /workspace), not ${JSON.stringify(at)}`);
+    }
+    return [at, real];
+  });
+}
+
+/** Throws from `wasi:cli/exit`: a guest that exits must not end the host process. */
+class GuestExit extends Error {}
+
+/** The import object every instance shares: WASI from preview2-shim, sandboxed. */
+function baseImports() {
+  const imports = new WASIShim({
+    sandbox: { env: {}, args: ['read-window'], enableNetwork: false },
+  }).getImportObject();
+  // The guest's stdout would land in the host's stdout (a protocol stream, for MCP servers over stdio): it goes
+  // to stderr, where the guest's panic messages go too.
+  imports['wasi:cli/stdout'] = { getStdout: () => shimCli.stderr.getStderr() };
+  imports['wasi:cli/exit'] = {
+    exit(status) {
+      throw new GuestExit(`the component called exit (${status?.tag ?? 'ok'})`);
+    },
+    exitWithCode(code) {
+      throw new GuestExit(`the component called exit (${code})`);
+    },
+  };
+  return imports;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The loaded component
+
+/**
+ * The loaded component: the transpiled bindings and compiled core modules. Load it once per process
+ * ({@link ReadWindow.load}); every session instantiates it anew with its own grants.
+ */
+export class ReadWindow {
+  #instantiate;
+  #modules;
+  #imports;
+
+  /** @private Use {@link ReadWindow.load}. */
+  constructor(instantiate, modules) {
+    this.#instantiate = instantiate;
+    this.#modules = modules;
+    this.#imports = baseImports();
+  }
+
+  /**
+   * Loads the transpiled component and compiles its core modules.
+   *
+   * @param {{dir?: string}} [options] `dir`: the transpiled output (default {@link GENERATED_DIR}).
+   * @returns {Promise<ReadWindow>}
+   * @throws {HostError} kind `start`: the transpiled output is missing (run `npm run transpile` in hosts/js) or
+   *   does not load.
+   */
+  static async load({ dir = GENERATED_DIR } = {}) {
+    const entry = join(dir, 'read_window.js');
+    let bindings;
+    try {
+      bindings = await import(pathToFileURL(entry).href);
+    } catch (error) {
+      const missing = error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes(entry);
+      throw new HostError(
+        'start',
+        missing
+          ? `the transpiled component is missing (${entry}): run \`npm run transpile\` in hosts/js`
+          : `could not load the transpiled component ${entry}: ${error.message}`,
+        { cause: error },
+      );
+    }
+    const modules = new Map();
+    for (const name of ['read_window.core.wasm', 'read_window.core2.wasm', 'read_window.core3.wasm']) {
+      try {
+        modules.set(name, await WebAssembly.compile(readFileSync(join(dir, name))));
+      } catch (error) {
+        throw new HostError('start', `could not compile ${join(dir, name)}: ${error.message}`, { cause: error });
+      }
+    }
+    return new ReadWindow(bindings.instantiate, modules);
+  }
+
+  /**
+   * Starts a session over `grants` with `config`: an instance of its own and the component's `session` resource.
+   *
+   * @param {Grants} grants The directories the session may read (read-only).
+   * @param {Config} [config] Absent fields take the component's defaults; invalid values are replaced by defaults
+   *   and reported once as a warning on the first window.
+   * @returns {Session}
+   * @throws {HostError} kind `start`: a grant is not a directory, or instantiation or the constructor failed.
+   * @throws {InvalidRequestError} The config has an unknown field or a value its WIT type cannot hold.
+   */
+  session(grants, config = {}) {
+    return new Session(this, normalizeGrants(grants), parseConfig(config));
+  }
+
+  /**
+   * Reads one window with no session memory, in an instance of its own that is dropped afterwards.
+   *
+   * @param {Grants} grants
+   * @param {Config | null | undefined} config
+   * @param {string | ({path: string} & ReadOptions)} pathOrRequest A guest path (absolute, or relative to the
+   *   working directory), or a request object with `path`.
+   * @param {ReadOptions} [options]
+   * @returns {WindowAnswer | ErrorAnswer}
+   * @throws {HostError} The instance could not start (`start`) or the call trapped (`trap`).
+   * @throws {InvalidRequestError} The config is malformed (a malformed request is an error answer).
+   */
+  readOnce(grants, config, pathOrRequest, options) {
+    const record = parseConfig(config);
+    const pairs = normalizeGrants(grants);
+    let request;
+    try {
+      request = parseRequest(readArguments(pathOrRequest, options));
+    } catch (error) {
+      if (error instanceof InvalidRequestError) return error.answer;
+      throw error;
+    }
+    const instance = this._instantiate(pairs);
+    try {
+      return windowAnswer(instance.reader.readOnce(record, readRequest(request)));
+    } catch (error) {
+      if (isComponentError(error)) return errorAnswer(error.payload);
+      throw trapError(error);
+    }
+  }
+
+  /**
+   * An instance of the component whose only filesystem is `pairs` (read-only), with its core memories and the
+   * preopens it was given.
+   *
+   * @param {[string, string][]} pairs guest path, host directory
+   * @returns {{reader: any, memories: WebAssembly.Memory[], preopens: [object, string][]}}
+   * @internal
+   */
+  _instantiate(pairs) {
+    const preopens = pairs.map(([guest, host]) => [
+      Object.setPrototypeOf(shimFilesystem._createPreopenDescriptor(host), preopenDescriptor),
+      guest,
+    ]);
+    const imports = {
+      ...this.#imports,
+      'wasi:filesystem/preopens': { getDirectories: () => preopens.slice() },
+    };
+    const memories = [];
+    const instantiateCore = (module, importObject) => {
+      const instance = new WebAssembly.Instance(module, importObject);
+      if (instance.exports.memory instanceof WebAssembly.Memory) memories.push(instance.exports.memory);
+      return instance;
+    };
+    // jco 1.35's bindings probe `WebAssembly.promising` (JSPI) five times per instantiation in try/catch. Where it
+    // is missing (Node 20), V8 builds each TypeError's message by re-parsing the 8,000-line instantiation function,
+    // about 4 ms apiece. A stand-in that throws takes the same catch path, cheaply; it is removed right after.
+    const stubbed = !('promising' in WebAssembly);
+    if (stubbed) {
+      WebAssembly.promising = () => {
+        throw new TypeError('WebAssembly.promising is not available');
+      };
+    }
+    try {
+      const root = this.#instantiate((name) => this.#modules.get(name), imports, instantiateCore);
+      return { reader: root[EXPORT_NAME], memories, preopens };
+    } catch (error) {
+      throw new HostError('start', `could not instantiate the read-window component: ${describe(error)}`, { cause: error });
+    } finally {
+      if (stubbed) delete WebAssembly.promising;
+    }
+  }
+}
+
+function isComponentError(error) {
+  return error instanceof Error && Object.hasOwn(error, 'payload') && error.constructor?.name === 'ComponentError';
+}
+
+function describe(error) {
+  if (error instanceof Error) return `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`;
+  return String(error);
+}
+
+/** A trap (or a guest exit) as a HostError; `after` says what became of the session. */
+function trapError(error, after, restarted = false) {
+  const what = error instanceof GuestExit ? error.message : `the read-window component trapped: ${describe(error)}`;
+  return new HostError('trap', after ? `${what}; ${after}` : what, { sessionRestarted: restarted, cause: error });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sessions
+
+/**
+ * A reading session: one instance of the component and one `session` resource in it. It remembers what it
+ * returned (dedup stubs, the loop tripwire, the not-found cache) and each file's line index; sessions share
+ * nothing. Start one with {@link ReadWindow#session}.
+ *
+ * Every method answers a plain object in the Rust host's JSON shape. Read errors and malformed arguments are
+ * error answers; a host failure throws {@link HostError} (after a trap the session is restarted, its state lost).
+ */
+export class Session {
+  #reader;
+  #grants;
+  #config;
+  #live;
+  #peakBefore = 0;
+  #restarts = 0;
+
+  /** @private Use {@link ReadWindow#session}. */
+  constructor(reader, grants, config) {
+    this.#reader = reader;
+    this.#grants = grants;
+    this.#config = config;
+    this.#live = this.#start();
+  }
+
+  #start() {
+    const instance = this.#reader._instantiate(this.#grants);
+    try {
+      return { ...instance, session: new instance.reader.Session(this.#config) };
+    } catch (error) {
+      throw new HostError('start', `the session constructor failed: ${describe(error)}`, { cause: error });
+    }
+  }
+
+  /** Runs `f(live)`; after a trap, restarts the instance and throws. */
+  #call(f) {
+    if (this.#live === null) this.#live = this.#start();
+    const live = this.#live;
+    try {
+      return f(live);
+    } catch (error) {
+      if (isComponentError(error)) throw error;
+      this.#peakBefore = Math.max(this.#peakBefore, peakOf(live));
+      this.#live = null;
+      this.#restarts += 1;
+      try {
+        this.#live = this.#start();
+      } catch (restart) {
+        throw trapError(error, `restarting the session failed too (${restart.message}); the next call tries again, and the session's state is lost`);
+      }
+      throw trapError(error, `the session was restarted: ${STATE_LOST}`, true);
+    }
+  }
+
+  /** Runs a fallible method of the resource: its error payload becomes an error answer. */
+  #fallible(f, ok) {
+    try {
+      return ok(this.#call(f));
+    } catch (error) {
+      if (isComponentError(error)) return errorAnswer(error.payload);
+      throw error;
+    }
+  }
+
+  /**
+   * Reads a window: its content, a stub when this session already returned it unchanged (dedup), or an error.
+   *
+   * @param {string | ({path: string} & ReadOptions)} pathOrRequest A guest path (absolute, or relative to the
+   *   working directory), or `{path, offset?, limit?, column?}`.
+   * @param {ReadOptions} [options] With a path: `{offset?, limit?, column?}`.
+   * @returns {WindowAnswer | StubAnswer | ErrorAnswer}
+   * @throws {HostError}
+   */
+  read(pathOrRequest, options) {
+    return this.#answerOrInvalid(() => this.#run(parseRequest(readArguments(pathOrRequest, options))));
+  }
+
+  /**
+   * Reads one window with no session memory (the component's `read-once`) in this session's instance, with the
+   * session's config or `config`; the session's own state is not touched.
+   *
+   * @param {string | ({path: string} & ReadOptions)} pathOrRequest
+   * @param {ReadOptions} [options]
+   * @param {Config} [config] Default: the session's config.
+   * @returns {WindowAnswer | ErrorAnswer}
+   * @throws {HostError}
+   * @throws {InvalidRequestError} `config` is malformed.
+   */
+  readOnce(pathOrRequest, options, config) {
+    const record = config === undefined ? this.#config : parseConfig(config);
+    return this.#answerOrInvalid(() => {
+      const request = parseRequest(readArguments(pathOrRequest, options));
+      return this.#fallible((live) => live.reader.readOnce(record, readRequest(request)), windowAnswer);
+    });
+  }
+
+  /**
+   * The host ran a tool other than a read: clears the consecutive-read counts, keeps the dedup memory.
+   * @returns {NoteAnswer}
+   * @throws {HostError}
+   */
+  otherTool() {
+    return this.#run({ op: 'other_tool' });
+  }
+
+  /**
+   * The host compacted the model's context: the next read of any window returns full content.
+   * @returns {NoteAnswer}
+   * @throws {HostError}
+   */
+  resetDedup() {
+    return this.#run({ op: 'reset_dedup' });
+  }
+
+  /**
+   * The host wrote or patched `path` (a guest path): its dedup entries, not-found entry and line index are
+   * forgotten.
+   * @param {string} path
+   * @returns {NoteAnswer | ErrorAnswer}
+   * @throws {HostError}
+   */
+  wrote(path) {
+    return this.answer({ op: 'wrote', path }, { throwHostErrors: true });
+  }
+
+  /**
+   * Checks text the model wants written to `path`: an `echoed_output` error when it contains a stub, a block
+   * message or a marker this component produced, or a window pasted back with its `N|` gutters.
+   * @param {string} path
+   * @param {string} text
+   * @returns {NoteAnswer | ErrorAnswer}
+   * @throws {HostError}
+   */
+  checkWrite(path, text) {
+    return this.answer({ op: 'check_write', path, text }, { throwHostErrors: true });
+  }
+
+  /**
+   * Reports the real token count of a window the model received (`offset`, `lines` from the window: its
+   * `start_line` and `lines_returned`), so later windows of that file are estimated at the learned density.
+   * @param {string} path
+   * @param {number | bigint} offset The window's first line (1-based).
+   * @param {number | bigint} lines The window's line count.
+   * @param {number | bigint} tokens The tokens it really took.
+   * @returns {NoteAnswer | ErrorAnswer}
+   * @throws {HostError}
+   */
+  reportTokens(path, offset, lines, tokens) {
+    return this.answer({ op: 'report_tokens', path, offset, lines, tokens }, { throwHostErrors: true });
+  }
+
+  /**
+   * Hands the session an engine's refusal `message` (like "(N tokens) exceeds maximum allowed tokens (M)") for
+   * the window `offset`/`limit` of `path`; answers the window that fits.
+   * @param {string} path
+   * @param {number | bigint} offset The refused window's first line (1-based).
+   * @param {number | bigint} limit The refused window's limit in lines.
+   * @param {string} message
+   * @returns {RetryAnswer | ErrorAnswer}
+   * @throws {HostError}
+   */
+  tokenRefusal(path, offset, limit, message) {
+    return this.answer({ op: 'token_refusal', path, offset, limit, message }, { throwHostErrors: true });
+  }
+
+  /**
+   * The session's counters: positioned reads, indexed files and index bytes (since the last restart), and the
+   * peak linear memory over the session's life.
+   * @returns {StatsAnswer}
+   * @throws {HostError}
+   */
+  stats() {
+    return this.#run({ op: 'stats' });
+  }
+
+  /**
+   * The largest linear memory, in bytes, of this session's instances (restarts included).
+   * @returns {number}
+   */
+  peakMemoryBytes() {
+    return Math.max(this.#peakBefore, this.#live ? peakOf(this.#live) : 0);
+  }
+
+  /** How many times the session was restarted after a trap. @returns {number} */
+  restarts() {
+    return this.#restarts;
+  }
+
+  /**
+   * Answers one request of the session protocol (see {@link parseRequest}), with its `id` (when it has one) as
+   * the first key. Never throws by default: a malformed request is an `invalid_request` answer, a host failure a
+   * `host_error` answer ({@link HostError#toJSON}).
+   *
+   * @param {unknown} value The request object, e.g. `{op: "read", path: "a.txt", limit: 20}`.
+   * @param {{throwHostErrors?: boolean}} [options] Throw {@link HostError} instead of answering it.
+   * @returns {object} The answer.
+   */
+  answer(value, { throwHostErrors = false } = {}) {
+    const id = isObject(value) && Object.hasOwn(value, 'id') ? { id: value.id } : {};
+    let answer;
+    try {
+      answer = this.#answerOrInvalid(() => this.#run(parseRequest(value)));
+    } catch (error) {
+      if (throwHostErrors || !(error instanceof HostError)) throw error;
+      answer = error.toJSON();
+    }
+    return { ...id, ...answer };
+  }
+
+  /**
+   * Drops the session resource and its instance. Later calls start a fresh session (state lost).
+   */
+  close() {
+    const live = this.#live;
+    this.#live = null;
+    if (live) {
+      this.#peakBefore = Math.max(this.#peakBefore, peakOf(live));
+      live.session[Symbol.dispose]?.();
+    }
+  }
+
+  [Symbol.dispose]() {
+    this.close();
+  }
+
+  #answerOrInvalid(f) {
+    try {
+      return f();
+    } catch (error) {
+      if (error instanceof InvalidRequestError) return error.answer;
+      throw error;
+    }
+  }
+
+  /** Runs a parsed request; the answer has no `id`. */
+  #run(request) {
+    switch (request.op) {
+      case 'read':
+        return this.#fallible(
+          (live) => live.session.read(readRequest(request)),
+          (outcome) => (outcome.tag === 'window' ? windowAnswer(outcome.val) : stubAnswer(outcome.val)),
+        );
+      case 'other_tool':
+        this.#call((live) => live.session.noteOtherTool());
+        return { ...NOTE };
+      case 'reset_dedup':
+        this.#call((live) => live.session.resetDedup());
+        return { ...NOTE };
+      case 'wrote':
+        this.#call((live) => live.session.wrote(request.path));
+        return { ...NOTE };
+      case 'check_write':
+        return this.#fallible((live) => live.session.checkWrite(request.path, request.text), () => ({ ...NOTE }));
+      case 'report_tokens':
+        return this.#fallible(
+          (live) => live.session.reportTokens(request.path, request.offset, request.lines, request.tokens),
+          () => ({ ...NOTE }),
+        );
+      case 'token_refusal':
+        return this.#fallible(
+          (live) => live.session.tokenRefusal(request.path, request.offset, request.limit, request.message),
+          (retry) => ({
+            status: 'ok',
+            offset: Number(retry.offset),
+            limit: Number(retry.limit),
+            refused_tokens: Number(retry.refusedTokens),
+            cap_tokens: Number(retry.capTokens),
+            hint: retry.hint,
+          }),
+        );
+      case 'stats': {
+        const stats = this.#call((live) => live.session.stats());
+        return {
+          status: 'ok',
+          positioned_reads: Number(stats.positionedReads),
+          indexed_files: Number(stats.indexedFiles),
+          index_bytes: Number(stats.indexBytes),
+          peak_memory_bytes: this.peakMemoryBytes(),
+        };
+      }
+      default:
+        throw new InvalidRequestError(`unknown \`op\` ${JSON.stringify(request.op)}`);
+    }
+  }
+}
+
+function peakOf(live) {
+  return live.memories.reduce((peak, memory) => Math.max(peak, memory.buffer.byteLength), 0);
+}

@@ -1,0 +1,502 @@
+#!/usr/bin/env node
+// Runs scenario files (tests/scenarios/README.md) through the JavaScript host:
+//
+//   node hosts/js/scenarios.mjs tests/scenarios [more files or directories...]
+//
+// Prints `PASS name` or `FAIL name: why` for every scenario, then `N passed, M failed`; exits 0 only when every
+// scenario passed (1 when one failed, 2 when the runner cannot run: a missing install or transpile, a bad path).
+//
+// Each scenario runs in a fresh temporary directory: its `files` in `scenario/`, granted read-only at the guest
+// path /scenario (also the working directory), its `outside` files in `outside/`, not granted. Named sessions
+// (`"session"` on a step, default "main") start at their first step with the scenario's config.
+
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** The guest path the scenario's directory is granted at, on every host. */
+export const GUEST_ROOT = '/scenario';
+
+/** The session a step without a `session` key runs in. */
+export const DEFAULT_SESSION = 'main';
+
+const SCENARIO_KEYS = ['name', 'description', 'files', 'outside', 'config', 'steps'];
+const STEP_KEYS = ['expect', 'session'];
+
+/** A failure of one step or of the scenario file: its message is the runner's `why`. */
+class Failure extends Error {}
+
+// ---------------------------------------------------------------------------------------------------------------
+// JSON with exact integers
+
+/**
+ * Parses JSON like `JSON.parse`, but an integer beyond 2^53 (a u64 such as 18446744073709551615) becomes a BigInt
+ * instead of a rounded Number, as serde_json keeps it in the Rust runner.
+ * @param {string} text
+ * @returns {unknown}
+ * @throws {SyntaxError}
+ */
+export function parseJson(text) {
+  const big = new Map();
+  // Tag each long integer literal outside strings, parse, then swap the tags for BigInts.
+  const tagged = text.replace(/"(?:[^"\\]|\\.)*"|(?<![\d.eE+-])-?\d{16,}(?![.\deE])/g, (token) => {
+    if (token.startsWith('"') || Number.isSafeInteger(Number(token))) return token;
+    const tag = `\u0000bigint${big.size}`;
+    big.set(tag, BigInt(token));
+    return JSON.stringify(tag);
+  });
+  return big.size === 0 ? JSON.parse(text) : JSON.parse(tagged, (_key, value) => (big.has(value) ? big.get(value) : value));
+}
+
+/** `JSON.stringify` that writes BigInts as plain integers. */
+export function showJson(value) {
+  const text = JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? `\u0000bigint:${item}` : item));
+  return text === undefined ? 'undefined' : text.replace(/"\\u0000bigint:(-?\d+)"/g, '$1');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Files
+
+/**
+ * The scenario files under `paths`: each file as given, each directory searched recursively for `*.json`, in
+ * sorted order (by path components).
+ * @param {string[]} paths
+ * @returns {string[]}
+ */
+export function collectFiles(paths) {
+  const files = [];
+  for (const path of paths) {
+    if (statSync(path).isDirectory()) {
+      const found = [];
+      walk(path, found);
+      found.sort(comparePaths);
+      files.push(...found);
+    } else {
+      files.push(path);
+    }
+  }
+  return files;
+}
+
+function walk(dir, found) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory() || (entry.isSymbolicLink() && statSync(path).isDirectory())) {
+      walk(path, found);
+    } else if (entry.name.endsWith('.json')) {
+      found.push(path);
+    }
+  }
+}
+
+function comparePaths(a, b) {
+  const x = a.split('/');
+  const y = b.split('/');
+  for (let i = 0; i < Math.min(x.length, y.length); i += 1) {
+    const order = Buffer.compare(Buffer.from(x[i]), Buffer.from(y[i]));
+    if (order !== 0) return order;
+  }
+  return x.length - y.length;
+}
+
+/** `name` (relative, `/`-separated, no `..`) under `dir`. */
+function fixturePath(dir, name) {
+  if (typeof name !== 'string') throw new Failure('`path` must be a string');
+  const parts = name.split('/');
+  if (name === '' || name.startsWith('/') || parts.includes('..')) {
+    throw new Failure(`fixture path ${showJson(name)} must be relative to the scenario's directory, without \`..\``);
+  }
+  return join(dir, ...parts.filter((part) => part !== '' && part !== '.'));
+}
+
+function writeFiles(dir, files, key) {
+  if (files === undefined || files === null) return;
+  if (typeof files !== 'object' || Array.isArray(files)) throw new Failure(`\`${key}\` must be an object of path: content`);
+  for (const [name, content] of Object.entries(files)) {
+    let path;
+    try {
+      path = fixturePath(dir, name);
+      writeOne(path, content);
+    } catch (error) {
+      throw new Failure(path === undefined ? `${key}: ${error.message}` : `${key}: ${name}: ${error.message}`);
+    }
+  }
+}
+
+const BASE64 = /^[A-Za-z0-9+/=\s]*$/;
+
+/** Writes one fixture (text, base64, repeat, symlink, dir or fifo), replacing what was there. */
+function writeOne(path, content) {
+  mkdirSync(dirname(path), { recursive: true });
+  let existing = null;
+  try {
+    existing = lstatSync(path);
+  } catch {
+    // Nothing there.
+  }
+  if (existing?.isDirectory()) rmSync(path, { recursive: true });
+  else if (existing) unlinkSync(path);
+
+  if (typeof content === 'string') {
+    writeFileSync(path, content);
+    return;
+  }
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) {
+    throw new Failure('a file is a string or an object');
+  }
+  const kinds = ['base64', 'repeat', 'symlink', 'dir', 'fifo'];
+  const kind = kinds.find((name) => Object.hasOwn(content, name));
+  if (kind === undefined) throw new Failure(`a file object needs one of the keys ${kinds.join(', ')}`);
+  switch (kind) {
+    case 'base64': {
+      const text = content.base64;
+      if (typeof text !== 'string') throw new Failure('`base64` must be a string');
+      if (!BASE64.test(text)) throw new Failure(`${showJson(text)} is not base64`);
+      writeFileSync(path, Buffer.from(text.replace(/[\s=]/g, ''), 'base64'));
+      return;
+    }
+    case 'repeat': {
+      const { repeat, count } = content;
+      if (typeof repeat !== 'string') throw new Failure('`repeat` must be a string');
+      if (!Number.isSafeInteger(count) || count < 0) {
+        throw new Failure('`repeat` needs a `count` (a non-negative integer)');
+      }
+      writeFileSync(path, repeat.repeat(count));
+      return;
+    }
+    case 'symlink':
+      if (typeof content.symlink !== 'string') throw new Failure('`symlink` must be a string');
+      symlinkSync(content.symlink, path);
+      return;
+    case 'dir':
+      mkdirSync(path);
+      return;
+    default: {
+      // Node has no mkfifo: the system command makes the named pipe.
+      const made = spawnSync('mkfifo', [path], { encoding: 'utf8' });
+      if (made.error) throw new Failure(`cannot run mkfifo: ${made.error.message}`);
+      if (made.status !== 0) throw new Failure(`mkfifo ${path} failed: ${made.stderr.trim() || `exit ${made.status}`}`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Matching
+
+/**
+ * Matches `actual` against `expected` by the rules of the scenario format; `place` is the JSON path so far.
+ * @param {unknown} expected
+ * @param {unknown} actual `undefined` when the key is missing.
+ * @param {string} [place]
+ * @throws {Failure} Where and how they differ.
+ */
+export function matchValue(expected, actual, place = '') {
+  const at = place === '' ? '/' : place;
+  const show = (value) => (value === undefined ? 'no key' : showJson(value));
+  if (isObject(expected)) {
+    if (Object.hasOwn(expected, '$absent')) {
+      const absent = expected.$absent;
+      if (absent === true && actual === undefined) return;
+      if (absent === false && actual !== undefined) return;
+      if (absent === true) throw new Failure(`at ${at}: expected no key, got ${show(actual)}`);
+      throw new Failure(`at ${at}: expected a key, found none`);
+    }
+    if (Object.hasOwn(expected, '$contains')) {
+      const needles = Array.isArray(expected.$contains) ? expected.$contains : [expected.$contains];
+      if (typeof actual !== 'string') {
+        throw new Failure(`at ${at}: expected a string containing ${showJson(expected.$contains)}, got ${show(actual)}`);
+      }
+      for (const needle of needles) {
+        if (typeof needle !== 'string') throw new Failure(`at ${at}: \`$contains\` takes strings`);
+        if (!actual.includes(needle)) {
+          throw new Failure(`at ${at}: expected a string containing ${showJson(needle)}, got ${showJson(actual)}`);
+        }
+      }
+      return;
+    }
+    if (!isObject(actual)) throw new Failure(`at ${at}: expected an object, got ${show(actual)}`);
+    for (const [key, value] of Object.entries(expected)) {
+      matchValue(value, Object.hasOwn(actual, key) ? actual[key] : undefined, `${place}/${key}`);
+    }
+    return;
+  }
+  if (actual === undefined) throw new Failure(`at ${at}: expected ${showJson(expected)}, found no key`);
+  if (Array.isArray(expected) && Array.isArray(actual)) {
+    if (expected.length !== actual.length) {
+      throw new Failure(
+        `at ${at}: expected a list of ${expected.length} items, got ${actual.length} items: ${showJson(actual)}`,
+      );
+    }
+    expected.forEach((item, index) => matchValue(item, actual[index], `${place}/${index}`));
+    return;
+  }
+  if (!deepEqual(expected, actual)) {
+    throw new Failure(`at ${at}: expected ${showJson(expected)}, got ${showJson(actual)}`);
+  }
+}
+
+function isObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Numbers by value, as serde_json compares them: integers exactly (BigInt or Number), others as floats. */
+function numbersEqual(a, b) {
+  const integral = (x) => typeof x === 'bigint' || Number.isInteger(x);
+  return integral(a) && integral(b) ? BigInt(a) === BigInt(b) : Number(a) === Number(b);
+}
+
+const isNumber = (x) => typeof x === 'number' || typeof x === 'bigint';
+
+function deepEqual(a, b) {
+  if (a === b) return true;
+  if (isNumber(a) && isNumber(b)) return numbersEqual(a, b);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Running
+
+/**
+ * Runs one scenario given as parsed JSON.
+ * @param {import('./index.js').ReadWindow} reader
+ * @param {typeof import('./index.js')} host The host module (for parseRequest, parseConfig, the error classes).
+ * @param {unknown} scenario
+ * @throws {Failure} Why it failed.
+ */
+export function runScenario(reader, host, scenario) {
+  if (!isObject(scenario)) throw new Failure('a scenario must be a JSON object');
+  const extra = Object.keys(scenario).find((key) => !SCENARIO_KEYS.includes(key));
+  if (extra !== undefined) {
+    throw new Failure(`unknown scenario key \`${extra}\`; the keys are ${SCENARIO_KEYS.join(', ')}`);
+  }
+  const config = scenario.config ?? {};
+  try {
+    host.parseConfig(config);
+  } catch (error) {
+    throw new Failure(`config: ${error.message}`);
+  }
+  if (!Array.isArray(scenario.steps)) throw new Failure('`steps` must be a list of steps');
+
+  const temp = mkdtempSync(join(tmpdir(), 'read-window-scenario-'));
+  const sessions = new Map();
+  try {
+    const root = join(temp, 'scenario');
+    mkdirSync(root);
+    mkdirSync(join(temp, 'outside'));
+    writeFiles(root, scenario.files, 'files');
+    writeFiles(join(temp, 'outside'), scenario.outside, 'outside');
+    const grants = { [GUEST_ROOT]: root };
+    const session = (name) => {
+      if (!sessions.has(name)) {
+        try {
+          sessions.set(name, reader.session(grants, config));
+        } catch (error) {
+          throw new Failure(`session \`${name}\` did not start: ${error.message}`);
+        }
+      }
+      return sessions.get(name);
+    };
+    scenario.steps.forEach((step, index) => {
+      try {
+        runStep(step, { reader, host, grants, config, root, session });
+      } catch (error) {
+        if (!(error instanceof Failure)) throw error;
+        throw new Failure(`step ${index + 1} (${describeStep(step)}): ${error.message}`);
+      }
+    });
+  } finally {
+    for (const open of sessions.values()) open.close();
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+function describeStep(step) {
+  const op = isObject(step) && typeof step.op === 'string' ? step.op : 'read';
+  return isObject(step) && typeof step.path === 'string' ? `${op} ${step.path}` : op;
+}
+
+function runStep(step, context) {
+  if (!isObject(step)) throw new Failure('a step must be a JSON object');
+  const request = Object.fromEntries(Object.entries(step).filter(([key]) => !STEP_KEYS.includes(key)));
+  const name = step.session ?? DEFAULT_SESSION;
+  if (typeof name !== 'string') throw new Failure('`session` must be a string');
+  const answer = answerStep(request, name, context);
+  if (answer?.error?.kind === 'host_error') throw new Failure(`host failure: ${showJson(answer)}`);
+  if (Object.hasOwn(step, 'expect')) {
+    try {
+      matchValue(step.expect, answer);
+    } catch (error) {
+      throw new Failure(`${error.message}; the answer was ${showJson(answer)}`);
+    }
+  }
+}
+
+function onlyKeys(request, allowed) {
+  const extra = Object.keys(request).find((key) => !allowed.includes(key));
+  if (extra !== undefined) throw new Failure(`unknown field \`${extra}\`; the fields are ${allowed.join(', ')}`);
+}
+
+function malformed(host, f) {
+  try {
+    return f();
+  } catch (error) {
+    if (error instanceof host.InvalidRequestError) throw new Failure(`malformed step: ${error.message}`);
+    throw error;
+  }
+}
+
+function answerStep(request, name, { reader, host, grants, config, root, session }) {
+  const id = Object.hasOwn(request, 'id') ? { id: request.id } : {};
+  const op = request.op ?? 'read';
+  let answer;
+  switch (op) {
+    case 'write_file': {
+      onlyKeys(request, ['op', 'id', 'path', 'content']);
+      const path = fixturePath(root, request.path);
+      if (!Object.hasOwn(request, 'content')) throw new Failure('`content` is missing');
+      writeOne(path, request.content);
+      answer = { status: 'ok' };
+      break;
+    }
+    case 'remove_file': {
+      onlyKeys(request, ['op', 'id', 'path']);
+      const path = fixturePath(root, request.path);
+      try {
+        unlinkSync(path);
+      } catch (error) {
+        throw new Failure(`cannot remove ${path}: ${error.message}`);
+      }
+      answer = { status: 'ok' };
+      break;
+    }
+    case 'read_once': {
+      const read = malformed(host, () => host.parseRequest({ ...request, op: 'read' }));
+      try {
+        answer = reader.readOnce(grants, config, read.path, { offset: read.offset, limit: read.limit, column: read.column });
+      } catch (error) {
+        if (!(error instanceof host.HostError)) throw error;
+        answer = error.toJSON();
+      }
+      break;
+    }
+    default:
+      malformed(host, () => host.parseRequest(request));
+      answer = session(name).answer(request);
+  }
+  return { ...id, ...answer };
+}
+
+/**
+ * Runs one scenario file.
+ * @returns {{name: string, why: string | null}}
+ */
+export function runFile(reader, host, file) {
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return { name: file, why: `cannot read the scenario file: ${error.message}` };
+  }
+  let scenario;
+  try {
+    scenario = parseJson(text);
+  } catch (error) {
+    return { name: file, why: `the scenario file is not valid JSON: ${error.message}` };
+  }
+  const name = isObject(scenario) && typeof scenario.name === 'string' ? scenario.name : file;
+  try {
+    runScenario(reader, host, scenario);
+    return { name, why: null };
+  } catch (error) {
+    if (error instanceof Failure) return { name, why: error.message };
+    return { name, why: `the runner failed: ${error?.stack ?? error}` };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Command line
+
+/** Says on stderr when the wasm the transpile came from has changed since (the scenarios would run the old one). */
+function warnIfStale(generated) {
+  try {
+    const source = JSON.parse(readFileSync(join(generated, 'source.json'), 'utf8'));
+    if (!existsSync(source.wasm)) return;
+    const sha256 = createHash('sha256').update(readFileSync(source.wasm)).digest('hex');
+    if (sha256 !== source.sha256) {
+      console.error(
+        `note: ${source.wasm} changed since the last transpile; these scenarios run the older component ` +
+          '(run `npm run transpile` in hosts/js)',
+      );
+    }
+  } catch {
+    // No record: nothing to compare.
+  }
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  if (args.length === 0 || args.some((arg) => arg === '-h' || arg === '--help')) {
+    console.error('usage: node hosts/js/scenarios.mjs PATH... (scenario files or directories of them)');
+    process.exit(2);
+  }
+  if (!existsSync(join(here, 'node_modules', '@bytecodealliance', 'preview2-shim'))) {
+    console.error('read-window JS host: node_modules is missing: run `npm ci` in hosts/js');
+    process.exit(2);
+  }
+  const generated = join(here, 'generated');
+  if (!existsSync(join(generated, 'read_window.js'))) {
+    console.error('read-window JS host: the transpiled component is missing: run `npm run transpile` in hosts/js');
+    process.exit(2);
+  }
+  warnIfStale(generated);
+
+  let files;
+  try {
+    files = collectFiles(args.map((arg) => resolve(arg)));
+  } catch (error) {
+    console.error(`scenarios: ${error.message}`);
+    process.exit(2);
+  }
+  const host = await import(pathToFileURL(join(here, 'index.js')).href);
+  const reader = await host.ReadWindow.load({ dir: generated });
+  let passed = 0;
+  let failed = 0;
+  for (const file of files) {
+    const { name, why } = runFile(reader, host, file);
+    if (why === null) {
+      passed += 1;
+      console.log(`PASS ${name}`);
+    } else {
+      failed += 1;
+      console.log(`FAIL ${name}: ${why}`);
+    }
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await main();
+}
