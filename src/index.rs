@@ -264,7 +264,9 @@ impl LineIndex {
     /// that checkpoint is not line 1: (region start, checkpoint offset, fingerprint).
     pub fn checkpoint_region(&self, line: u64) -> Option<(u64, u64, u64)> {
         let wanted = (line.max(1) - 1) / self.spacing;
-        let index = (wanted as usize).min(self.checkpoints.len().saturating_sub(1));
+        let index = usize::try_from(wanted)
+            .unwrap_or(usize::MAX)
+            .min(self.checkpoints.len().saturating_sub(1));
         if index == 0 {
             return None;
         }

@@ -243,7 +243,9 @@ impl LineSink {
         }
         if self.skip > 0 {
             // Skip `skip` characters: all of `text` when it holds no more than that.
-            match text.char_indices().nth(self.skip as usize) {
+            // On wasm32 a skip of 2^32 characters or more must not wrap: no piece holds that many.
+            let skip = usize::try_from(self.skip).unwrap_or(usize::MAX);
+            match text.char_indices().nth(skip) {
                 Some((byte, _)) => {
                     self.total_chars += self.skip;
                     self.skip = 0;

@@ -11,6 +11,8 @@ use read_window_host::{
     Session, TokenBudget,
 };
 
+mod mcp;
+
 /// The longest request line the session mode accepts, in bytes.
 const MAX_REQUEST_LINE: usize = 64 * 1024 * 1024;
 
@@ -89,6 +91,12 @@ enum Command {
     },
     /// Print the path of the component (`.wasm`) this CLI runs, for other hosts (`READ_WINDOW_WASM`).
     WasmPath,
+    /// Serve MCP (Model Context Protocol) on stdin and stdout: the tools read_file and check_write, one session
+    /// per connection.
+    ///
+    /// The directories are the --root options; without any, the roots the client offers (file:// URIs); with
+    /// neither, the current directory.
+    Mcp,
     /// Page through a whole file: every window from line 1 to the end, and the rest of every clamped line.
     Page {
         /// The file: absolute, or relative to the working directory.
@@ -177,6 +185,16 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }
         Command::Session => session(&reader, &grants, config),
         Command::Page { path, limit, json } => page(&reader, &grants, config, &path, limit, json),
+        Command::Mcp => {
+            let roots = if cli.roots.is_empty() {
+                mcp::Roots::ClientOr(grants)
+            } else {
+                mcp::Roots::Fixed(grants)
+            };
+            mcp::run(reader, roots, config)
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(Failure::Host)
+        }
         // Answered above, before any root was granted.
         Command::WasmPath | Command::Scenarios { .. } => Ok(ExitCode::SUCCESS),
     }
