@@ -1,0 +1,269 @@
+"""Tests of the Python host's own code: the JSON shapes, argument and config checks, grants, finding the component,
+host failures. What the component does is tested by the scenario files (``python -m read_window scenarios``).
+
+Run: ``PYTHONPATH=hosts/python python -m unittest discover -s hosts/python/tests`` (with wasmtime installed).
+"""
+
+import io
+import json
+import os
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from read_window import ComponentNotFoundError, HostError, InvalidValue, ReadWindow, scenarios
+from read_window._host import WASM_ENV, find_component
+
+WINDOW_KEYS = [
+    "status", "content_returned", "content", "path", "start_line", "start_column", "end_line", "lines_returned",
+    "total_lines", "truncated", "truncated_by", "next_offset", "next_column", "clamped_lines", "hint", "file_size",
+    "encoding", "budget",
+]
+
+
+class HostTest(unittest.TestCase):
+    reader: ReadWindow
+
+    @classmethod
+    def setUpClass(cls):
+        cls.reader = ReadWindow()
+
+    def setUp(self):
+        temp = tempfile.TemporaryDirectory()
+        self.addCleanup(temp.cleanup)
+        self.dir = Path(temp.name)
+        (self.dir / "a.txt").write_text("alpha\nbeta\n", encoding="utf-8")
+        (self.dir / "wide.txt").write_text("x" * 50 + "\n", encoding="utf-8")
+
+    def session(self, config=None, **limits):
+        session = self.reader.session({"/w": self.dir}, config, **limits)
+        self.addCleanup(session.close)
+        return session
+
+    def test_window_has_exactly_the_keys_of_json_rs_in_order(self):
+        answer = self.session().read("a.txt")
+        self.assertEqual(list(answer), WINDOW_KEYS)
+        self.assertEqual(answer["content"], "1|alpha\n2|beta\n")
+        self.assertEqual(answer["path"], "/w/a.txt")
+        self.assertEqual(list(answer["encoding"]), ["encoding", "bom", "line_endings", "replaced_invalid"])
+        self.assertEqual(answer["budget"], {"unit": "characters", "limit": 100000, "used": 15})
+
+    def test_clamped_lines_truncation_names_and_token_cap(self):
+        answer = self.session({"max_line_length": 16, "budget": {"tokens": {"cap": 1000}}}).read("wide.txt")
+        self.assertEqual(answer["truncated_by"], ["line_length"])
+        self.assertEqual(
+            answer["clamped_lines"], [{"line": 1, "shown_chars": 16, "total_chars": 50, "next_column": 16}]
+        )
+        self.assertEqual(answer["budget"]["unit"], "tokens")
+        self.assertEqual(answer["budget"]["cap"], 1000)
+
+    def test_warnings_appear_only_when_there_are_some(self):
+        answer = self.session({"max_lines": 0}).read("a.txt")
+        self.assertEqual(list(answer)[-1], "warnings")
+        self.assertTrue(answer["warnings"])
+
+    def test_stub_error_and_loop_block_shapes(self):
+        session = self.session()
+        session.read("a.txt")
+        stub = session.read("a.txt")
+        self.assertEqual(
+            stub,
+            {"status": "unchanged", "content_returned": False, "dedup": True, "path": "/w/a.txt",
+             "start_line": 1, "end_line": 2, "message": stub["message"]},
+        )
+        session.read("a.txt")
+        blocked = session.read("a.txt")
+        self.assertEqual(blocked["error"]["kind"], "loop_blocked")
+        self.assertIsInstance(blocked["error"]["already_read"], int)
+        missing = session.read("nope.txt")
+        self.assertEqual(list(missing), ["status", "content_returned", "error"])
+        self.assertEqual(list(missing["error"]), ["kind", "message"])
+        self.assertEqual(missing["error"]["kind"], "not_found")
+
+    def test_notes_checks_retry_and_stats(self):
+        session = self.session()
+        self.assertEqual(session.other_tool(), {"status": "ok"})
+        self.assertEqual(session.reset_dedup(), {"status": "ok"})
+        self.assertEqual(session.wrote("a.txt"), {"status": "ok"})
+        self.assertEqual(session.check_write("a.txt", "fine\n"), {"status": "ok"})
+        echoed = session.check_write("a.txt", "[read-window: line 1 clamped]")
+        self.assertEqual(echoed["error"]["kind"], "echoed_output")
+        self.assertEqual(session.report_tokens("a.txt", 1, 2, 5)["error"]["kind"], "invalid_request")
+        retry = session.token_refusal("a.txt", 1, 2, "File content (30000 tokens) exceeds maximum allowed tokens (25000)")
+        self.assertEqual(list(retry), ["status", "offset", "limit", "refused_tokens", "cap_tokens", "hint"])
+        session.read("a.txt")
+        stats = session.stats()
+        self.assertEqual(list(stats), ["status", "positioned_reads", "indexed_files", "index_bytes", "peak_memory_bytes"])
+        self.assertEqual(stats["indexed_files"], 1)
+        self.assertIsNone(stats["peak_memory_bytes"])
+
+    def test_read_once_keeps_no_memory(self):
+        for _ in range(5):
+            answer = self.reader.read_once({"/w": self.dir}, "a.txt", limit=1)
+            self.assertEqual(answer["content"], "1|alpha\n")
+        self.assertEqual(self.reader.read_once(self.dir, "missing")["error"]["kind"], "not_found")
+
+    def test_a_list_grants_each_directory_at_its_own_path(self):
+        canonical = os.path.realpath(self.dir)
+        session = self.reader.session([self.dir])
+        self.addCleanup(session.close)
+        self.assertEqual(session.read(f"{canonical}/a.txt")["path"], f"{canonical}/a.txt")
+        self.assertEqual(session.read("a.txt", limit=1)["status"], "ok")  # the first grant is the working directory
+
+    def test_grants_are_read_only_and_checked(self):
+        with self.assertRaises(FileNotFoundError):
+            self.reader.session(self.dir / "missing")
+        with self.assertRaises(NotADirectoryError):
+            self.reader.session(self.dir / "a.txt")
+
+    def test_malformed_arguments_are_invalid_request_answers(self):
+        session = self.session()
+        cases = [
+            (lambda: session.read("a.txt", offset=-1), "`offset` must not be negative"),
+            (lambda: session.read("a.txt", limit=1.5), "`limit` must be an integer"),
+            (lambda: session.read("a.txt", column=True), "`column` must be a non-negative integer, not a boolean"),
+            (lambda: session.read("a.txt", offset=2**64), "`offset` is beyond"),
+            (lambda: session.read(3), "`path` must be a string"),
+            (lambda: session.read("\ud800"), "lone surrogate"),
+            (lambda: session.report_tokens("a.txt", 1, None, 2), "`lines` is missing"),
+            (lambda: session.wrote(None), "`path` is missing"),
+        ]
+        for call, message in cases:
+            answer = call()
+            self.assertEqual(answer["error"]["kind"], "invalid_request", message)
+            self.assertIn(message, answer["error"]["message"])
+        self.assertEqual(session.read("a.txt", offset=2.0, limit=1)["content"], "2|beta\n")
+
+    def test_malformed_config_raises_naming_the_field(self):
+        cases = [
+            ({"max_lines": -1}, "`max_lines` must not be negative"),
+            ({"max_lines": 2**32}, "`max_lines` is beyond the largest supported value 4294967295"),
+            ({"dedup": 1}, "`dedup` must be a boolean"),
+            ({"budget": 500}, "`budget` must be"),
+            ({"budget": {"characters": 500, "tokens": {}}}, "exactly one key"),
+            ({"budget": {"tokens": {"cap": 1, "head": 2}}}, "unknown field `head`"),
+            ({"deny_patterns": "*.key"}, "must be a list of strings"),
+            ({"max-lines": 5}, "unknown config field `max-lines`"),
+        ]
+        for config, message in cases:
+            with self.assertRaises(InvalidValue) as caught:
+                self.reader.session(self.dir, config)
+            self.assertIn(message, str(caught.exception))
+
+    def test_a_deadline_interrupts_and_the_session_restarts(self):
+        (self.dir / "line.txt").write_text("y" * 30_000_000, encoding="utf-8")
+        session = self.session(deadline=0.001)
+        with self.assertRaises(HostError) as caught:
+            session.read("line.txt")
+        self.assertEqual(caught.exception.cause, "deadline")
+        self.assertTrue(caught.exception.session_restarted)
+        self.assertEqual(session.restarts, 1)
+        error = caught.exception.to_json()
+        self.assertEqual(error["error"]["kind"], "host_error")
+        self.assertEqual(list(error["error"]), ["kind", "cause", "message", "session_restarted"])
+        self.assertEqual(session.read("a.txt")["status"], "ok")  # the fresh session works
+        with self.assertRaises(HostError) as once:
+            self.reader.read_once(self.dir, "line.txt", deadline=0.001)
+        self.assertEqual(once.exception.cause, "deadline")
+        self.assertFalse(once.exception.session_restarted)
+
+    def test_the_memory_cap_traps_and_the_session_restarts(self):
+        (self.dir / "lines.txt").write_text(("y" * 100 + "\n") * 2000, encoding="utf-8")
+        session = self.session(memory_bytes=20 * 65536)  # too little for a window of 100,000 characters
+        with self.assertRaises(HostError) as caught:
+            session.read("lines.txt")
+        # "memory_limit" when the guest says so on stderr, "trap" when it aborts silently (see HostError).
+        self.assertIn(caught.exception.cause, ("memory_limit", "trap"))
+        self.assertIn("cap of 1310720 bytes", caught.exception.message)
+        self.assertTrue(caught.exception.session_restarted)
+        self.assertEqual(session.read("a.txt")["status"], "ok")
+
+    def test_a_closed_session_refuses_calls(self):
+        session = self.session()
+        session.close()
+        session.close()
+        with self.assertRaises(ValueError):
+            session.read("a.txt")
+
+
+class FindComponentTest(unittest.TestCase):
+    def test_a_missing_file_names_all_three_ways(self):
+        for kwargs, env in [({"wasm": "/nope/a.wasm"}, {}), ({}, {WASM_ENV: "/nope/b.wasm"})]:
+            with mock.patch.dict(os.environ, env):
+                with self.assertRaises(ComponentNotFoundError) as caught:
+                    find_component(**kwargs)
+            message = str(caught.exception)
+            for way in ("/nope/", "ReadWindow(wasm=PATH)", WASM_ENV, "cargo build -p read-window-host"):
+                self.assertIn(way, message)
+
+    def test_the_explicit_path_wins_over_the_environment(self):
+        built = find_component()
+        with mock.patch.dict(os.environ, {WASM_ENV: "/nope.wasm"}):
+            self.assertEqual(find_component(built), built)
+
+
+class MatchTest(unittest.TestCase):
+    def check(self, expected, actual):
+        scenarios.match_value(expected, actual)
+
+    def fails(self, expected, actual, message):
+        with self.assertRaises(scenarios.ScenarioFailure) as caught:
+            scenarios.match_value(expected, actual)
+        self.assertEqual(str(caught.exception), message)
+
+    def test_rules(self):
+        answer = {"status": "error", "error": {"kind": "not_found", "message": "m"}, "n": 3.0, "flag": True}
+        self.check({"error": {"kind": "not_found"}, "n": 3}, answer)
+        self.fails({"error": {"kind": "binary"}}, answer, 'at /error/kind: expected "binary", got "not_found"')
+        self.fails({"flag": 1}, answer, "at /flag: expected 1, got true")
+        self.fails({"n": True}, {"n": 1}, "at /n: expected true, got 1")
+        self.fails({"a": [1]}, {"a": [1, 2]}, "at /a: expected a list of 1 items, got 2 items: [1,2]")
+        self.check({"a": [{"x": 1}]}, {"a": [{"x": 1, "y": 2}]})
+        self.check({"content": {"$absent": True}, "error": {"message": {"$contains": ["m"]}}}, answer)
+        self.fails({"status": {"$absent": True}}, answer, 'at /status: expected no key, got "error"')
+        self.fails({"gone": {"$absent": False}}, answer, "at /gone: expected a key, found none")
+        self.fails({"status": {"$contains": "ok"}}, answer, 'at /status: expected a string containing "ok", got "error"')
+        self.fails({"gone": None}, answer, "at /gone: expected null, found no key")
+
+
+class RunnerTest(unittest.TestCase):
+    def run_text(self, scenario):
+        with tempfile.TemporaryDirectory() as temp:
+            path = Path(temp) / "s.json"
+            path.write_text(json.dumps(scenario), encoding="utf-8")
+            out = io.StringIO()
+            counts = scenarios.run_paths(HostTest.reader, [path], out)
+        return counts, out.getvalue()
+
+    @classmethod
+    def setUpClass(cls):
+        if not hasattr(HostTest, "reader"):
+            HostTest.reader = ReadWindow()
+
+    def test_malformed_steps_fail_the_scenario(self):
+        for step, why in [
+            ({"op": "read", "path": "a", "offset": -1}, "malformed step: `offset` must not be negative"),
+            ({"op": "fly"}, "malformed step: unknown `op`"),
+            ({"op": "read", "path": "a", "ofset": 3}, "unknown field `ofset`"),
+            ({"op": "write_file", "path": "../x", "content": "y"}, "without `..`"),
+        ]:
+            counts, text = self.run_text({"name": "bad", "steps": [step]})
+            self.assertEqual(counts, (0, 1), text)
+            self.assertIn(why, text)
+
+    def test_missing_name_and_unknown_keys_fail(self):
+        self.assertIn("`name` is missing", self.run_text({"steps": []})[1])
+        self.assertIn("unknown scenario key `step`", self.run_text({"name": "x", "step": []})[1])
+        self.assertIn("config: unknown config field", self.run_text({"name": "x", "config": {"x": 1}, "steps": []})[1])
+
+    def test_a_pass_and_the_closing_line(self):
+        counts, text = self.run_text(
+            {"name": "ok", "files": {"a.txt": "hi\n"}, "steps": [{"path": "a.txt", "expect": {"content": "1|hi\n"}}]}
+        )
+        self.assertEqual(counts, (1, 0))
+        self.assertEqual(text, "PASS ok\n1 passed, 0 failed\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
