@@ -104,8 +104,17 @@ pub fn run_paths(
     out: &mut impl Write,
 ) -> io::Result<Summary> {
     let mut summary = Summary::default();
+    let mut names: BTreeMap<String, PathBuf> = BTreeMap::new();
     for file in collect_files(paths)? {
-        let outcome = run_file(reader, &file);
+        let mut outcome = run_file(reader, &file);
+        if let Some(first) = names.get(&outcome.name) {
+            outcome.result = Err(format!(
+                "the name is already used by {}; names are unique",
+                first.display()
+            ));
+        } else {
+            names.insert(outcome.name.clone(), file.clone());
+        }
         if outcome.result.is_ok() {
             summary.passed += 1;
         } else {
@@ -138,13 +147,15 @@ pub fn run_file(reader: &ReadWindow, file: &Path) -> ScenarioOutcome {
             }
         }
     };
-    let name = value
-        .get("name")
-        .and_then(Value::as_str)
-        .map_or(fallback_name, str::to_owned);
-    ScenarioOutcome {
-        name,
-        result: run_scenario(reader, &value),
+    match value.get("name") {
+        Some(Value::String(name)) if !name.is_empty() => ScenarioOutcome {
+            name: name.clone(),
+            result: run_scenario(reader, &value),
+        },
+        _ => ScenarioOutcome {
+            name: fallback_name,
+            result: Err("`name` is missing: a scenario needs a non-empty string name".into()),
+        },
     }
 }
 
