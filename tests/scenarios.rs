@@ -21,7 +21,15 @@ fn every_scenario_file_passes() {
         .expect("writing to a buffer cannot fail");
     let report = String::from_utf8_lossy(&out);
     print!("{report}");
-    let failures: Vec<&str> = report.lines().filter(|line| line.starts_with("FAIL ")).collect();
-    assert_eq!(summary.failed, 0, "failed scenarios:\n{}", failures.join("\n"));
+    let failures: Vec<&str> = report
+        .lines()
+        .filter(|line| line.starts_with("FAIL "))
+        .collect();
+    assert_eq!(
+        summary.failed,
+        0,
+        "failed scenarios:\n{}",
+        failures.join("\n")
+    );
     assert_eq!(summary.passed, files.len());
 }
