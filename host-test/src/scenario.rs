@@ -368,8 +368,8 @@ fn write_files(dir: &Path, files: Option<&Value>, key: &str) -> Result<(), Strin
     Ok(())
 }
 
-/// Writes one fixture: text, `{"base64"}`, `{"repeat","count"}`, `{"symlink"}`, `{"dir": true}` or
-/// `{"fifo": true}`, replacing what was there.
+/// Writes one fixture, replacing what was there: a file value (see [`file_bytes`]), `{"symlink"}`,
+/// `{"dir": true}` or `{"fifo": true}`.
 fn write_one(path: &Path, content: &Value) -> Result<(), String> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
@@ -383,44 +383,83 @@ fn write_one(path: &Path, content: &Value) -> Result<(), String> {
             std::fs::remove_file(path).map_err(io)?;
         }
     }
-    match content {
-        Value::String(text) => std::fs::write(path, text).map_err(io),
-        Value::Object(spec) => {
-            let kinds = ["base64", "repeat", "symlink", "dir", "fifo"];
-            let kind = kinds
-                .iter()
-                .find(|kind| spec.contains_key(**kind))
-                .ok_or_else(|| {
-                    format!("a file object needs one of the keys {}", kinds.join(", "))
-                })?;
-            match *kind {
-                "base64" => {
-                    let encoded = spec["base64"].as_str().ok_or("`base64` must be a string")?;
-                    let bytes = decode_base64(encoded)?;
-                    std::fs::write(path, bytes).map_err(io)
-                }
-                "repeat" => {
-                    let text = spec["repeat"].as_str().ok_or("`repeat` must be a string")?;
-                    let count = spec
-                        .get("count")
-                        .and_then(Value::as_u64)
-                        .and_then(|count| usize::try_from(count).ok())
-                        .ok_or("`repeat` needs a `count` (a non-negative integer)")?;
-                    std::fs::write(path, text.repeat(count)).map_err(io)
-                }
-                "symlink" => {
-                    let target = spec["symlink"]
-                        .as_str()
-                        .ok_or("`symlink` must be a string")?;
-                    symlink(target, path).map_err(io)
-                }
-                "dir" => std::fs::create_dir(path).map_err(io),
-                _ => make_fifo(path),
-            }
+    if let Value::Object(spec) = content {
+        if let Some(target) = spec.get("symlink") {
+            let target = target.as_str().ok_or("`symlink` must be a string")?;
+            return symlink(target, path).map_err(io);
         }
-        _ => Err("a file is a string or an object".into()),
+        if spec.contains_key("dir") {
+            return std::fs::create_dir(path).map_err(io);
+        }
+        if spec.contains_key("fifo") {
+            return make_fifo(path);
+        }
+    }
+    let bytes = file_bytes(content)?;
+    std::fs::write(path, bytes).map_err(io)
+}
+
+/// The bytes of a file value: text (UTF-8), `{"base64"}`, `{"repeat", "count"}`, `{"numbered", "count",
+/// "from", "width", "suffix"}` or `{"concat": [value, ...]}`.
+fn file_bytes(content: &Value) -> Result<Vec<u8>, String> {
+    let spec = match content {
+        Value::String(text) => return Ok(text.as_bytes().to_vec()),
+        Value::Object(spec) => spec,
+        _ => return Err("a file is a string or an object".into()),
+    };
+    let count = || {
+        spec.get("count")
+            .and_then(Value::as_u64)
+            .and_then(|count| usize::try_from(count).ok())
+            .ok_or("`count` must be a non-negative integer")
+    };
+    if let Some(encoded) = spec.get("base64") {
+        decode_base64(encoded.as_str().ok_or("`base64` must be a string")?)
+    } else if let Some(text) = spec.get("repeat") {
+        let text = text.as_str().ok_or("`repeat` must be a string")?;
+        Ok(text.repeat(count()?).into_bytes())
+    } else if let Some(prefix) = spec.get("numbered") {
+        let prefix = prefix
+            .as_str()
+            .ok_or("`numbered` must be a string (the prefix)")?;
+        let suffix = match spec.get("suffix") {
+            None => "",
+            Some(value) => value.as_str().ok_or("`suffix` must be a string")?,
+        };
+        let number = |key: &str, default: u64| match spec.get(key) {
+            None => Ok(default),
+            Some(value) => value
+                .as_u64()
+                .ok_or(format!("`{key}` must be a non-negative integer")),
+        };
+        let from = number("from", 1)?;
+        let width = usize::try_from(number("width", 0)?).map_err(|e| e.to_string())?;
+        let mut text = String::new();
+        for n in (from..).take(count()?) {
+            let _ = writeln!(text, "{prefix}{n:0width$}{suffix}");
+        }
+        Ok(text.into_bytes())
+    } else if let Some(parts) = spec.get("concat") {
+        let parts = parts
+            .as_array()
+            .ok_or("`concat` must be a list of file values")?;
+        let mut bytes = Vec::new();
+        for part in parts {
+            bytes.extend(file_bytes(part)?);
+        }
+        Ok(bytes)
+    } else {
+        Err(format!(
+            "a file object needs one of the keys {}",
+            FILE_KINDS.join(", ")
+        ))
     }
 }
+
+/// The keys that say what a file object is.
+const FILE_KINDS: &[&str] = &[
+    "base64", "repeat", "numbered", "concat", "symlink", "dir", "fifo",
+];
 
 #[cfg(unix)]
 fn symlink(target: &str, path: &Path) -> io::Result<()> {
@@ -642,6 +681,24 @@ mod tests {
         assert_eq!(decode_base64("aGk="), Ok(b"hi".to_vec()));
         assert_eq!(decode_base64("aGk"), Ok(b"hi".to_vec()));
         assert!(decode_base64("a*").is_err());
+    }
+
+    #[test]
+    fn numbered_and_concatenated_files() {
+        assert_eq!(
+            file_bytes(&json!({"numbered": "event ", "width": 3, "from": 9, "count": 2})),
+            Ok(b"event 009\nevent 010\n".to_vec())
+        );
+        assert_eq!(
+            file_bytes(&json!({"numbered": "", "suffix": "|x", "count": 2})),
+            Ok(b"1|x\n2|x\n".to_vec())
+        );
+        assert_eq!(
+            file_bytes(&json!({"concat": ["a", {"repeat": "b", "count": 2}, {"base64": "Yw=="}]})),
+            Ok(b"abbc".to_vec())
+        );
+        assert!(file_bytes(&json!({"concat": [{"symlink": "x"}]})).is_err());
+        assert!(file_bytes(&json!({"numbered": "x"})).is_err());
     }
 
     #[test]

@@ -142,7 +142,56 @@ function writeFiles(dir, files, key) {
 
 const BASE64 = /^[A-Za-z0-9+/=\s]*$/;
 
-/** Writes one fixture (text, base64, repeat, symlink, dir or fifo), replacing what was there. */
+/** The keys that say what a file object is. */
+const FILE_KINDS = ['base64', 'repeat', 'numbered', 'concat', 'symlink', 'dir', 'fifo'];
+
+/** A non-negative integer field of a file object, or `fallback` when absent (undefined: required). */
+function countField(spec, key, fallback) {
+  const value = Object.hasOwn(spec, key) ? spec[key] : fallback;
+  if (!Number.isSafeInteger(value) || value < 0) throw new Failure(`\`${key}\` must be a non-negative integer`);
+  return value;
+}
+
+/**
+ * The bytes of a file value: text (UTF-8), `{base64}`, `{repeat, count}`, `{numbered, count, from, width, suffix}`
+ * (lines: prefix, the number zero-padded to `width`, suffix) or `{concat: [value, ...]}`.
+ */
+function fileBytes(content) {
+  if (typeof content === 'string') return Buffer.from(content, 'utf8');
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) {
+    throw new Failure('a file is a string or an object');
+  }
+  if (Object.hasOwn(content, 'base64')) {
+    const text = content.base64;
+    if (typeof text !== 'string') throw new Failure('`base64` must be a string');
+    if (!BASE64.test(text)) throw new Failure(`${showJson(text)} is not base64`);
+    return Buffer.from(text.replace(/[\s=]/g, ''), 'base64');
+  }
+  if (Object.hasOwn(content, 'repeat')) {
+    if (typeof content.repeat !== 'string') throw new Failure('`repeat` must be a string');
+    return Buffer.from(content.repeat.repeat(countField(content, 'count')), 'utf8');
+  }
+  if (Object.hasOwn(content, 'numbered')) {
+    const prefix = content.numbered;
+    const suffix = Object.hasOwn(content, 'suffix') ? content.suffix : '';
+    if (typeof prefix !== 'string' || typeof suffix !== 'string') {
+      throw new Failure('`numbered` and `suffix` must be strings');
+    }
+    const from = countField(content, 'from', 1);
+    const width = countField(content, 'width', 0);
+    const count = countField(content, 'count');
+    const lines = [];
+    for (let n = from; n < from + count; n += 1) lines.push(`${prefix}${String(n).padStart(width, '0')}${suffix}\n`);
+    return Buffer.from(lines.join(''), 'utf8');
+  }
+  if (Object.hasOwn(content, 'concat')) {
+    if (!Array.isArray(content.concat)) throw new Failure('`concat` must be a list of file values');
+    return Buffer.concat(content.concat.map(fileBytes));
+  }
+  throw new Failure(`a file object needs one of the keys ${FILE_KINDS.join(', ')}`);
+}
+
+/** Writes one fixture (a file value, or a symlink, dir or fifo), replacing what was there. */
 function writeOne(path, content) {
   mkdirSync(dirname(path), { recursive: true });
   let existing = null;
@@ -154,46 +203,19 @@ function writeOne(path, content) {
   if (existing?.isDirectory()) rmSync(path, { recursive: true });
   else if (existing) unlinkSync(path);
 
-  if (typeof content === 'string') {
-    writeFileSync(path, content);
-    return;
-  }
-  if (typeof content !== 'object' || content === null || Array.isArray(content)) {
-    throw new Failure('a file is a string or an object');
-  }
-  const kinds = ['base64', 'repeat', 'symlink', 'dir', 'fifo'];
-  const kind = kinds.find((name) => Object.hasOwn(content, name));
-  if (kind === undefined) throw new Failure(`a file object needs one of the keys ${kinds.join(', ')}`);
-  switch (kind) {
-    case 'base64': {
-      const text = content.base64;
-      if (typeof text !== 'string') throw new Failure('`base64` must be a string');
-      if (!BASE64.test(text)) throw new Failure(`${showJson(text)} is not base64`);
-      writeFileSync(path, Buffer.from(text.replace(/[\s=]/g, ''), 'base64'));
-      return;
-    }
-    case 'repeat': {
-      const { repeat, count } = content;
-      if (typeof repeat !== 'string') throw new Failure('`repeat` must be a string');
-      if (!Number.isSafeInteger(count) || count < 0) {
-        throw new Failure('`repeat` needs a `count` (a non-negative integer)');
-      }
-      writeFileSync(path, repeat.repeat(count));
-      return;
-    }
-    case 'symlink':
-      if (typeof content.symlink !== 'string') throw new Failure('`symlink` must be a string');
-      symlinkSync(content.symlink, path);
-      return;
-    case 'dir':
-      mkdirSync(path);
-      return;
-    default: {
-      // Node has no mkfifo: the system command makes the named pipe.
-      const made = spawnSync('mkfifo', [path], { encoding: 'utf8' });
-      if (made.error) throw new Failure(`cannot run mkfifo: ${made.error.message}`);
-      if (made.status !== 0) throw new Failure(`mkfifo ${path} failed: ${made.stderr.trim() || `exit ${made.status}`}`);
-    }
+  const special = typeof content === 'object' && content !== null && !Array.isArray(content);
+  if (special && Object.hasOwn(content, 'symlink')) {
+    if (typeof content.symlink !== 'string') throw new Failure('`symlink` must be a string');
+    symlinkSync(content.symlink, path);
+  } else if (special && Object.hasOwn(content, 'dir')) {
+    mkdirSync(path);
+  } else if (special && Object.hasOwn(content, 'fifo')) {
+    // Node has no mkfifo: the system command makes the named pipe.
+    const made = spawnSync('mkfifo', [path], { encoding: 'utf8' });
+    if (made.error) throw new Failure(`cannot run mkfifo: ${made.error.message}`);
+    if (made.status !== 0) throw new Failure(`mkfifo ${path} failed: ${made.stderr.trim() || `exit ${made.status}`}`);
+  } else {
+    writeFileSync(path, fileBytes(content));
   }
 }
 

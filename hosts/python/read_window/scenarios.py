@@ -45,7 +45,7 @@ _OP_FIELDS: Dict[str, Tuple[str, ...]] = {
     "remove_file": ("path",),
 }
 
-_FILE_KINDS = ("base64", "repeat", "symlink", "dir", "fifo")
+_FILE_KINDS = ("base64", "repeat", "numbered", "concat", "symlink", "dir", "fifo")
 
 
 class ScenarioFailure(Exception):
@@ -170,9 +170,45 @@ def _decode_base64(encoded: str) -> bytes:
         raise ScenarioFailure(f"`base64` is not valid base64: {error}") from None
 
 
+def _count(spec: Mapping, key: str = "count", default: Any = None) -> int:
+    value = spec.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ScenarioFailure(f"`{key}` must be a non-negative integer")
+    return value
+
+
+def file_bytes(content: Any) -> bytes:
+    """The bytes of a file value: text (UTF-8), ``{"base64"}``, ``{"repeat", "count"}``, ``{"numbered", "count",
+    "from", "width", "suffix"}`` (lines: prefix, the number zero-padded to ``width``, suffix) or ``{"concat": [...]}``."""
+    if isinstance(content, str):
+        return values.text("content", content, "write_file").encode("utf-8")
+    if not isinstance(content, Mapping):
+        raise ScenarioFailure("a file is a string or an object")
+    if "base64" in content:
+        if not isinstance(content["base64"], str):
+            raise ScenarioFailure("`base64` must be a string")
+        return _decode_base64(content["base64"])
+    if "repeat" in content:
+        if not isinstance(content["repeat"], str):
+            raise ScenarioFailure("`repeat` must be a string")
+        return values.text("repeat", content["repeat"], "write_file").encode("utf-8") * _count(content)
+    if "numbered" in content:
+        prefix, suffix = content["numbered"], content.get("suffix", "")
+        if not isinstance(prefix, str) or not isinstance(suffix, str):
+            raise ScenarioFailure("`numbered` and `suffix` must be strings")
+        start, width = _count(content, "from", 1), _count(content, "width", 0)
+        lines = (f"{prefix}{str(n).zfill(width)}{suffix}\n" for n in range(start, start + _count(content)))
+        return "".join(lines).encode("utf-8")
+    if "concat" in content:
+        if not isinstance(content["concat"], list):
+            raise ScenarioFailure("`concat` must be a list of file values")
+        return b"".join(file_bytes(part) for part in content["concat"])
+    raise ScenarioFailure(f"a file object needs one of the keys {', '.join(_FILE_KINDS)}")
+
+
 def write_one(path: Path, content: Any) -> None:
-    """Writes one fixture, replacing what was there: text (UTF-8), ``{"base64"}``, ``{"repeat", "count"}``,
-    ``{"symlink"}`` (the target written as given), ``{"dir": true}`` or ``{"fifo": true}``."""
+    """Writes one fixture, replacing what was there: a file value (see ``file_bytes``), ``{"symlink"}`` (the
+    target written as given), ``{"dir": true}`` or ``{"fifo": true}``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         if path.is_symlink() or path.exists():
@@ -180,33 +216,16 @@ def write_one(path: Path, content: Any) -> None:
                 shutil.rmtree(path)
             else:
                 path.unlink()
-        if isinstance(content, str):
-            path.write_bytes(values.text("content", content, "write_file").encode("utf-8"))
-            return
-        if not isinstance(content, Mapping):
-            raise ScenarioFailure("a file is a string or an object")
-        kind = next((kind for kind in _FILE_KINDS if kind in content), None)
-        if kind is None:
-            raise ScenarioFailure(f"a file object needs one of the keys {', '.join(_FILE_KINDS)}")
-        if kind == "base64":
-            if not isinstance(content["base64"], str):
-                raise ScenarioFailure("`base64` must be a string")
-            path.write_bytes(_decode_base64(content["base64"]))
-        elif kind == "repeat":
-            unit, count = content["repeat"], content.get("count")
-            if not isinstance(unit, str):
-                raise ScenarioFailure("`repeat` must be a string")
-            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-                raise ScenarioFailure("`repeat` needs a `count` (a non-negative integer)")
-            path.write_bytes(values.text("repeat", unit, "write_file").encode("utf-8") * count)
-        elif kind == "symlink":
+        if isinstance(content, Mapping) and "symlink" in content:
             if not isinstance(content["symlink"], str):
                 raise ScenarioFailure("`symlink` must be a string")
             os.symlink(content["symlink"], path)
-        elif kind == "dir":
+        elif isinstance(content, Mapping) and "dir" in content:
             path.mkdir()
-        else:
+        elif isinstance(content, Mapping) and "fifo" in content:
             os.mkfifo(path)
+        else:
+            path.write_bytes(file_bytes(content))
     except values.InvalidValue as error:
         raise ScenarioFailure(str(error)) from None
     except OSError as error:
