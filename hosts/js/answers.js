@@ -1,0 +1,69 @@
+// Answers: the JSON shape of json.rs (`host-test/src/json.rs`), key for key and in its order. Plain objects built
+// from the bindings' records: u64 values become Numbers, enum cases snake_case.
+
+/** @typedef {import('./index.js').WindowAnswer} WindowAnswer */
+/** @typedef {import('./index.js').StubAnswer} StubAnswer */
+/** @typedef {import('./index.js').ErrorAnswer} ErrorAnswer */
+
+const num = (value) => (value === undefined || value === null ? null : Number(value));
+const snake = (name) => name.replaceAll('-', '_');
+
+/** @returns {WindowAnswer} */
+export function windowAnswer(r) {
+  const budget = { unit: r.budget.unit, limit: Number(r.budget.limit), used: Number(r.budget.used) };
+  if (r.budget.cap !== undefined && r.budget.cap !== null) budget.cap = Number(r.budget.cap);
+  const answer = {
+    status: 'ok',
+    content_returned: true,
+    content: r.content,
+    path: r.path,
+    start_line: Number(r.startLine),
+    start_column: Number(r.startColumn),
+    end_line: Number(r.endLine),
+    lines_returned: Number(r.linesReturned),
+    total_lines: Number(r.totalLines),
+    truncated: r.truncated,
+    truncated_by: r.truncatedBy.map(snake),
+    next_offset: num(r.nextOffset),
+    next_column: num(r.nextColumn),
+    clamped_lines: r.clampedLines.map((line) => ({
+      line: Number(line.line),
+      shown_chars: Number(line.shownChars),
+      total_chars: Number(line.totalChars),
+      next_column: Number(line.nextColumn),
+    })),
+    hint: r.hint,
+    file_size: Number(r.fileSize),
+    encoding: {
+      encoding: r.encoding.encoding,
+      bom: r.encoding.bom,
+      line_endings: r.encoding.lineEndings,
+      replaced_invalid: Number(r.encoding.replacedInvalid),
+    },
+    budget,
+  };
+  if (r.warnings.length > 0) answer.warnings = [...r.warnings];
+  return answer;
+}
+
+/** @returns {StubAnswer} */
+export function stubAnswer(stub) {
+  return {
+    status: 'unchanged',
+    content_returned: false,
+    dedup: true,
+    path: stub.path,
+    start_line: Number(stub.startLine),
+    end_line: Number(stub.endLine),
+    message: stub.message,
+  };
+}
+
+/** @returns {ErrorAnswer} */
+export function errorAnswer(error) {
+  const inner = { kind: snake(error.kind), message: error.message };
+  if (error.alreadyRead !== undefined && error.alreadyRead !== null) inner.already_read = Number(error.alreadyRead);
+  return { status: 'error', content_returned: false, error: inner };
+}
+
+export const NOTE = Object.freeze({ status: 'ok' });
