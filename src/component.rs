@@ -119,6 +119,8 @@ fn wit_result(result: CoreResult) -> ReadResult {
                 TextEncoding::Utf8 => WitEncoding::Utf8,
                 TextEncoding::Utf16Le => WitEncoding::Utf16le,
                 TextEncoding::Utf16Be => WitEncoding::Utf16be,
+                TextEncoding::Utf32Le => WitEncoding::Utf32le,
+                TextEncoding::Utf32Be => WitEncoding::Utf32be,
             },
             bom: result.encoding.bom,
             line_endings: match result.encoding.line_endings {
@@ -176,6 +178,9 @@ impl GuestSession for Session {
                 path: stub.path,
                 start_line: stub.start_line,
                 end_line: stub.end_line,
+                total_lines: stub.total_lines,
+                next_offset: stub.next_offset,
+                next_column: stub.next_column,
                 message: stub.message,
             })),
             Err(error) => Err(wit_error(error)),
@@ -196,9 +201,10 @@ impl GuestSession for Session {
     }
 
     fn check_write(&self, path: String, text: String) -> Result<(), ReadError> {
+        let fs = self.fs.borrow();
         self.reader
             .borrow()
-            .check_write(&path, &text)
+            .check_write(&*fs, &path, &text)
             .map_err(wit_error)
     }
 

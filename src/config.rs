@@ -15,7 +15,7 @@ pub const DEFAULT_TOKEN_HEADROOM: f64 = 0.9;
 pub const DEFAULT_LOOP_WARN_AT: u32 = 3;
 /// The consecutive identical read that is refused.
 pub const DEFAULT_LOOP_BLOCK_AT: u32 = 4;
-/// How long a missing path is remembered, in milliseconds.
+/// How long a miss counts towards the next miss of the same path, in milliseconds.
 pub const DEFAULT_NOT_FOUND_TTL_MS: u64 = 60_000;
 /// The smallest character budget accepted: room for a gutter, a marker and some text.
 pub const MIN_BUDGET_CHARS: u64 = 200;
@@ -71,7 +71,8 @@ pub struct ConfigInput {
     pub loop_warn_at: Option<u32>,
     /// Loop block threshold.
     pub loop_block_at: Option<u32>,
-    /// Not-found cache lifetime, milliseconds.
+    /// How long a miss counts towards the next miss of the same path, in milliseconds (0: no count). A missing
+    /// path is checked on every read regardless.
     pub not_found_ttl_ms: Option<u64>,
     /// Extra credential deny patterns.
     pub deny_patterns: Vec<String>,
@@ -96,7 +97,8 @@ pub struct Config {
     pub loop_warn_at: u32,
     /// The consecutive identical read that is refused.
     pub loop_block_at: u32,
-    /// Not-found cache lifetime, milliseconds.
+    /// How long a miss counts towards the next miss of the same path, in milliseconds (0: no count). A missing
+    /// path is checked on every read regardless.
     pub not_found_ttl_ms: u64,
     /// Extra credential deny patterns.
     pub deny_patterns: Vec<String>,

@@ -1,6 +1,7 @@
 //! Decoding a file's bytes into text, piece by piece and block by block: UTF-8 with invalid sequences replaced by
-//! U+FFFD (exactly as `String::from_utf8_lossy` would over the whole file, however the bytes are split), and UTF-16
-//! LE or BE with unpaired surrogates replaced. Valid UTF-8 is handed on without copying.
+//! U+FFFD (exactly as `String::from_utf8_lossy` would over the whole file, however the bytes are split), UTF-16
+//! LE or BE with unpaired surrogates replaced, and UTF-32 LE or BE with units that are no Unicode scalar value
+//! (surrogates, above U+10FFFF) replaced. Valid UTF-8 is handed on without copying.
 
 /// The encodings a file is decoded from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -11,29 +12,37 @@ pub enum TextEncoding {
     Utf16Le,
     /// UTF-16, big-endian.
     Utf16Be,
+    /// UTF-32, little-endian (recognised by its byte order mark only).
+    Utf32Le,
+    /// UTF-32, big-endian (recognised by its byte order mark only).
+    Utf32Be,
 }
 
 impl TextEncoding {
-    /// Bytes in one code unit: 1 for UTF-8, 2 for UTF-16.
+    /// Bytes in one code unit: 1 for UTF-8, 2 for UTF-16, 4 for UTF-32.
     pub fn unit_bytes(self) -> usize {
         match self {
             TextEncoding::Utf8 => 1,
             TextEncoding::Utf16Le | TextEncoding::Utf16Be => 2,
+            TextEncoding::Utf32Le | TextEncoding::Utf32Be => 4,
         }
     }
 
-    /// The name used in results: `utf8`, `utf16le`, `utf16be`.
+    /// The name used in results: `utf8`, `utf16le`, `utf16be`, `utf32le`, `utf32be`.
     pub fn name(self) -> &'static str {
         match self {
             TextEncoding::Utf8 => "utf8",
             TextEncoding::Utf16Le => "utf16le",
             TextEncoding::Utf16Be => "utf16be",
+            TextEncoding::Utf32Le => "utf32le",
+            TextEncoding::Utf32Be => "utf32be",
         }
     }
 
     /// The index of the first byte of the next line feed in `bytes` at or after `from`.
     ///
-    /// `bytes` must start on a code-unit boundary. For UTF-16 a line feed is the unit 0x000A at an even index.
+    /// `bytes` must start on a code-unit boundary. For UTF-16 a line feed is the unit 0x000A at an even index; for
+    /// UTF-32 the unit 0x0000000A at an index that is a multiple of 4.
     #[inline]
     pub fn find_line_feed(self, bytes: &[u8], from: usize) -> Option<usize> {
         match self {
@@ -62,6 +71,28 @@ impl TextEncoding {
                 }
                 None
             }
+            TextEncoding::Utf32Le => {
+                let mut start = from;
+                while let Some(found) = memchr::memchr(b'\n', bytes.get(start..)?) {
+                    let index = start + found;
+                    if index % 4 == 0 && bytes.get(index + 1..index + 4) == Some(&[0, 0, 0][..]) {
+                        return Some(index);
+                    }
+                    start = index + 1;
+                }
+                None
+            }
+            TextEncoding::Utf32Be => {
+                let mut start = from + 3;
+                while let Some(found) = memchr::memchr(b'\n', bytes.get(start..)?) {
+                    let index = start + found;
+                    if index % 4 == 3 && bytes.get(index - 3..index) == Some(&[0, 0, 0][..]) {
+                        return Some(index - 3);
+                    }
+                    start = index + 1;
+                }
+                None
+            }
         }
     }
 
@@ -72,6 +103,8 @@ impl TextEncoding {
             TextEncoding::Utf8 => unit == b"\r",
             TextEncoding::Utf16Le => unit == [b'\r', 0],
             TextEncoding::Utf16Be => unit == [0, b'\r'],
+            TextEncoding::Utf32Le => unit == [b'\r', 0, 0, 0],
+            TextEncoding::Utf32Be => unit == [0, 0, 0, b'\r'],
         }
     }
 }
@@ -82,7 +115,8 @@ const REPLACEMENT: &str = "\u{FFFD}";
 #[derive(Debug, Clone)]
 pub struct Decoder {
     encoding: TextEncoding,
-    /// The bytes of an incomplete UTF-8 sequence, or an odd UTF-16 byte, carried to the next piece.
+    /// The bytes of an incomplete UTF-8 sequence, an odd UTF-16 byte, or the first bytes of a UTF-32 unit, carried
+    /// to the next piece.
     carry: [u8; 4],
     carry_len: usize,
     /// A UTF-16 high surrogate waiting for its low half.
@@ -121,6 +155,7 @@ impl Decoder {
         match self.encoding {
             TextEncoding::Utf8 => self.feed_utf8(bytes, sink),
             TextEncoding::Utf16Le | TextEncoding::Utf16Be => self.feed_utf16(bytes, sink),
+            TextEncoding::Utf32Le | TextEncoding::Utf32Be => self.feed_utf32(bytes, sink),
         }
     }
 
@@ -231,6 +266,52 @@ impl Decoder {
         self.scratch = scratch;
     }
 
+    fn feed_utf32(&mut self, bytes: &[u8], sink: &mut impl FnMut(&str)) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        let mut rest = bytes;
+        if self.carry_len > 0 {
+            let wanted = 4 - self.carry_len;
+            let take = wanted.min(rest.len());
+            let (head, tail) = rest.split_at(take);
+            self.carry[self.carry_len..self.carry_len + take].copy_from_slice(head);
+            self.carry_len += take;
+            rest = tail;
+            if self.carry_len == 4 {
+                self.carry_len = 0;
+                let unit = self.carry;
+                self.push_scalar(unit, &mut scratch);
+            }
+        }
+        let mut units = rest.chunks_exact(4);
+        for unit in &mut units {
+            self.push_scalar([unit[0], unit[1], unit[2], unit[3]], &mut scratch);
+        }
+        let remainder = units.remainder();
+        if !remainder.is_empty() {
+            self.carry[..remainder.len()].copy_from_slice(remainder);
+            self.carry_len = remainder.len();
+        }
+        if !scratch.is_empty() {
+            sink(&scratch);
+        }
+        self.scratch = scratch;
+    }
+
+    fn push_scalar(&mut self, unit: [u8; 4], out: &mut String) {
+        let value = match self.encoding {
+            TextEncoding::Utf32Be => u32::from_be_bytes(unit),
+            _ => u32::from_le_bytes(unit),
+        };
+        match char::from_u32(value) {
+            Some(character) => out.push(character),
+            None => {
+                self.replaced += 1;
+                out.push_str(REPLACEMENT);
+            }
+        }
+    }
+
     fn unit_from(&self, pair: [u8; 2]) -> u16 {
         match self.encoding {
             TextEncoding::Utf16Be => u16::from_be_bytes(pair),
@@ -330,6 +411,63 @@ mod tests {
         assert_eq!(TextEncoding::Utf16Le.find_line_feed(&bytes, 0), Some(4));
         let big = [0x0A, 0x0A, 0, b'a', 0, 0x0A];
         assert_eq!(TextEncoding::Utf16Be.find_line_feed(&big, 0), Some(4));
+    }
+
+    fn utf32(text: &str, big_endian: bool) -> Vec<u8> {
+        text.chars()
+            .flat_map(|character| {
+                let value = character as u32;
+                if big_endian {
+                    value.to_be_bytes()
+                } else {
+                    value.to_le_bytes()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn utf32_decodes_in_any_split_and_replaces_what_is_no_scalar_value() {
+        for big_endian in [false, true] {
+            let encoding = if big_endian {
+                TextEncoding::Utf32Be
+            } else {
+                TextEncoding::Utf32Le
+            };
+            let bytes = utf32("añ😀\n中", big_endian);
+            for split in 0..bytes.len() {
+                let mut decoder = Decoder::new(encoding);
+                let mut text = String::new();
+                decoder.feed(&bytes[..split], &mut |piece| text.push_str(piece));
+                assert_eq!(decoder.at_boundary(), split % 4 == 0);
+                decoder.feed(&bytes[split..], &mut |piece| text.push_str(piece));
+                decoder.finish(&mut |piece| text.push_str(piece));
+                assert_eq!(text, "añ😀\n中");
+                assert_eq!(decoder.replaced(), 0);
+            }
+            let mut bad = utf32("a", big_endian);
+            let surrogate: u32 = 0xD800;
+            bad.extend(if big_endian {
+                surrogate.to_be_bytes()
+            } else {
+                surrogate.to_le_bytes()
+            });
+            bad.extend([0x41, 0x00]);
+            let (text, replaced) = decode_all(encoding, &bad);
+            assert_eq!(text, "a\u{FFFD}\u{FFFD}");
+            assert_eq!(replaced, 2);
+        }
+    }
+
+    #[test]
+    fn utf32_line_feed_is_found_only_on_unit_boundaries() {
+        // A 0x0A byte inside another unit is not a line feed; the unit 0x0000000A at a multiple of 4 is.
+        let little = [0x0A, 0x0A, 0, 0, b'a', 0, 0, 0, 0x0A, 0, 0, 0];
+        assert_eq!(TextEncoding::Utf32Le.find_line_feed(&little, 0), Some(8));
+        let big = [0, 0, 0x0A, 0x0A, 0, 0, 0, b'a', 0, 0, 0, 0x0A];
+        assert_eq!(TextEncoding::Utf32Be.find_line_feed(&big, 0), Some(8));
+        assert!(TextEncoding::Utf32Le.is_carriage_return(&[b'\r', 0, 0, 0]));
+        assert!(TextEncoding::Utf32Be.is_carriage_return(&[0, 0, 0, b'\r']));
     }
 
     proptest! {

@@ -109,16 +109,57 @@ impl FsError {
             ),
             FsError::PermissionDenied => ReadError::new(
                 ErrorKind::PermissionDenied,
-                format!("Permission to read {path} was denied by the host or the file system."),
+                format!("Permission to read {path} was denied by the host or the file system; reading it again will be denied again. Ask the user for access, or read another file."),
             ),
             FsError::NotADirectory => ReadError::new(
                 ErrorKind::NotFound,
                 format!("{path} does not exist: a component of the path is a file, not a directory."),
             ),
+            FsError::Other(detail) if is_transient(&detail) => ReadError::new(
+                ErrorKind::Io,
+                format!("Reading {path} failed: {detail}. This kind of failure is temporary: one more read may succeed; if it fails again, stop and tell the user."),
+            ),
             FsError::Other(detail) => ReadError::new(
                 ErrorKind::Io,
-                format!("Reading {path} failed: {detail}. Retrying may help if the file was being changed."),
+                format!("Reading {path} failed: {detail}. The file system refuses to read this file this way (a write-only or kernel file, or a broken device), so reading it again will fail the same way; read another file, or ask the user."),
             ),
         }
+    }
+}
+
+/// Whether a failure described by `detail` (a WASI error code's message and name, or an OS error's text) can heal
+/// by itself: the resource was busy, the call was interrupted or would have blocked, or it timed out.
+pub fn is_transient(detail: &str) -> bool {
+    let detail = detail.to_ascii_lowercase();
+    [
+        "would-block",
+        "would block",
+        "interrupted",
+        "busy",
+        "in-progress",
+        "temporarily unavailable",
+        "timed out",
+        "timed-out",
+        "insufficient-memory",
+    ]
+    .iter()
+    .any(|word| detail.contains(word))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_failures_that_heal_invite_another_read() {
+        let lasting = FsError::Other("Invalid argument (invalid)".to_string())
+            .into_read_error("/proc/self/clear_refs");
+        assert_eq!(lasting.kind, ErrorKind::Io);
+        assert!(lasting.message.contains("will fail the same way"));
+        assert!(!lasting.message.to_ascii_lowercase().contains("retry"));
+        let passing = FsError::Other("Resource busy (busy)".to_string()).into_read_error("/p/a");
+        assert!(passing.message.contains("one more read may succeed"));
+        let denied = FsError::PermissionDenied.into_read_error("/p/a");
+        assert!(denied.message.contains("denied again"));
     }
 }

@@ -4,6 +4,7 @@
 //! `/dev/../dev/zero` and a link to `/dev/zero` are refused like `/dev/zero`. The credential deny-list is a
 //! policy inside the sandbox; the sandbox itself is the set of preopened directories.
 
+use crate::decode::TextEncoding;
 use crate::error::{ErrorKind, ReadError};
 
 /// Device files that block or never end (from Hermes Agent's `_BLOCKED_DEVICE_PATHS`).
@@ -100,7 +101,6 @@ pub const DEFAULT_DENY: &[(&str, &str)] = &[
     ("**/id_ed25519*", "SSH private key"),
     ("**/*.ppk", "PuTTY private key"),
     ("**/.pgpass", "PostgreSQL password file"),
-    ("**/*.pem", "PEM private key or certificate store (*.pem)"),
     ("**/*.key", "private key (*.key)"),
     ("**/auth.json", "token store (auth.json)"),
     ("**/credentials.json", "token store (credentials.json)"),
@@ -165,18 +165,34 @@ impl CredentialPolicy {
             .find(|rule| fast_glob::glob_match(&rule.pattern, path))
     }
 
-    /// Refuses `path` when a deny rule matches and no exception does.
+    /// Refuses `path` when a deny rule matches and no exception does; the message's advice fits the rule (a
+    /// template for `.env` files, the public half for keys, the user for tokens).
     pub fn check(&self, path: &str) -> Result<(), ReadError> {
         match self.matching_rule(path) {
             Some(rule) => Err(ReadError::new(
                 ErrorKind::Credential,
                 format!(
-                    "{path} holds {} (credential rule `{}`); read-window does not read credential files. Ask the user for the value you need, or read a template such as .env.example.",
-                    rule.description, rule.pattern
+                    "{path} holds {} (credential rule `{}`); read-window does not read credential files. {}",
+                    rule.description,
+                    rule.pattern,
+                    advice_for(&rule.pattern)
                 ),
             )),
             None => Ok(()),
         }
+    }
+}
+
+/// What to do instead of reading a file refused by the rule `pattern`.
+fn advice_for(pattern: &str) -> &'static str {
+    if pattern.starts_with("**/.env") {
+        "Ask the user for the value you need, or read a template such as .env.example."
+    } else if pattern.starts_with("**/id_") {
+        "Read the public key (the same name with .pub) if you need the key's identity; never the private key."
+    } else if pattern.ends_with(".ppk") || pattern.ends_with(".key") {
+        "Read the certificate or public key that goes with it if you need the key's identity; never the private key."
+    } else {
+        "Ask the user for the value you need; do not try another path to the same file."
     }
 }
 
@@ -189,20 +205,468 @@ fn anchored(pattern: &str) -> String {
     }
 }
 
-/// Refuses content that is a PEM private key, whatever the file is called.
-pub fn check_private_key(path: &str, sample: &[u8]) -> Result<(), ReadError> {
-    let begin = memchr::memmem::find(sample, b"-----BEGIN ");
-    if let Some(start) = begin {
-        let header_end = sample.len().min(start + 80);
-        let header = sample.get(start..header_end).unwrap_or_default();
-        if memchr::memmem::find(header, b"PRIVATE KEY-----").is_some() {
-            return Err(ReadError::new(
-                ErrorKind::Credential,
-                format!("{path} contains a private key (PEM `BEGIN ... PRIVATE KEY`); read-window does not read private keys."),
-            ));
+/// Private key blocks recorded per file at most; past that, everything from the next BEGIN line on is refused.
+pub const MAX_KEY_BLOCKS: usize = 1_024;
+/// Lines a private key block spans at most: a BEGIN line whose END does not come within this many lines (while the
+/// file goes on) starts no key block (the largest keys, 16384-bit RSA or a PGP key with subkeys, take a few hundred
+/// lines). A BEGIN cut off by the end of the file within this distance is a key block to the end of the file.
+pub const MAX_KEY_LINES: u64 = 1_000;
+/// Code units of a BEGIN or END line looked at before `PRIVATE KEY`: five dashes, `BEGIN ` and a label such as
+/// `ENCRYPTED ` or `OPENSSH `.
+const MARKER_LOOKBACK_UNITS: usize = 48;
+/// Code units of a BEGIN line looked at from `PRIVATE KEY` on: the needle, ` BLOCK`, five dashes and what follows.
+const MARKER_LOOKAHEAD_UNITS: usize = 24;
+/// Code units kept from the end of one scanned block, so a marker cut by the block boundary is still found (its
+/// look-back and its look-ahead both fit).
+const CARRY_UNITS: usize = 80;
+
+/// What a private key block holds, from the label of its BEGIN line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyKind {
+    /// `-----BEGIN [RSA |EC |DSA |ENCRYPTED |...]PRIVATE KEY-----`.
+    Pem,
+    /// `-----BEGIN OPENSSH PRIVATE KEY-----`.
+    OpenSsh,
+    /// `-----BEGIN PGP PRIVATE KEY BLOCK-----`.
+    Pgp,
+}
+
+impl KeyKind {
+    /// The kind in words, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            KeyKind::Pem => "a PEM private key",
+            KeyKind::OpenSsh => "an OpenSSH private key",
+            KeyKind::Pgp => "a PGP private key block",
         }
     }
-    Ok(())
+}
+
+/// One private key block: the lines from its BEGIN line through its END line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyBlock {
+    /// The line (1-based) holding `-----BEGIN ... PRIVATE KEY`.
+    pub begin_line: u64,
+    /// The line (1-based) holding the matching `-----END ... PRIVATE KEY`; `None` while none follows (the block
+    /// runs to the end of the file).
+    pub end_line: Option<u64>,
+    /// What the BEGIN line's label names.
+    pub kind: KeyKind,
+}
+
+/// The private key blocks of one file, found while the line index scans it (every byte is seen once per version of
+/// the file), so each window is checked by its line range alone, wherever in the file the key is and wherever the
+/// window starts (a window of only the base64 body lines is inside a block like one that shows the BEGIN line).
+///
+/// Markers are found anywhere in a line (a key inside a JSON string is one line that is a whole block). Memory is
+/// bounded: at most `MAX_KEY_BLOCKS` blocks and a carry of `CARRY_UNITS` code units.
+#[derive(Debug, Clone, Default)]
+pub struct KeyBlocks {
+    /// Ascending by `begin_line`; only the last can be open.
+    blocks: Vec<KeyBlock>,
+    /// More than `MAX_KEY_BLOCKS` blocks: the last one runs to the end of the file.
+    overflowed: bool,
+    /// The last bytes of the previous block of this scan (whole code units).
+    carry: Vec<u8>,
+}
+
+/// Two scans are equal when they found the same blocks; the carry is scratch of the scan in progress.
+impl PartialEq for KeyBlocks {
+    fn eq(&self, other: &Self) -> bool {
+        self.blocks == other.blocks && self.overflowed == other.overflowed
+    }
+}
+
+impl Eq for KeyBlocks {}
+
+/// A marker found in scanned bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Marker {
+    Begin(KeyKind),
+    End,
+}
+
+impl KeyBlocks {
+    /// No blocks.
+    pub fn new() -> Self {
+        KeyBlocks::default()
+    }
+
+    /// The blocks found, ascending by their BEGIN line.
+    pub fn blocks(&self) -> &[KeyBlock] {
+        &self.blocks
+    }
+
+    /// A new scan starts at the start of a line (the index resumes at its last line): nothing is carried over.
+    /// Markers met again on that line are recognised as already recorded.
+    pub fn restart(&mut self) {
+        self.carry.clear();
+    }
+
+    /// Bytes of memory the blocks occupy.
+    pub fn memory_bytes(&self) -> u64 {
+        (self.blocks.capacity() * std::mem::size_of::<KeyBlock>() + self.carry.capacity()) as u64
+    }
+
+    /// Scans the next block of the file: `bytes` in `encoding`, starting on a code-unit boundary, whose first byte
+    /// lies on line `first_line` (1-based). Blocks of one scan must be fed in order, with no gap; [`KeyBlocks::finish`]
+    /// ends the scan at the end of the file.
+    ///
+    /// A BEGIN marker counts when its closing dashes end the line (a line feed, a carriage return, spaces, the end of
+    /// the file, or a backslash: an escaped line break inside a string), so a BEGIN marker quoted in prose or code
+    /// (`` `-----BEGIN ... PRIVATE KEY-----` ``) starts no block; an END marker counts wherever it is.
+    pub fn scan(&mut self, bytes: &[u8], encoding: TextEncoding, first_line: u64) {
+        let unit = encoding.unit_bytes();
+        let needle = encode_ascii(b"PRIVATE KEY", encoding);
+        let carry_bytes = CARRY_UNITS * unit;
+        let ahead_bytes = MARKER_LOOKAHEAD_UNITS * unit;
+        let mut joined = std::mem::take(&mut self.carry);
+        let carried = joined.len();
+        joined.extend_from_slice(
+            bytes
+                .get(..bytes.len().min(carry_bytes))
+                .unwrap_or_default(),
+        );
+        // Markers in the carry that the previous block could not judge: an END whose `PRIVATE KEY` runs into this
+        // block, a BEGIN whose look-ahead does.
+        for found in memchr::memmem::find_iter(&joined, &needle) {
+            if found >= carried {
+                break;
+            }
+            if found % unit != 0 {
+                continue;
+            }
+            let line = first_line.saturating_sub(count_line_feeds(
+                joined.get(found..carried).unwrap_or_default(),
+                encoding,
+            ));
+            match marker_before(&joined, found / unit, encoding) {
+                Some(Marker::End) if found + needle.len() > carried => {
+                    self.record(Marker::End, line);
+                }
+                Some(Marker::Begin(kind))
+                    if found + ahead_bytes > carried
+                        && begin_line_ends(&joined, found / unit, encoding, false) =>
+                {
+                    self.record(Marker::Begin(kind), line);
+                }
+                _ => {}
+            }
+        }
+        let mut counted_to = 0usize;
+        let mut line = first_line;
+        for found in memchr::memmem::find_iter(bytes, &needle) {
+            if found % unit != 0 {
+                continue;
+            }
+            // The look-back of a marker near the block's start reaches into the carry.
+            let (buffer, at) = if found < carry_bytes {
+                (joined.as_slice(), (carried + found) / unit)
+            } else {
+                (bytes, found / unit)
+            };
+            let marker = match marker_before(buffer, at, encoding) {
+                Some(Marker::Begin(kind)) => {
+                    // A BEGIN whose look-ahead runs past the block is judged with the next block (or at the end).
+                    if found + ahead_bytes > bytes.len()
+                        || !begin_line_ends(bytes, found / unit, encoding, false)
+                    {
+                        continue;
+                    }
+                    Marker::Begin(kind)
+                }
+                Some(Marker::End) => Marker::End,
+                None => continue,
+            };
+            line += count_line_feeds(bytes.get(counted_to..found).unwrap_or_default(), encoding);
+            counted_to = found;
+            self.record(marker, line);
+        }
+        // Keep the last whole units of what was seen, for the next block.
+        let keep = (carried + bytes.len()).min(carry_bytes);
+        if bytes.len() >= keep {
+            joined.clear();
+            joined.extend_from_slice(bytes.get(bytes.len() - keep..).unwrap_or_default());
+        } else {
+            let mut all = joined.get(..carried).unwrap_or_default().to_vec();
+            all.extend_from_slice(bytes);
+            joined = all.get(all.len() - keep..).unwrap_or_default().to_vec();
+        }
+        self.carry = joined;
+    }
+
+    /// Ends a scan at the end of the file, on line `last_line` (1-based): a BEGIN marker whose look-ahead reached
+    /// the end is judged now.
+    pub fn finish(&mut self, encoding: TextEncoding, last_line: u64) {
+        let unit = encoding.unit_bytes();
+        let needle = encode_ascii(b"PRIVATE KEY", encoding);
+        let carry = std::mem::take(&mut self.carry);
+        let ahead_bytes = MARKER_LOOKAHEAD_UNITS * unit;
+        for found in memchr::memmem::find_iter(&carry, &needle) {
+            if found % unit != 0 || found + ahead_bytes <= carry.len() {
+                continue;
+            }
+            if let Some(Marker::Begin(kind)) = marker_before(&carry, found / unit, encoding) {
+                if begin_line_ends(&carry, found / unit, encoding, true) {
+                    let line = last_line.saturating_sub(count_line_feeds(
+                        carry.get(found..).unwrap_or_default(),
+                        encoding,
+                    ));
+                    self.record(Marker::Begin(kind), line);
+                }
+            }
+        }
+    }
+
+    fn record(&mut self, marker: Marker, line: u64) {
+        if self.overflowed {
+            return;
+        }
+        // An open block whose END did not come within MAX_KEY_LINES lines is no key block.
+        if let Some(open) = self.blocks.last() {
+            if open.end_line.is_none() && line.saturating_sub(open.begin_line) > MAX_KEY_LINES {
+                self.blocks.pop();
+            }
+        }
+        let open = self
+            .blocks
+            .last()
+            .is_some_and(|block| block.end_line.is_none());
+        match marker {
+            Marker::Begin(kind) => {
+                // A nested BEGIN belongs to the open block; a BEGIN met again when the index rescans its last
+                // line is already recorded.
+                let known = self
+                    .blocks
+                    .iter()
+                    .rev()
+                    .take_while(|block| block.begin_line >= line)
+                    .any(|block| block.begin_line == line);
+                if open || known {
+                    return;
+                }
+                if self.blocks.len() >= MAX_KEY_BLOCKS {
+                    self.overflowed = true;
+                }
+                self.blocks.push(KeyBlock {
+                    begin_line: line,
+                    end_line: None,
+                    kind,
+                });
+            }
+            Marker::End => {
+                if let Some(block) = self.blocks.last_mut() {
+                    if block.end_line.is_none() {
+                        block.end_line = Some(line);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The first block that shares a line with the lines `first..=last` of a file of `total_lines` lines, if any.
+    /// An open block (no END line) counts only while the file ends within `MAX_KEY_LINES` lines of its BEGIN line,
+    /// or when it stands for the keys past `MAX_KEY_BLOCKS`.
+    pub fn overlapping(&self, first: u64, last: u64, total_lines: u64) -> Option<&KeyBlock> {
+        self.overlapping_index(first, last, total_lines)
+            .and_then(|index| self.blocks.get(index))
+    }
+
+    fn overlapping_index(&self, first: u64, last: u64, total_lines: u64) -> Option<usize> {
+        let from = self
+            .blocks
+            .partition_point(|block| block.end_line.is_some_and(|end| end < first));
+        let block = self.blocks.get(from)?;
+        let stale = block.end_line.is_none()
+            && !self.overflowed
+            && total_lines.saturating_sub(block.begin_line) > MAX_KEY_LINES;
+        (block.begin_line <= last && !stale).then_some(from)
+    }
+
+    /// Refuses the window of lines `first..=last` of `path` (a file of `total_lines` lines) when it would show a
+    /// line of a private key block (`Credential`). The message names the line where the key begins, the lines it
+    /// covers, and the readable lines around it with the reads that show them.
+    pub fn check_window(
+        &self,
+        path: &str,
+        first: u64,
+        last: u64,
+        total_lines: u64,
+    ) -> Result<(), ReadError> {
+        let Some(position) = self.overlapping_index(first, last, total_lines) else {
+            return Ok(());
+        };
+        let Some(block) = self.blocks.get(position) else {
+            return Ok(());
+        };
+        let begin = block.begin_line;
+        let window = if first == last {
+            format!("line {first}")
+        } else {
+            format!("lines {first}-{last}")
+        };
+        let mut message = match block.end_line {
+            Some(end) if end > begin => format!(
+                "Lines {begin}-{end} of {path} are {} (it begins at line {begin}); read-window does not show private keys, so the window of {window} is refused.",
+                block.kind.describe()
+            ),
+            Some(_) => format!(
+                "Line {begin} of {path} holds {} (it begins at line {begin}); read-window does not show private keys, so the window of {window} is refused.",
+                block.kind.describe()
+            ),
+            None if self.overflowed && position + 1 == self.blocks.len() => format!(
+                "{path} holds more than {MAX_KEY_BLOCKS} private keys; from line {begin} on they are not told apart, and read-window does not show private keys, so the window of {window} is refused."
+            ),
+            None => format!(
+                "{path} holds {} that begins at line {begin} and has no END line, so every line from {begin} on is treated as the key; read-window does not show private keys, so the window of {window} is refused.",
+                block.kind.describe()
+            ),
+        };
+        let before_start = position
+            .checked_sub(1)
+            .and_then(|index| self.blocks.get(index))
+            .and_then(|previous| previous.end_line)
+            .map_or(1, |end| end + 1);
+        let mut readable = Vec::new();
+        if before_start < begin {
+            readable.push(readable_range(before_start, begin - 1));
+        }
+        if let Some(end) = block.end_line {
+            let after_end = self
+                .blocks
+                .get(position + 1)
+                .map_or(total_lines, |next| next.begin_line.saturating_sub(1));
+            if end < after_end {
+                readable.push(readable_range(end + 1, after_end));
+            }
+        }
+        if readable.is_empty() {
+            message.push_str(" No line next to it is readable text of this file.");
+        } else {
+            message.push_str(&format!(
+                " Readable next to it: {}. If you need the key's identity, read its certificate or public key.",
+                readable.join(" and ")
+            ));
+        }
+        Err(ReadError::new(ErrorKind::Credential, message))
+    }
+}
+
+/// `lines A-B (offset=A limit=N)`, or `line A (offset=A limit=1)`.
+fn readable_range(first: u64, last: u64) -> String {
+    let count = last - first + 1;
+    if first == last {
+        format!("line {first} (offset={first} limit=1)")
+    } else {
+        format!("lines {first}-{last} (offset={first} limit={count})")
+    }
+}
+
+/// `text` (ASCII) encoded in `encoding`.
+fn encode_ascii(text: &[u8], encoding: TextEncoding) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() * encoding.unit_bytes());
+    for &byte in text {
+        let value = u32::from(byte);
+        match encoding {
+            TextEncoding::Utf8 => out.push(byte),
+            TextEncoding::Utf16Le => out.extend_from_slice(&(value as u16).to_le_bytes()),
+            TextEncoding::Utf16Be => out.extend_from_slice(&(value as u16).to_be_bytes()),
+            TextEncoding::Utf32Le => out.extend_from_slice(&value.to_le_bytes()),
+            TextEncoding::Utf32Be => out.extend_from_slice(&value.to_be_bytes()),
+        }
+    }
+    out
+}
+
+/// The code unit at unit index `index` of `bytes`.
+fn unit_at(bytes: &[u8], index: usize, encoding: TextEncoding) -> Option<u32> {
+    let unit = encoding.unit_bytes();
+    let raw = bytes.get(index * unit..index * unit + unit)?;
+    Some(match (encoding, raw) {
+        (TextEncoding::Utf8, [byte]) => u32::from(*byte),
+        (TextEncoding::Utf16Le, [low, high]) => u32::from(u16::from_le_bytes([*low, *high])),
+        (TextEncoding::Utf16Be, [high, low]) => u32::from(u16::from_be_bytes([*high, *low])),
+        (TextEncoding::Utf32Le, [a, b, c, d]) => u32::from_le_bytes([*a, *b, *c, *d]),
+        (TextEncoding::Utf32Be, [a, b, c, d]) => u32::from_be_bytes([*a, *b, *c, *d]),
+        _ => return None,
+    })
+}
+
+/// The marker whose `PRIVATE KEY` starts at unit `at` of `bytes`: `-----BEGIN ` or `-----END `, then a label of
+/// capitals, digits and spaces, on the same line.
+fn marker_before(bytes: &[u8], at: usize, encoding: TextEncoding) -> Option<Marker> {
+    let is_label = |unit: u32| {
+        unit == u32::from(b' ')
+            || (u32::from(b'A')..=u32::from(b'Z')).contains(&unit)
+            || (u32::from(b'0')..=u32::from(b'9')).contains(&unit)
+    };
+    let mut start = at;
+    while start > 0 && at - start < MARKER_LOOKBACK_UNITS {
+        match unit_at(bytes, start - 1, encoding) {
+            Some(unit) if is_label(unit) => start -= 1,
+            _ => break,
+        }
+    }
+    let dashes = start.checked_sub(5)?;
+    if (dashes..start).any(|index| unit_at(bytes, index, encoding) != Some(u32::from(b'-'))) {
+        return None;
+    }
+    let label: Vec<u8> = (start..at)
+        .filter_map(|index| unit_at(bytes, index, encoding))
+        .filter_map(|unit| u8::try_from(unit).ok())
+        .collect();
+    if let Some(rest) = label.strip_prefix(b"BEGIN ") {
+        let kind = match rest.trim_ascii() {
+            b"OPENSSH" => KeyKind::OpenSsh,
+            b"PGP" => KeyKind::Pgp,
+            _ => KeyKind::Pem,
+        };
+        Some(Marker::Begin(kind))
+    } else if label.starts_with(b"END ") {
+        Some(Marker::End)
+    } else {
+        None
+    }
+}
+
+/// Whether the BEGIN marker whose `PRIVATE KEY` starts at unit `at` of `bytes` is closed by five dashes (after
+/// ` BLOCK` for PGP) that end the line: a line feed, a carriage return, a space or tab, a backslash (an escaped line
+/// break inside a string), or the end of `bytes` when `at_end` says it is the end of the file.
+fn begin_line_ends(bytes: &[u8], at: usize, encoding: TextEncoding, at_end: bool) -> bool {
+    let unit = |index: usize| unit_at(bytes, index, encoding);
+    let is = |index: usize, text: &[u8]| {
+        text.iter()
+            .enumerate()
+            .all(|(offset, &byte)| unit(index + offset) == Some(u32::from(byte)))
+    };
+    let mut position = at + "PRIVATE KEY".len();
+    if is(position, b" BLOCK") {
+        position += " BLOCK".len();
+    }
+    if !is(position, b"-----") {
+        return false;
+    }
+    match unit(position + 5) {
+        None => at_end,
+        Some(next) => [b'\n', b'\r', b' ', b'\t', b'\\']
+            .iter()
+            .any(|&byte| next == u32::from(byte)),
+    }
+}
+
+/// Line feeds in `bytes` (whole code units of `encoding`).
+fn count_line_feeds(bytes: &[u8], encoding: TextEncoding) -> u64 {
+    if encoding == TextEncoding::Utf8 {
+        return memchr::memchr_iter(b'\n', bytes).count() as u64;
+    }
+    let unit = encoding.unit_bytes();
+    let mut count = 0;
+    let mut from = 0;
+    while let Some(index) = encoding.find_line_feed(bytes, from) {
+        count += 1;
+        from = index + unit;
+    }
+    count
 }
 
 #[cfg(test)]
@@ -251,7 +715,7 @@ mod tests {
             "/h/.docker/config.json",
             "/h/.ssh/id_rsa",
             "/h/.ssh/id_ed25519",
-            "/p/server.pem",
+            "/p/server.key",
             "/h/.codex/auth.json",
         ] {
             assert!(policy.check(path).is_err(), "{path}");
@@ -262,6 +726,7 @@ mod tests {
             "/p/env.rs",
             "/h/.ssh/id_rsa.pub",
             "/p/README.md",
+            "/p/tls/chain.pem",
         ] {
             assert!(policy.check(path).is_ok(), "{path}");
         }
@@ -271,16 +736,262 @@ mod tests {
     fn host_patterns_add_rules_and_exceptions() {
         let policy = CredentialPolicy::new(
             &["secrets/*.yaml".to_string()],
-            &["**/test-fixtures/*.pem".to_string()],
+            &["**/test-fixtures/*.key".to_string()],
         );
         assert!(policy.check("/p/secrets/prod.yaml").is_err());
-        assert!(policy.check("/p/test-fixtures/cert.pem").is_ok());
-        assert!(policy.check("/p/other/cert.pem").is_err());
+        assert!(policy.check("/p/test-fixtures/cert.key").is_ok());
+        assert!(policy.check("/p/other/cert.key").is_err());
     }
 
     #[test]
-    fn private_keys_are_found_by_content() {
-        assert!(check_private_key("/p/k", b"-----BEGIN OPENSSH PRIVATE KEY-----\nabc").is_err());
-        assert!(check_private_key("/p/c", b"-----BEGIN CERTIFICATE-----\nabc").is_ok());
+    fn the_advice_fits_the_rule() {
+        let policy = CredentialPolicy::new(&[], &[]);
+        let env = policy.check("/p/.env").unwrap_err().message;
+        assert!(env.contains(".env.example"), "{env}");
+        for path in ["/p/server.key", "/h/.ssh/id_rsa", "/h/putty.ppk"] {
+            let message = policy.check(path).unwrap_err().message;
+            assert!(!message.contains(".env.example"), "{message}");
+            assert!(message.contains("never the private key"), "{message}");
+        }
+        let token = policy.check("/h/.codex/auth.json").unwrap_err().message;
+        assert!(!token.contains(".env.example"), "{token}");
+    }
+
+    /// `text` with `PRIVATE_KEY` spelled `PRIVATE KEY`: the fixtures below are written so that this source file,
+    /// read through read-window, holds no key blocks of its own.
+    fn k(text: &str) -> String {
+        text.replace("PRIVATE_KEY", "PRIVATE KEY")
+    }
+
+    /// The key blocks of `text` scanned in pieces of `piece` bytes, as the index feeds them.
+    fn blocks_of(text: &[u8], encoding: TextEncoding, piece: usize) -> KeyBlocks {
+        let mut blocks = KeyBlocks::new();
+        blocks.restart();
+        let mut line = 1;
+        for chunk in text.chunks(piece.max(1)) {
+            blocks.scan(chunk, encoding, line);
+            line += count_line_feeds(chunk, encoding);
+        }
+        blocks.finish(encoding, line);
+        blocks
+    }
+
+    const CERT: &str =
+        "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\nAbCd\n-----END CERTIFICATE-----\n";
+    const KEY: &str = "-----BEGIN RSA PRIVATE_KEY-----\nMIIEpAIBAAKCAQEA\nZm9vYmFy\n-----END RSA PRIVATE_KEY-----\n";
+
+    #[test]
+    fn a_key_after_a_certificate_is_found_by_its_lines_in_any_split() {
+        let text = format!("{CERT}{}tail\n", k(KEY));
+        let expected = [KeyBlock {
+            begin_line: 5,
+            end_line: Some(8),
+            kind: KeyKind::Pem,
+        }];
+        for piece in 1..text.len() + 1 {
+            let blocks = blocks_of(text.as_bytes(), TextEncoding::Utf8, piece);
+            assert_eq!(blocks.blocks(), expected, "piece {piece}");
+        }
+        let blocks = blocks_of(text.as_bytes(), TextEncoding::Utf8, 7);
+        // The certificate and the tail are readable; any window that touches lines 5-8 is not.
+        assert!(blocks.check_window("/p/b.pem", 1, 4, 9).is_ok());
+        assert!(blocks.check_window("/p/b.pem", 9, 9, 9).is_ok());
+        for (first, last) in [(1, 9), (4, 5), (6, 6), (7, 9), (8, 8)] {
+            let error = blocks.check_window("/p/b.pem", first, last, 9).unwrap_err();
+            let window = if first == last {
+                format!("line {first}")
+            } else {
+                format!("lines {first}-{last}")
+            };
+            assert_eq!(error.kind, ErrorKind::Credential);
+            assert_eq!(
+                error.message,
+                format!("Lines 5-8 of /p/b.pem are a PEM private key (it begins at line 5); read-window does not show private keys, so the window of {window} is refused. Readable next to it: lines 1-4 (offset=1 limit=4) and line 9 (offset=9 limit=1). If you need the key's identity, read its certificate or public key.")
+            );
+        }
+    }
+
+    #[test]
+    fn openssh_pgp_and_one_line_keys_are_found_and_certificates_are_not() {
+        let text = k("a\n-----BEGIN OPENSSH PRIVATE_KEY-----\nb3Bl\n-----END OPENSSH PRIVATE_KEY-----\n\
+            -----BEGIN PGP PRIVATE_KEY BLOCK-----\n\nlQOY\n-----END PGP PRIVATE_KEY BLOCK-----\n\
+            {\"private_key\": \"-----BEGIN PRIVATE_KEY-----\\nMIIE\\n-----END PRIVATE_KEY-----\\n\"}\n\
+            -----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----\n-----BEGIN ENCRYPTED PRIVATE_KEY-----\nMIIF\n");
+        let blocks = blocks_of(text.as_bytes(), TextEncoding::Utf8, 64 * 1024);
+        assert_eq!(
+            blocks.blocks(),
+            [
+                KeyBlock {
+                    begin_line: 2,
+                    end_line: Some(4),
+                    kind: KeyKind::OpenSsh
+                },
+                KeyBlock {
+                    begin_line: 5,
+                    end_line: Some(8),
+                    kind: KeyKind::Pgp
+                },
+                KeyBlock {
+                    begin_line: 9,
+                    end_line: Some(9),
+                    kind: KeyKind::Pem
+                },
+                KeyBlock {
+                    begin_line: 13,
+                    end_line: None,
+                    kind: KeyKind::Pem
+                },
+            ]
+        );
+        assert!(blocks.check_window("/p/k", 10, 12, 14).is_ok());
+        let open = blocks.check_window("/p/k", 14, 14, 14).unwrap_err().message;
+        assert!(
+            open.contains("begins at line 13 and has no END line"),
+            "{open}"
+        );
+        assert!(open.contains("lines 10-12 (offset=10 limit=3)"), "{open}");
+        let json = blocks.check_window("/p/k", 9, 9, 14).unwrap_err().message;
+        assert!(
+            json.starts_with("Line 9 of /p/k holds a PEM private key (it begins at line 9)"),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn keys_in_utf16_and_utf32_are_found() {
+        let text = format!("x\n{}", k(KEY));
+        for encoding in [
+            TextEncoding::Utf16Le,
+            TextEncoding::Utf16Be,
+            TextEncoding::Utf32Le,
+            TextEncoding::Utf32Be,
+        ] {
+            let bytes = encode_ascii(text.as_bytes(), encoding);
+            let unit = encoding.unit_bytes();
+            for piece in [unit, 3 * unit, 40 * unit, bytes.len()] {
+                let blocks = blocks_of(&bytes, encoding, piece);
+                assert_eq!(
+                    blocks.blocks(),
+                    [KeyBlock {
+                        begin_line: 2,
+                        end_line: Some(5),
+                        kind: KeyKind::Pem
+                    }],
+                    "{encoding:?} {piece}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_rescan_of_the_last_line_records_nothing_twice() {
+        let mut blocks = KeyBlocks::new();
+        blocks.restart();
+        blocks.scan(
+            k("a\n-----BEGIN EC PRIVATE_KEY-----").as_bytes(),
+            TextEncoding::Utf8,
+            1,
+        );
+        // The BEGIN line ends the data: it is judged at the end of the scan.
+        assert_eq!(blocks.blocks().len(), 0);
+        blocks.finish(TextEncoding::Utf8, 2);
+        assert_eq!(blocks.blocks().len(), 1);
+        // The file grew: the index rescans from the start of its last line (line 2).
+        blocks.restart();
+        blocks.scan(
+            k("-----BEGIN EC PRIVATE_KEY-----\nMHc\n-----END EC PRIVATE_KEY-----\nz").as_bytes(),
+            TextEncoding::Utf8,
+            2,
+        );
+        blocks.finish(TextEncoding::Utf8, 5);
+        assert_eq!(
+            blocks.blocks(),
+            [KeyBlock {
+                begin_line: 2,
+                end_line: Some(4),
+                kind: KeyKind::Pem
+            }]
+        );
+        blocks.restart();
+        blocks.scan(b"z and more\n", TextEncoding::Utf8, 5);
+        blocks.finish(TextEncoding::Utf8, 6);
+        assert_eq!(blocks.blocks().len(), 1);
+    }
+
+    #[test]
+    fn look_alikes_are_not_keys() {
+        let text = k("PRIVATE_KEY\n--BEGIN PRIVATE_KEY\n-----BEGIN private key-----\nthe PRIVATE_KEY-----\n-----BEGINPRIVATE_KEY-----\n\
+            /// A BEGIN line is `-----BEGIN OPENSSH PRIVATE_KEY-----`, then the body.\n\
+            const BEGIN: &str = \"-----BEGIN RSA PRIVATE_KEY-----\";\n\
+            -----BEGIN PRIVATE_KEY-----and more\n\
+            -----END RSA PRIVATE_KEY-----\n");
+        for piece in [5, 64, text.len()] {
+            assert!(
+                blocks_of(text.as_bytes(), TextEncoding::Utf8, piece)
+                    .blocks()
+                    .is_empty(),
+                "{piece}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_begin_whose_end_does_not_come_within_the_longest_key_starts_no_block() {
+        let mut text = k("-----BEGIN PRIVATE_KEY-----\n");
+        for _ in 0..MAX_KEY_LINES {
+            text.push_str("prose\n");
+        }
+        text.push_str(&k(
+            "-----END PRIVATE_KEY-----\nafter\n-----BEGIN PRIVATE_KEY-----\nQQ\n",
+        ));
+        let total = MAX_KEY_LINES + 5;
+        let blocks = blocks_of(text.as_bytes(), TextEncoding::Utf8, 4096);
+        // The first BEGIN was dropped when its END came too late; the last one is cut by the end of the file.
+        assert_eq!(
+            blocks.blocks(),
+            [KeyBlock {
+                begin_line: total - 1,
+                end_line: None,
+                kind: KeyKind::Pem
+            }]
+        );
+        assert!(blocks.check_window("/p/doc", 1, total - 2, total).is_ok());
+        assert!(blocks.check_window("/p/doc", total, total, total).is_err());
+        // A BEGIN with no END and more than MAX_KEY_LINES lines after it is no key either.
+        let mut open = k("-----BEGIN PRIVATE_KEY-----\n");
+        for _ in 0..MAX_KEY_LINES + 1 {
+            open.push_str("prose\n");
+        }
+        let blocks = blocks_of(open.as_bytes(), TextEncoding::Utf8, 4096);
+        assert!(blocks
+            .check_window("/p/doc", 1, 3, MAX_KEY_LINES + 2)
+            .is_ok());
+    }
+
+    #[test]
+    fn too_many_keys_turn_the_rest_of_the_file_into_one_block() {
+        let mut text = String::new();
+        for _ in 0..MAX_KEY_BLOCKS + 2 {
+            text.push_str(&k(
+                "-----BEGIN PRIVATE_KEY-----\nQQ\n-----END PRIVATE_KEY-----\nok\n",
+            ));
+        }
+        let blocks = blocks_of(text.as_bytes(), TextEncoding::Utf8, 64 * 1024);
+        assert_eq!(blocks.blocks().len(), MAX_KEY_BLOCKS + 1);
+        let last_begin = (MAX_KEY_BLOCKS as u64) * 4 + 1;
+        assert_eq!(
+            blocks.blocks().last().map(|block| block.end_line),
+            Some(None)
+        );
+        let total = (MAX_KEY_BLOCKS as u64 + 2) * 4;
+        let message = blocks
+            .check_window("/p/many", total, total, total)
+            .unwrap_err()
+            .message;
+        assert!(
+            message.contains(&format!("from line {last_begin} on")),
+            "{message}"
+        );
+        assert!(blocks.check_window("/p/many", 4, 4, total).is_ok());
     }
 }

@@ -1,17 +1,33 @@
-//! The hint: one or two sentences a model follows. They always state the lines shown and the file's total, and,
-//! when anything is left, the exact call that continues (Hermes Agent's "Use offset=53 to continue.").
+//! The hint: the sentences a model follows. They state the lines shown and the file's total, why the window
+//! stopped, and either that nothing from the requested position to the end is left (only then "the whole file" or
+//! "the end of the file") or what is left and the exact call that reads it (Hermes Agent's "Use offset=53 to
+//! continue."). A window whose text had invalid bytes replaced says that it is a lossy decode.
+//!
+//! Every sentence is generated from the window's own fields (lines, total, `truncated_by`, the cursor,
+//! `clamped_lines`, `start_column`, `replaced_invalid`), the budget and the file's size; `hint_rule_tests` checks
+//! hint against fields over random files.
 
 use std::fmt::Write;
 
 use crate::config::Budget;
-use crate::window::{Truncation, Window};
+use crate::window::{ClampedLine, Truncation, Window};
 
 /// Files larger than this get a note to page with the cursor (DESIGN.md: large-file hint over 512 KiB).
 pub const LARGE_FILE_BYTES: u64 = 512 * 1024;
-/// Clamped lines named one by one in the hint; the rest are counted.
-const CLAMPED_NAMED: usize = 3;
+/// Clamped lines named one by one in the hint; the rest are left to `clamped_lines`.
+pub const CLAMPED_NAMED: usize = 3;
 
 /// The hint for `window` of `path` (`file_size` bytes) read under `budget`.
+///
+/// Shapes: `"{path} is empty (0 lines)."` for an empty file; else `"Showing line(s) A[-B] of T in {path}"`, then
+/// `" (line A from column C)"` when the window starts inside line A, the reason it stopped (`"; stopped at the
+/// ... budget"` or `" (the limit of N lines)"`), and then exactly one of: `": the whole file."` / `": the end of the
+/// file."` (nothing from the requested position to the end is unshown: no cursor, nothing truncated, no line
+/// clamped), the continuation (`". Use offset=N to continue."` or `". Line N continues: use offset=N column=C to
+/// continue."`), or `". Text is left unshown: ..."` (no line follows, but clamped tails remain). Clamped lines are
+/// named with the `offset=L column=C` that reads their rest. Files over [`LARGE_FILE_BYTES`] that were truncated get
+/// a note to page with the cursor; a window with `replaced_invalid > 0` says how many characters are U+FFFD and
+/// that the text must not be written back. Lines are 1-based, columns 0-based characters.
 pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> String {
     let mut out = String::new();
     if window.total_lines == 0 {
@@ -38,8 +54,7 @@ pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> Str
             window.start_line, window.start_column
         );
     }
-    let stopped_by_budget = window.truncated_by.contains(&Truncation::Budget);
-    if stopped_by_budget {
+    if window.truncated_by.contains(&Truncation::Budget) {
         match *budget {
             Budget::Characters(limit) => {
                 let _ = write!(out, "; stopped at the {limit}-character budget");
@@ -60,63 +75,112 @@ pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> Str
             window.lines_returned
         );
     }
-    match (window.next_offset, window.next_column) {
-        (Some(offset), Some(column)) => {
-            let _ = write!(
-                out,
-                ". Line {offset} continues: use offset={offset} column={column} to continue."
-            );
+    let nothing_left = window.truncated_by.is_empty()
+        && window.next_offset.is_none()
+        && window.clamped_lines.is_empty();
+    if nothing_left {
+        if window.start_line == 1 && window.start_column == 0 {
+            out.push_str(": the whole file.");
+        } else {
+            out.push_str(": the end of the file.");
         }
-        (Some(offset), None) => {
-            let _ = write!(out, ". Use offset={offset} to continue.");
+    } else if let Some(call) = continuation(window.next_offset, window.next_column) {
+        out.push_str(". ");
+        out.push_str(&call);
+        if !window.clamped_lines.is_empty() {
+            out.push(' ');
+            push_clamped(&mut out, &window.clamped_lines, true);
         }
-        (None, _) => {
-            if window.start_line == 1 && window.start_column == 0 && window.clamped_lines.is_empty()
-            {
-                out.push_str(": the whole file.");
-            } else {
-                out.push_str(": the end of the file.");
+    } else if !window.clamped_lines.is_empty() {
+        // No line follows the window, but the clamped lines' tails are unshown: that is what is left.
+        out.push_str(". Text is left unshown: ");
+        push_clamped(&mut out, &window.clamped_lines, false);
+    } else {
+        // Truncated with no cursor and nothing clamped: a window the reader never makes; claim nothing.
+        out.push('.');
+    }
+    if file_size > LARGE_FILE_BYTES && !nothing_left {
+        match window.next_offset {
+            // Re-reading from line 1 means something only when the continuation is a later line.
+            Some(offset) if offset > 1 => {
+                let _ = write!(
+                    out,
+                    " The file is large ({file_size} bytes): page on with the cursor rather than re-reading from line 1."
+                );
+            }
+            _ => {
+                let _ = write!(
+                    out,
+                    " The file is large ({file_size} bytes): page on with offset and column as above."
+                );
             }
         }
     }
-    match window.clamped_lines.as_slice() {
+    if window.replaced_invalid > 0 {
+        let count = window.replaced_invalid;
+        let (noun, verb) = if count == 1 {
+            ("character", "is")
+        } else {
+            ("characters", "are")
+        };
+        let _ = write!(
+            out,
+            " This text is a lossy decode: {count} {noun} in these lines {verb} U+FFFD, replacing bytes that could not be decoded; it must not be written back as the file's content."
+        );
+    }
+    out
+}
+
+/// The call that continues after a window whose cursor is `next_offset` (1-based line) and `next_column` (0-based
+/// characters, only when the window ended inside that line): `"Use offset=N to continue."` or `"Line N continues:
+/// use offset=N column=C to continue."`; `None` when there is no cursor (nothing after the window is left, though
+/// clamped tails may be).
+pub fn continuation(next_offset: Option<u64>, next_column: Option<u64>) -> Option<String> {
+    match (next_offset, next_column) {
+        (Some(offset), Some(column)) => Some(format!(
+            "Line {offset} continues: use offset={offset} column={column} to continue."
+        )),
+        (Some(offset), None) => Some(format!("Use offset={offset} to continue.")),
+        (None, _) => None,
+    }
+}
+
+/// Appends the sentence naming the clamped lines and the `offset=L column=C` that reads each one's rest;
+/// `capital` starts it with a capital letter. At most [`CLAMPED_NAMED`] lines are named; the others are left to
+/// `clamped_lines`.
+fn push_clamped(out: &mut String, clamped: &[ClampedLine], capital: bool) {
+    match clamped {
         [] => {}
         [only] => {
             let _ = write!(
                 out,
-                " Line {} was clamped at {} of {} characters; read the rest with offset={} column={}.",
-                only.line, only.shown_chars, only.total_chars, only.line, only.next_column
+                "{}ine {} was clamped ({} of its {} characters shown); read the rest with offset={} column={}.",
+                if capital { "L" } else { "l" },
+                only.line,
+                only.shown_chars,
+                only.total_chars,
+                only.line,
+                only.next_column
             );
         }
-        clamped => {
-            let named: Vec<String> = clamped
+        many => {
+            let named: Vec<String> = many
                 .iter()
                 .take(CLAMPED_NAMED)
                 .map(|line| format!("offset={} column={}", line.line, line.next_column))
                 .collect();
             let _ = write!(
                 out,
-                " {} lines were clamped; read their rest with {}",
-                clamped.len(),
+                "{} lines were clamped; read their rest with {}",
+                many.len(),
                 named.join(", ")
             );
-            if clamped.len() > CLAMPED_NAMED {
-                let _ = write!(
-                    out,
-                    " and {} more (see clamped_lines)",
-                    clamped.len() - CLAMPED_NAMED
-                );
+            if many.len() > CLAMPED_NAMED {
+                out.push_str(" and the others listed in clamped_lines");
             }
             out.push('.');
         }
     }
-    if file_size > LARGE_FILE_BYTES && window.truncated() {
-        let _ = write!(
-            out,
-            " The file is large ({file_size} bytes): page on with the cursor rather than re-reading from line 1."
-        );
-    }
-    out
 }
 
 #[cfg(test)]
@@ -170,7 +234,111 @@ mod tests {
         }];
         assert_eq!(
             hint("m.json", &clamped, &Budget::Characters(100_000), 160_000),
-            "Showing line 1 of 1 in m.json: the end of the file. Line 1 was clamped at 2000 of 160000 characters; read the rest with offset=1 column=2000."
+            "Showing line 1 of 1 in m.json. Text is left unshown: line 1 was clamped (2000 of its 160000 characters shown); read the rest with offset=1 column=2000."
         );
+    }
+
+    fn clamp(line: u64, shown: u64, total: u64, next: u64) -> ClampedLine {
+        ClampedLine {
+            line,
+            shown_chars: shown,
+            total_chars: total,
+            next_column: next,
+        }
+    }
+
+    #[test]
+    fn a_50_mb_one_line_file_is_never_called_the_end() {
+        let mut page = window(1, 1, 1);
+        page.truncated_by = vec![Truncation::LineLength];
+        page.clamped_lines = vec![clamp(1, 2_000, 50_320_799, 2_000)];
+        let text = hint(
+            "/w/big.json",
+            &page,
+            &Budget::Characters(100_000),
+            50_320_799,
+        );
+        assert_eq!(
+            text,
+            "Showing line 1 of 1 in /w/big.json. Text is left unshown: line 1 was clamped (2000 of its 50320799 characters shown); read the rest with offset=1 column=2000. The file is large (50320799 bytes): page on with offset and column as above."
+        );
+        assert!(!text.contains("end of the file"));
+        assert!(!text.contains("re-reading from line 1"));
+    }
+
+    #[test]
+    fn the_tail_of_a_clamped_line_read_from_its_column_is_the_end() {
+        let mut page = window(1, 1, 1);
+        page.start_column = 22_000;
+        assert_eq!(
+            hint("m.json", &page, &Budget::Characters(100_000), 23_800),
+            "Showing line 1 of 1 in m.json (line 1 from column 22000): the end of the file."
+        );
+    }
+
+    #[test]
+    fn clamped_lines_before_the_last_line_are_left_and_named() {
+        let mut page = window(5, 9, 9);
+        page.truncated_by = vec![Truncation::LineLength];
+        page.clamped_lines = vec![
+            clamp(5, 100, 300, 100),
+            clamp(6, 100, 400, 100),
+            clamp(8, 90, 500, 90),
+            clamp(9, 100, 101, 100),
+        ];
+        assert_eq!(
+            hint("a.txt", &page, &Budget::Characters(100_000), 2_000),
+            "Showing lines 5-9 of 9 in a.txt. Text is left unshown: 4 lines were clamped; read their rest with offset=5 column=100, offset=6 column=100, offset=8 column=90 and the others listed in clamped_lines."
+        );
+    }
+
+    #[test]
+    fn a_limit_and_a_clamp_name_both_calls_and_a_large_file_is_paged() {
+        let mut page = window(1, 2, 900);
+        page.truncated_by = vec![Truncation::LineLength, Truncation::Limit];
+        page.next_offset = Some(3);
+        page.clamped_lines = vec![clamp(2, 2_000, 5_000, 2_000)];
+        assert_eq!(
+            hint("a.txt", &page, &Budget::Characters(100_000), 600_000),
+            "Showing lines 1-2 of 900 in a.txt (the limit of 2 lines). Use offset=3 to continue. Line 2 was clamped (2000 of its 5000 characters shown); read the rest with offset=2 column=2000. The file is large (600000 bytes): page on with the cursor rather than re-reading from line 1."
+        );
+    }
+
+    #[test]
+    fn a_budget_cut_inside_line_1_of_a_large_file_does_not_mention_re_reading() {
+        let mut page = window(1, 1, 1);
+        page.truncated_by = vec![Truncation::Budget, Truncation::MidLine];
+        page.next_offset = Some(1);
+        page.next_column = Some(99_950);
+        assert_eq!(
+            hint("one.txt", &page, &Budget::Characters(100_000), 1_000_000),
+            "Showing line 1 of 1 in one.txt; stopped at the 100000-character budget. Line 1 continues: use offset=1 column=99950 to continue. The file is large (1000000 bytes): page on with offset and column as above."
+        );
+    }
+
+    #[test]
+    fn replaced_bytes_are_a_lossy_decode_in_words() {
+        let mut page = window(1, 2, 2);
+        page.replaced_invalid = 3;
+        assert_eq!(
+            hint("latin1.txt", &page, &Budget::Characters(100_000), 20),
+            "Showing lines 1-2 of 2 in latin1.txt: the whole file. This text is a lossy decode: 3 characters in these lines are U+FFFD, replacing bytes that could not be decoded; it must not be written back as the file's content."
+        );
+        page.replaced_invalid = 1;
+        assert!(hint("latin1.txt", &page, &Budget::Characters(100_000), 20)
+            .contains(": 1 character in these lines is U+FFFD,"));
+    }
+
+    #[test]
+    fn continuation_names_the_cursor() {
+        assert_eq!(
+            continuation(Some(53), None).as_deref(),
+            Some("Use offset=53 to continue.")
+        );
+        assert_eq!(
+            continuation(Some(7), Some(120)).as_deref(),
+            Some("Line 7 continues: use offset=7 column=120 to continue.")
+        );
+        assert_eq!(continuation(None, None), None);
     }
 }

@@ -6,6 +6,7 @@
 
 use crate::decode::TextEncoding;
 use crate::error::FsError;
+use crate::guards::KeyBlocks;
 use crate::scan::Scanner;
 use crate::source::ByteSource;
 
@@ -24,6 +25,145 @@ pub const MAX_LONG_LINES: usize = 64;
 /// Bytes before a checkpoint (and before the end of the scanned lines) whose hash is kept, so a cached index can
 /// tell that the file was rewritten under the same size and modification time, or changed before the part that grew.
 pub const FINGERPRINT_BYTES: usize = 64;
+
+/// Lines at the start of a file whose prefix print the index keeps ([`LineIndex::line_prints`]), so a change
+/// notice can name the first changed line (8 bytes a line: 16 KiB at most per index).
+pub const LINE_PRINT_LINES: usize = 2_048;
+
+/// A streaming content fingerprint: the same bytes give the same print however they are split into pieces. It
+/// mixes 8 bytes a step (a multiply and a rotate), so hashing a whole file while it is scanned costs little.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamPrint {
+    state: u64,
+    pending: u64,
+    pending_len: u32,
+    length: u64,
+}
+
+impl StreamPrint {
+    /// A print of no bytes yet, seeded by `seed` (prints of different seeds never compare equal by design).
+    pub fn new(seed: u64) -> Self {
+        StreamPrint {
+            state: seed ^ 0x243f_6a88_85a3_08d3,
+            pending: 0,
+            pending_len: 0,
+            length: 0,
+        }
+    }
+
+    /// The seed of a file's content print: its encoding and where its text starts.
+    pub fn seed_of(encoding: TextEncoding, data_start: u64) -> u64 {
+        fingerprint(&[encoding.name().as_bytes(), &data_start.to_le_bytes()])
+    }
+
+    fn mix(&mut self, word: u64) {
+        self.state = (self.state ^ word)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(31);
+    }
+
+    /// Adds `bytes` after the bytes already printed.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.length = self.length.wrapping_add(bytes.len() as u64);
+        let mut rest = bytes;
+        while self.pending_len > 0 {
+            let Some((&byte, tail)) = rest.split_first() else {
+                return;
+            };
+            self.pending |= u64::from(byte) << (8 * self.pending_len);
+            self.pending_len += 1;
+            rest = tail;
+            if self.pending_len == 8 {
+                let word = self.pending;
+                self.mix(word);
+                self.pending = 0;
+                self.pending_len = 0;
+            }
+        }
+        let mut words = rest.chunks_exact(8);
+        for word in &mut words {
+            let mut buffer = [0u8; 8];
+            buffer.copy_from_slice(word);
+            self.mix(u64::from_le_bytes(buffer));
+        }
+        for &byte in words.remainder() {
+            self.pending |= u64::from(byte) << (8 * self.pending_len);
+            self.pending_len += 1;
+        }
+    }
+
+    /// The print of the bytes so far (the state is kept: more bytes may follow).
+    pub fn finish(&self) -> u64 {
+        let mut copy = *self;
+        if copy.pending_len > 0 {
+            let word = copy.pending;
+            copy.mix(word);
+        }
+        copy.mix(copy.length);
+        let mut hash = copy.state;
+        hash ^= hash >> 33;
+        hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        hash ^= hash >> 33;
+        hash
+    }
+}
+
+/// Prints the bytes `[data_start, end)` read through `scanner` as a [`LineIndex`] of `encoding` prints them
+/// (compare with [`LineIndex::content_print`] of an earlier version). Reads `end - data_start` bytes.
+pub fn print_prefix<S: ByteSource>(
+    scanner: &mut Scanner<S>,
+    encoding: TextEncoding,
+    data_start: u64,
+    end: u64,
+) -> Result<u64, FsError> {
+    let mut print = StreamPrint::new(StreamPrint::seed_of(encoding, data_start));
+    scanner.seek(data_start);
+    while scanner.position() < end {
+        let wanted = usize::try_from(end - scanner.position()).unwrap_or(usize::MAX);
+        let available = scanner.fill()?;
+        if available.is_empty() {
+            break;
+        }
+        let take = wanted.min(available.len());
+        print.update(available.get(..take).unwrap_or_default());
+        scanner.advance(take);
+    }
+    Ok(print.finish())
+}
+
+/// Where [`LineIndex::extend`] is in the bytes it prints: the running print, how far into the block it has
+/// printed, and the offset whose prefix print it was asked to note.
+struct Printer {
+    running: StreamPrint,
+    at: usize,
+    base: u64,
+    mark: Option<u64>,
+    marked: Option<u64>,
+}
+
+impl Printer {
+    /// Prints `block[at..target]`, noting the prefix print at the mark on the way.
+    fn to(&mut self, block: &[u8], target: usize) {
+        let target = target.min(block.len());
+        if target <= self.at {
+            return;
+        }
+        if let Some(mark) = self.mark {
+            let start = self.base + self.at as u64;
+            let end = self.base + target as u64;
+            if self.marked.is_none() && mark > start && mark <= end {
+                let split = (mark - self.base) as usize;
+                self.running
+                    .update(block.get(self.at..split).unwrap_or_default());
+                self.at = split;
+                self.marked = Some(self.running.finish());
+            }
+        }
+        self.running
+            .update(block.get(self.at..target).unwrap_or_default());
+        self.at = target;
+    }
+}
 
 /// FNV-1a over the concatenation of `parts`.
 pub fn fingerprint(parts: &[&[u8]]) -> u64 {
@@ -179,8 +319,20 @@ pub struct LineIndex {
     crlf_endings: u64,
     /// Long lines already read: line number to what was learned.
     long_lines: std::collections::BTreeMap<u64, LongLine>,
+    /// The private key blocks seen while scanning, by line.
+    key_blocks: KeyBlocks,
     /// The version of the file the index describes.
     pub identity: Option<FileIdentity>,
+    /// The content print of the bytes `[data_start, resume_offset)`, to go on from when the file grows.
+    prefix: StreamPrint,
+    /// The content print of every scanned byte: `[data_start, scanned_bytes)`.
+    content_print: u64,
+    /// `line_prints[k]` is the content print of the bytes from the start through the line feed of line `k + 1`,
+    /// for the first `LINE_PRINT_LINES` lines.
+    line_prints: Vec<u64>,
+    /// When the last `extend` went on from an earlier scan: the earlier end of the file and the print of the bytes
+    /// before it as they are now.
+    grown_from: Option<(u64, u64)>,
 }
 
 impl LineIndex {
@@ -199,8 +351,41 @@ impl LineIndex {
             lf_endings: 0,
             crlf_endings: 0,
             long_lines: std::collections::BTreeMap::new(),
+            key_blocks: KeyBlocks::new(),
             identity: None,
+            prefix: StreamPrint::new(StreamPrint::seed_of(encoding, data_start)),
+            content_print: StreamPrint::new(StreamPrint::seed_of(encoding, data_start)).finish(),
+            line_prints: Vec::new(),
+            grown_from: None,
         }
+    }
+
+    /// The content print of the whole file as scanned (see [`StreamPrint`]): equal prints, equal content.
+    pub fn content_print(&self) -> u64 {
+        self.content_print
+    }
+
+    /// The content prints of the first lines (at most `LINE_PRINT_LINES`): entry `k` covers the bytes from the
+    /// start through the line feed of line `k + 1`, so the first entry that differs between two versions names the
+    /// first changed line. A last line without a line feed has no entry (its print is `content_print`).
+    pub fn line_prints(&self) -> &[u64] {
+        &self.line_prints
+    }
+
+    /// When the last scan went on from an earlier one (the file grew and its cached index was kept): the earlier
+    /// end of the file in bytes and the content print of the bytes before it, read again from the grown file.
+    pub fn grown_from(&self) -> Option<(u64, u64)> {
+        self.grown_from
+    }
+
+    /// Bytes scanned: the size of the file when the index was last brought up to date.
+    pub fn scanned_bytes(&self) -> u64 {
+        self.scanned_bytes
+    }
+
+    /// Whether the file ends with a line feed (or is empty): no last line is open to grow.
+    pub fn ends_with_line_feed(&self) -> bool {
+        self.scanned_bytes <= self.resume_offset
     }
 
     /// What was learned about `line` when it was read, if it is a long line.
@@ -220,6 +405,11 @@ impl LineIndex {
         self.encoding
     }
 
+    /// The private key blocks of the file, by line (found while scanning, so a window is checked by its lines).
+    pub fn key_blocks(&self) -> &KeyBlocks {
+        &self.key_blocks
+    }
+
     /// Where line 1 starts, in bytes.
     pub fn data_start(&self) -> u64 {
         self.data_start
@@ -233,8 +423,11 @@ impl LineIndex {
     /// Bytes of memory the index occupies.
     pub fn memory_bytes(&self) -> u64 {
         (std::mem::size_of::<Self>()
-            + (self.checkpoints.capacity() + self.checkpoint_prints.capacity())
+            + (self.checkpoints.capacity()
+                + self.checkpoint_prints.capacity()
+                + self.line_prints.capacity())
                 * std::mem::size_of::<u64>()) as u64
+            + self.key_blocks.memory_bytes()
     }
 
     /// The line endings seen.
@@ -313,8 +506,19 @@ impl LineIndex {
             scanner.advance(take);
         }
         scanner.seek(self.resume_offset);
+        // The content print goes on from the end of the scanned lines; on a grown file, the print of the bytes
+        // before the earlier end is noted on the way (the earlier part is read again from its last line only).
+        let mark = (self.scanned_bytes > self.data_start).then_some(self.scanned_bytes);
+        let mut printer = Printer {
+            running: self.prefix,
+            at: 0,
+            base: self.resume_offset,
+            mark,
+            marked: (mark == Some(self.resume_offset)).then(|| self.prefix.finish()),
+        };
         // The unit before the resume offset is a line feed (or nothing), never a carriage return.
         let mut previous_was_cr = false;
+        self.key_blocks.restart();
         loop {
             let base = scanner.position();
             let available = scanner.fill()?;
@@ -322,11 +526,15 @@ impl LineIndex {
                 break;
             }
             let length = available.len();
+            self.key_blocks
+                .scan(available, encoding, self.complete_lines + 1);
+            let resume_before = self.resume_offset;
             if encoding == TextEncoding::Utf8 {
                 self.scan_utf8_block(available, base, previous_was_cr, &before);
             } else {
                 self.scan_units(available, base, previous_was_cr, &before);
             }
+            self.print_block(&mut printer, available, base, resume_before);
             previous_was_cr = length >= unit
                 && available
                     .get(length - unit..)
@@ -342,8 +550,36 @@ impl LineIndex {
             before = tail;
             scanner.advance(length);
         }
+        self.key_blocks.finish(encoding, self.complete_lines + 1);
         self.scanned_bytes = scanner.position().max(self.data_start);
+        self.content_print = printer.running.finish();
+        self.grown_from = mark.zip(printer.marked);
         Ok(())
+    }
+
+    /// Adds a scanned block to the content print: the prints of the first lines as their line feeds go by, the
+    /// print at the end of the scanned lines (to go on from later), then the rest of the block.
+    fn print_block(&mut self, printer: &mut Printer, block: &[u8], base: u64, resume_before: u64) {
+        printer.base = base;
+        printer.at = 0;
+        let unit = self.encoding.unit_bytes();
+        if self.line_prints.len() < LINE_PRINT_LINES && self.resume_offset > resume_before {
+            let mut from = 0;
+            while self.line_prints.len() < LINE_PRINT_LINES {
+                let Some(index) = self.encoding.find_line_feed(block, from) else {
+                    break;
+                };
+                let end = index + unit;
+                printer.to(block, end);
+                self.line_prints.push(printer.running.finish());
+                from = end;
+            }
+        }
+        if self.resume_offset > resume_before && self.resume_offset > base {
+            printer.to(block, (self.resume_offset - base) as usize);
+            self.prefix = printer.running;
+        }
+        printer.to(block, block.len());
     }
 
     /// Counts a UTF-8 block's line feeds and `\r\n` pairs with whole-block SIMD searches, and visits single line
@@ -498,7 +734,65 @@ mod tests {
         let mut source = MemorySource::new(grown.clone());
         let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
         index.extend(&mut scanner).unwrap();
+        assert_eq!(
+            index.grown_from(),
+            Some((5, index_of(&first).content_print()))
+        );
+        index.grown_from = None;
         assert_eq!(index, index_of(&grown));
         assert_eq!(index.total_lines(), 4);
+    }
+
+    #[test]
+    fn the_content_print_does_not_depend_on_how_the_bytes_are_split() {
+        let text: Vec<u8> = (0..1_000u32)
+            .flat_map(|n| format!("line {n}\n").into_bytes())
+            .collect();
+        let mut whole = StreamPrint::new(3);
+        whole.update(&text);
+        for split in [0, 1, 7, 8, 9, 500, text.len()] {
+            let mut parts = StreamPrint::new(3);
+            parts.update(&text[..split]);
+            parts.update(&text[split..]);
+            assert_eq!(parts.finish(), whole.finish(), "split at {split}");
+        }
+        let mut longer = StreamPrint::new(3);
+        longer.update(&text);
+        longer.update(&[0]);
+        assert_ne!(longer.finish(), whole.finish());
+    }
+
+    #[test]
+    fn line_prints_name_the_first_changed_line_and_the_whole_print_sees_any_change() {
+        let old = index_of(b"a\nb\nc\nd\n");
+        let same = index_of(b"a\nb\nc\nd\n");
+        assert_eq!(old.content_print(), same.content_print());
+        assert_eq!(old.line_prints().len(), 4);
+        assert_eq!(old.line_prints().last(), Some(&old.content_print()));
+        let edited = index_of(b"a\nb\nX\nd\n");
+        assert_ne!(old.content_print(), edited.content_print());
+        let first = old
+            .line_prints()
+            .iter()
+            .zip(edited.line_prints())
+            .position(|(a, b)| a != b);
+        assert_eq!(first, Some(2));
+        // The print of the first four lines of a grown file is the old file's print.
+        let grown = index_of(b"a\nb\nc\nd\ne\n");
+        assert_eq!(grown.line_prints()[3], old.content_print());
+        let mut source = MemorySource::new(b"a\nb\nc\nd\ne\n".to_vec());
+        let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
+        assert_eq!(
+            print_prefix(&mut scanner, TextEncoding::Utf8, 0, 8).unwrap(),
+            old.content_print()
+        );
+        // Only the first LINE_PRINT_LINES lines are printed one by one.
+        let many: String = (0..LINE_PRINT_LINES + 10)
+            .map(|n| format!("{n}\n"))
+            .collect();
+        assert_eq!(
+            index_of(many.as_bytes()).line_prints().len(),
+            LINE_PRINT_LINES
+        );
     }
 }

@@ -27,6 +27,7 @@ pub mod guards;
 pub mod hint;
 pub mod index;
 pub mod reader;
+pub mod returned;
 pub mod sandbox;
 pub mod scan;
 pub mod session;
@@ -45,6 +46,9 @@ mod wasi_fs;
 
 #[cfg(test)]
 mod page_rule_tests;
+
+#[cfg(test)]
+mod hint_rule_tests;
 
 #[cfg(test)]
 mod fuzz_tests;

@@ -34,7 +34,7 @@ const PIECES: &[&str] = &[
     "z",
 ];
 
-fn line_strategy() -> impl Strategy<Value = String> {
+pub(crate) fn line_strategy() -> impl Strategy<Value = String> {
     let piece = proptest::sample::select(PIECES);
     prop_oneof![
         3 => proptest::collection::vec(piece.clone(), 0..12).prop_map(|pieces| pieces.concat()),
@@ -44,14 +44,14 @@ fn line_strategy() -> impl Strategy<Value = String> {
 }
 
 #[derive(Debug, Clone)]
-struct FileCase {
-    lines: Vec<String>,
-    crlf: Vec<bool>,
-    trailing_newline: bool,
+pub(crate) struct FileCase {
+    pub(crate) lines: Vec<String>,
+    pub(crate) crlf: Vec<bool>,
+    pub(crate) trailing_newline: bool,
 }
 
 impl FileCase {
-    fn bytes(&self) -> Vec<u8> {
+    pub(crate) fn bytes(&self) -> Vec<u8> {
         let mut text = String::new();
         for (index, line) in self.lines.iter().enumerate() {
             text.push_str(line);
@@ -90,7 +90,7 @@ impl FileCase {
     }
 }
 
-fn file_strategy() -> impl Strategy<Value = FileCase> {
+pub(crate) fn file_strategy() -> impl Strategy<Value = FileCase> {
     (
         proptest::collection::vec(line_strategy(), 0..25),
         proptest::collection::vec(any::<bool>(), 25),
@@ -103,21 +103,21 @@ fn file_strategy() -> impl Strategy<Value = FileCase> {
         })
 }
 
-fn budget_strategy() -> impl Strategy<Value = Budget> {
+pub(crate) fn budget_strategy() -> impl Strategy<Value = Budget> {
     prop_oneof![
         (200u64..3_000).prop_map(Budget::Characters),
         (300u64..3_000, 0.5f64..1.0).prop_map(|(cap, headroom)| Budget::Tokens { cap, headroom }),
     ]
 }
 
-struct Reader {
+pub(crate) struct Reader {
     source: MemorySource,
     index: LineIndex,
     settings: WindowSettings,
 }
 
 impl Reader {
-    fn new(bytes: Vec<u8>, settings: WindowSettings) -> Self {
+    pub(crate) fn new(bytes: Vec<u8>, settings: WindowSettings) -> Self {
         let mut source = MemorySource::new(bytes);
         let mut index = LineIndex::new(TextEncoding::Utf8, 0);
         {
@@ -133,7 +133,7 @@ impl Reader {
         }
     }
 
-    fn read(&mut self, offset: u64, column: u64, limit: u64) -> Window {
+    pub(crate) fn read(&mut self, offset: u64, column: u64, limit: u64) -> Window {
         let mut scanner = Scanner::new(&mut self.source, TextEncoding::Utf8);
         read_window(
             &mut scanner,

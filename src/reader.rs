@@ -10,18 +10,21 @@ use crate::config::{Budget, Config, ConfigInput};
 use crate::decode::{Decoder, TextEncoding};
 use crate::error::FsError;
 use crate::error::{ErrorKind, ReadError};
-use crate::guards::{check_device_name, check_private_key, CredentialPolicy};
+use crate::guards::{check_device_name, CredentialPolicy};
 use crate::hint::hint;
-use crate::index::{fingerprint, FileIdentity, LineEndings, LineIndex, FINGERPRINT_BYTES};
+use crate::index::{
+    fingerprint, print_prefix, FileIdentity, LineEndings, LineIndex, FINGERPRINT_BYTES,
+};
+use crate::returned::{
+    change_notice, compare, replacement_line, FileVersion, FileVersions, ReturnedLines,
+};
 use crate::sandbox::{
-    find_root, normalize, outside_error, resolve, validate_path, FileKind, FileSystem,
+    described, find_root, normalize, outside_error, resolve, validate_path, FileKind, FileSystem,
     ResolveError, Resolved,
 };
 use crate::scan::{Scanner, BLOCK_BYTES};
-use crate::session::{
-    contains_component_output, looks_like_gutter_echo, Decision, DedupKey, SessionMemory,
-};
-use crate::sniff::{sniff, Verdict, SAMPLE_BYTES};
+use crate::session::{contains_component_output, Decision, DedupKey, SessionMemory};
+use crate::sniff::{binary_advice, sniff, Verdict, SAMPLE_BYTES};
 use crate::source::ByteSource;
 use crate::tokens::{gutter_tokens, parse_refusal, TokenEstimator};
 use crate::window::{read_window, Window, WindowRequest, WindowSettings, MARKER_PREFIX};
@@ -112,16 +115,24 @@ pub struct ReadResult {
     pub warnings: Vec<String>,
 }
 
-/// The answer to an unchanged repeat of a window.
+/// The answer to an unchanged repeat of a window. It carries the cursor of the window it stands for, so paging
+/// goes on through a stub.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnchangedStub {
     /// The resolved guest path.
     pub path: String,
-    /// The first line of the window.
+    /// The first line of the window (1-based).
     pub start_line: u64,
-    /// The last line of the window.
+    /// The last line of the window (1-based; 0 for an empty file).
     pub end_line: u64,
-    /// Tells the model that the earlier result is still current.
+    /// Lines in the file.
+    pub total_lines: u64,
+    /// The window's cursor: the next line (1-based), absent when nothing after the window is left.
+    pub next_offset: Option<u64>,
+    /// The window's cursor inside a line: the column (0-based characters) where `next_offset` continues.
+    pub next_column: Option<u64>,
+    /// Tells the model that the earlier result is still current, then the call that continues (or that nothing
+    /// after the window is left, and the calls that read the rest of its clamped lines).
     pub message: String,
 }
 
@@ -168,6 +179,10 @@ pub struct Reader {
     policy: CredentialPolicy,
     memory: SessionMemory,
     pending_warnings: Vec<String>,
+    /// The gutter lines and lossy reads this session returned, for `check_write`.
+    returned: ReturnedLines,
+    /// The version of each file at its previous read, for change notices.
+    versions: FileVersions,
 }
 
 /// The normalized request and the path it names.
@@ -237,18 +252,160 @@ fn window_hash(window: &Window) -> u64 {
     hasher.finish()
 }
 
+/// Clamped lines a stub names one by one; the rest are counted.
+const STUB_CLAMPED_NAMED: usize = 3;
+
+/// The stub that stands for `window` of `path`: its lines and cursor, and a message that says the earlier result
+/// is still current and then how to go on, generated from the window's own fields: the call that continues, or
+/// that nothing after the window is left; and the calls that read the rest of its clamped lines.
+fn stub_of(window: &Window, path: &str) -> UnchangedStub {
+    let mut message = if window.total_lines == 0 {
+        format!("{MARKER_PREFIX}unchanged] {path} is still empty (0 lines), as when you read it earlier in this session; there is nothing to read in it.")
+    } else {
+        let (lines, have) = if window.start_line == window.end_line {
+            (
+                format!("Line {}", window.start_line),
+                "has not changed since you read it",
+            )
+        } else {
+            (
+                format!("Lines {}-{}", window.start_line, window.end_line),
+                "have not changed since you read them",
+            )
+        };
+        let column = if window.start_column > 0 {
+            format!(
+                " (line {} from column {})",
+                window.start_line, window.start_column
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "{MARKER_PREFIX}unchanged] {lines}{column} of {} in {path} {have} earlier in this session; that result is still current, so it is not sent again.",
+            window.total_lines
+        )
+    };
+    let clamped = window.clamped_lines.as_slice();
+    match (window.next_offset, window.next_column) {
+        (Some(offset), Some(column)) => message.push_str(&format!(
+            " Line {offset} continues: use offset={offset} column={column} to continue."
+        )),
+        (Some(offset), None) => message.push_str(&format!(" Use offset={offset} to continue.")),
+        (None, _) if clamped.is_empty() && window.total_lines > 0 => message.push_str(&format!(
+            " Nothing after line {} is left to read.",
+            window.end_line
+        )),
+        (None, _) if !clamped.is_empty() => message.push_str(&format!(
+            " Nothing after line {} is left, but clamped text inside the window is:",
+            window.end_line
+        )),
+        (None, _) => {}
+    }
+    match clamped {
+        [] => {}
+        [only] => {
+            let subject = if message.ends_with(':') {
+                "line"
+            } else {
+                "Line"
+            };
+            message.push_str(&format!(
+                " {subject} {} was clamped ({} of its {} characters shown); read the rest with offset={} column={}.",
+                only.line, only.shown_chars, only.total_chars, only.line, only.next_column
+            ));
+        }
+        clamped => {
+            let named: Vec<String> = clamped
+                .iter()
+                .take(STUB_CLAMPED_NAMED)
+                .map(|line| format!("offset={} column={}", line.line, line.next_column))
+                .collect();
+            message.push_str(&format!(
+                " {} lines were clamped; read their rest with {}",
+                clamped.len(),
+                named.join(", ")
+            ));
+            if clamped.len() > STUB_CLAMPED_NAMED {
+                message.push_str(&format!(
+                    " and {} more (see clamped_lines of the earlier result)",
+                    clamped.len() - STUB_CLAMPED_NAMED
+                ));
+            }
+            message.push('.');
+        }
+    }
+    UnchangedStub {
+        path: path.to_string(),
+        start_line: window.start_line,
+        end_line: window.end_line,
+        total_lines: window.total_lines,
+        next_offset: window.next_offset,
+        next_column: window.next_column,
+        message,
+    }
+}
+
 /// The not-found error for `absolute` (asked for as `requested`), with up to three similar names from its directory.
 fn not_found_error<F: FileSystem + ?Sized>(
     fs: &mut F,
     requested: &str,
     absolute: &str,
 ) -> ReadError {
+    let message = format!(
+        "{} does not exist.{}",
+        described(requested, absolute),
+        similar_names(fs, absolute)
+    );
+    ReadError::new(ErrorKind::NotFound, message)
+}
+
+/// The answer to the `count`-th miss of `absolute` (asked for as `requested`) in a session: checked again just
+/// now, never remembered. The first is the plain not-found error; later ones say how often it was asked for; from
+/// `loop_warn_at` on the message warns, and from `loop_block_at` on the read is `LoopBlocked` (with the count).
+fn missing_error<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    config: &Config,
+    requested: &str,
+    absolute: &str,
+    count: u32,
+) -> ReadError {
+    if count <= 1 {
+        return not_found_error(fs, requested, absolute);
+    }
+    let requested = &described(requested, absolute);
+    let similar = similar_names(fs, absolute);
+    if count >= config.loop_block_at {
+        return ReadError {
+            kind: ErrorKind::LoopBlocked,
+            message: format!(
+                "{MARKER_PREFIX}loop-blocked] You have asked for {requested} {count} times in this session and it still does not exist (checked again just now).{similar} Stop asking for it: find the right path with a directory listing, or create the file first."
+            ),
+            already_read: Some(count),
+        };
+    }
+    let mut message = format!(
+        "{requested} still does not exist: you asked for this missing file {count} times in this session, and it was checked again just now.{similar}"
+    );
+    if count >= config.loop_warn_at {
+        message.push_str(&format!(
+            " Asking again will not make it appear: ask {} will be blocked. Find the right path with a directory listing, or create the file first.",
+            config.loop_block_at
+        ));
+    }
+    ReadError::new(ErrorKind::NotFound, message)
+}
+
+/// Up to three names in the directory of `absolute` that look like its last component, as a sentence with a
+/// leading space (` Similar names in /w: a.txt, b.txt.`); empty when there are none or the directory cannot be
+/// listed.
+fn similar_names<F: FileSystem + ?Sized>(fs: &mut F, absolute: &str) -> String {
     let (parent, name) = match absolute.rsplit_once('/') {
         Some(("", name)) => ("/", name),
         Some((parent, name)) => (parent, name),
         None => ("/", absolute),
     };
-    let mut message = format!("{requested} does not exist.");
+    let mut message = String::new();
     let roots = fs.roots().to_vec();
     if let Some((root, relative)) = find_root(&roots, parent) {
         if let Ok(entries) = fs.list_directory(root, &relative, SUGGESTION_SCAN) {
@@ -267,7 +424,7 @@ fn not_found_error<F: FileSystem + ?Sized>(
             }
         }
     }
-    ReadError::new(ErrorKind::NotFound, message)
+    message
 }
 
 /// Refuses by stat what is not a regular file; `/dev/null` reads as empty.
@@ -277,12 +434,16 @@ fn check_kind(resolved: &Resolved, requested: &str) -> Result<(), ReadError> {
         FileKind::CharacterDevice if resolved.path == "/dev/null" => Ok(()),
         FileKind::Directory => Err(ReadError::new(
             ErrorKind::NotAFile,
-            format!("{requested} is a directory, not a file. List it with a directory tool, or read a file inside it."),
+            format!(
+                "{} is a directory, not a file. List it with a directory tool, or read a file inside it.",
+                described(requested, &resolved.path)
+            ),
         )),
         kind => Err(ReadError::new(
             ErrorKind::SpecialFile,
             format!(
-                "{requested} is {}; reading it could block or never end, so read-window refuses it without opening it.",
+                "{} is {}; reading it could block or never end, so read-window refuses it without opening it.",
+                described(requested, &resolved.path),
                 kind.describe()
             ),
         )),
@@ -335,7 +496,8 @@ fn build_index<S: ByteSource>(
             return Err(ReadError::new(
                 ErrorKind::Binary,
                 format!(
-                    "{requested} is {kind}, detected from its content (the file name is not trusted). read-window returns text only: use a tool made for this type (an image viewer, an archive lister, a hex dump) instead."
+                    "{requested} is {kind}, detected from its content (the file name is not trusted); read-window returns text only. {}",
+                    binary_advice(kind, requested)
                 ),
             ));
         }
@@ -343,7 +505,6 @@ fn build_index<S: ByteSource>(
             encoding,
             bom_bytes,
         } => {
-            check_private_key(requested, sample)?;
             scanner.set_encoding(encoding);
             LineIndex::new(encoding, bom_bytes)
         }
@@ -436,6 +597,15 @@ fn window_result<File: ByteSource>(
         &settings,
         requested,
     )?;
+    // A window that would show any line of a private key block is refused, wherever the key is in the file.
+    if window.lines_returned > 0 {
+        opened.index.key_blocks().check_window(
+            &resolved.path,
+            window.start_line,
+            window.end_line,
+            window.total_lines,
+        )?;
+    }
     let budget = BudgetReport::of(&config.budget, window.budget_limit, window.budget_used);
     Ok(ReadResult {
         hint: hint(&resolved.path, &window, &config.budget, resolved.stat.size),
@@ -554,6 +724,8 @@ impl Reader {
             policy,
             memory: SessionMemory::new(),
             pending_warnings,
+            returned: ReturnedLines::new(),
+            versions: FileVersions::new(),
         }
     }
 
@@ -573,9 +745,9 @@ impl Reader {
     ) -> Result<ReadOutcome, ReadError> {
         let outcome = self.read_through_memory(fs, request, now_ms);
         if let Err(error) = &outcome {
-            // A failed read is a read of something else: the run of identical reads is broken.
+            // A failed read is a read of something else: the run of repeated reads is broken.
             if error.kind != ErrorKind::LoopBlocked {
-                self.memory.note_other_tool();
+                self.memory.break_run();
             }
         }
         outcome
@@ -589,31 +761,29 @@ impl Reader {
     ) -> Result<ReadOutcome, ReadError> {
         let prepared = prepare(&self.config, fs, request)?;
         let requested = request.path.as_str();
-        if let Some((message, left_ms)) = self.memory.known_missing(&prepared.absolute, now_ms) {
-            return Err(ReadError::new(
-                ErrorKind::NotFound,
-                format!(
-                    "{message} (Remembered from a check in this session; it is not checked again for {} more seconds unless the host reports a write to it.)",
-                    left_ms.div_ceil(1000)
-                ),
-            ));
-        }
+        // A missing path is checked again on every read: the memory of misses only counts them.
         let resolved = match resolve_guarded(fs, &self.policy, requested, &prepared.absolute) {
             Ok(resolved) => resolved,
             Err(ResolveError::NotFound) => {
-                let error = not_found_error(fs, requested, &prepared.absolute);
-                self.memory.remember_not_found(
+                let count = self.memory.count_miss(
                     &prepared.absolute,
-                    &error.message,
                     now_ms,
                     self.config.not_found_ttl_ms,
                 );
-                return Err(error);
+                return Err(missing_error(
+                    fs,
+                    &self.config,
+                    requested,
+                    &prepared.absolute,
+                    count,
+                ));
             }
             Err(ResolveError::Other(error)) => return Err(error),
         };
+        self.memory.found(&prepared.absolute);
         self.memory
             .remember_alias(&prepared.absolute, &resolved.path);
+        let mut change = None;
         let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
             empty_result(&self.config, &resolved)
         } else {
@@ -628,6 +798,9 @@ impl Reader {
                 &resolved,
                 requested,
             );
+            if outcome.is_ok() {
+                change = Some(version_change(&self.versions, &resolved.path, &mut opened));
+            }
             self.memory.positioned_reads += opened.scanner.reads();
             self.memory.store_file(&resolved.path, opened.index);
             outcome?
@@ -644,60 +817,76 @@ impl Reader {
             shape: shape_of(&self.config),
         };
         let window = &result.window;
-        match self.memory.decide(&key, window_hash(window), &self.config) {
-            Decision::Blocked { count } => Err(ReadError {
+        let outcome = match self.memory.decide(&key, window_hash(window), &self.config) {
+            Decision::Blocked { count, cycle } => Err(ReadError {
                 kind: ErrorKind::LoopBlocked,
-                message: format!(
-                    "{MARKER_PREFIX}loop-blocked] You have read lines {}-{} of {} {count} times in a row and they have not changed. Stop re-reading them: use the content you already have, read a different range, or change the file first.",
-                    window.start_line, window.end_line, resolved.path
-                ),
+                message: if cycle > 1 {
+                    format!(
+                        "{MARKER_PREFIX}loop-blocked] You have read lines {}-{} of {} {count} times in a cycle of {cycle} unchanged windows read over and over. Stop re-reading them: use the content you already have, read a range you have not read, or change the file first.",
+                        window.start_line, window.end_line, resolved.path
+                    )
+                } else {
+                    format!(
+                        "{MARKER_PREFIX}loop-blocked] You have read lines {}-{} of {} {count} times in a row and they have not changed. Stop re-reading them: use the content you already have, read a different range, or change the file first.",
+                        window.start_line, window.end_line, resolved.path
+                    )
+                },
                 already_read: Some(count),
             }),
-            Decision::Stub => Ok(ReadOutcome::Unchanged(UnchangedStub {
-                path: resolved.path.clone(),
-                start_line: window.start_line,
-                end_line: window.end_line,
-                message: format!(
-                    "{MARKER_PREFIX}unchanged] Lines {}-{} of {} have not changed since you read them earlier in this session; that result is still current, so it is not sent again. Use it, or read another range.",
-                    window.start_line, window.end_line, resolved.path
-                ),
-            })),
+            Decision::Stub => Ok(ReadOutcome::Unchanged(stub_of(window, &resolved.path))),
             Decision::Content { warning } => {
                 if let Some(tokens) = window.estimated_tokens {
-                    self.memory
-                        .remember_sent(&resolved.path, window.start_line, window.lines_returned, tokens);
+                    self.memory.remember_sent(
+                        &resolved.path,
+                        window.start_line,
+                        window.lines_returned,
+                        tokens,
+                    );
                 }
                 result.warnings = std::mem::take(&mut self.pending_warnings);
                 result.warnings.extend(warning);
                 Ok(ReadOutcome::Window(result))
             }
-        }
+        };
+        self.after_read(&resolved.path, change, outcome)
     }
 
-    /// A tool other than a read ran: consecutive counts start over; the dedup memory stays.
+    /// A tool other than a read ran: the tripwire starts over (identical reads, cycles, the count of misses of
+    /// each missing path); the dedup memory stays.
     pub fn note_other_tool(&mut self) {
         self.memory.note_other_tool();
     }
 
-    /// The model's context was compacted: the next read of any window returns full content.
+    /// The model's context was compacted: the next read of any window returns full content, and the count of
+    /// misses of each missing path starts over; the tripwire's count of repeated reads is kept.
     pub fn reset_dedup(&mut self) {
         self.memory.reset_dedup();
     }
 
-    /// The host wrote `path`: forget its dedup entries, its not-found entry and its index.
+    /// The host wrote `path`: forget its dedup entries, its count of misses and its index.
     pub fn wrote<F: FileSystem + ?Sized>(&mut self, fs: &F, path: &str) {
         let absolute = normalize(path, &working_directory(&self.config, fs));
         self.memory.wrote(&absolute);
     }
 
-    /// Refuses text for writing that contains output of this component, or that is a window pasted back with its
-    /// `N|` gutters (`EchoedOutput`).
-    pub fn check_write(&self, path: &str, text: &str) -> Result<(), ReadError> {
-        if looks_like_gutter_echo(text) {
+    /// Checks text the model wants written to `path` (`EchoedOutput` when refused). Refused: text holding two or
+    /// more consecutive lines equal to `N|line` lines this session returned (of any file, anywhere in the text,
+    /// whatever is around them; the message names the lines of the text); text holding output of this component
+    /// (a stub, a block message, a warning, a clamp or budget marker: all start with `MARKER_PREFIX`); and text
+    /// holding U+FFFD for a file whose read in this session replaced invalid bytes with it (the message names the
+    /// line of the text). Numbered text this session never returned is accepted.
+    pub fn check_write<F: FileSystem + ?Sized>(
+        &self,
+        fs: &F,
+        path: &str,
+        text: &str,
+    ) -> Result<(), ReadError> {
+        if let Some(run) = self.returned.echoed_run(text) {
             return Err(ReadError::new(
                 ErrorKind::EchoedOutput,
                 format!(
-                    "The text for {path} is a read window with its `N|` line numbers; writing it would put them into the file. Write the lines without the gutters."
+                    "Lines {}-{} of the text for {path} are lines this session returned with their `N|` line numbers (the first is `{}`); writing them would put the gutters into the file. Write the lines without the `N|` prefixes.",
+                    run.first, run.last, run.quote
                 ),
             ));
         }
@@ -708,6 +897,17 @@ impl Reader {
                     "The text for {path} contains `{MARKER_PREFIX}...]`: a stub, a block message or a clamp marker of the read tool, not file content. Read the file again for its real content and write that."
                 ),
             ));
+        }
+        let resolved = self.resolved_alias(fs, path);
+        if self.returned.is_lossy(&resolved) {
+            if let Some(line) = replacement_line(text) {
+                return Err(ReadError::new(
+                    ErrorKind::EchoedOutput,
+                    format!(
+                        "Line {line} of the text for {path} holds U+FFFD, the replacement character: this session's read of {resolved} replaced bytes that are not valid text with it, so this text is the damaged decode, and writing it would replace the file's original bytes for good. Change only the lines you mean with a tool that keeps the other bytes as they are (a byte-level edit or sed on those lines), or convert the file to UTF-8 first (iconv -f ITS-ENCODING -t UTF-8) and read it again."
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -844,6 +1044,340 @@ impl Reader {
             positioned_reads: self.memory.positioned_reads,
             indexed_files: u32::try_from(self.memory.indexed_files()).unwrap_or(u32::MAX),
             index_bytes: self.memory.index_bytes(),
+        }
+    }
+}
+
+/// Files up to this size whose index was rebuilt are read again from the start to tell an append from a rewrite
+/// (past the line prints); larger ones are told by their kept index, or not at all.
+const PREFIX_RECHECK_BYTES: u64 = 1024 * 1024;
+
+/// The version of the file `opened` describes, and the change notice against `path`'s version at this session's
+/// previous read (`None` on the first read or when the content is the same).
+fn version_change<File: ByteSource>(
+    versions: &FileVersions,
+    path: &str,
+    opened: &mut Opened<File>,
+) -> (FileVersion, Option<String>) {
+    let new = FileVersion::of(&opened.index);
+    let Some(old) = versions.previous(path) else {
+        return (new, None);
+    };
+    // The print of the old part of a grown file: from the kept index when it was extended from the old end, else
+    // read again when it is small.
+    let old_prefix = if new.size > old.size && new.print != old.print {
+        match opened.index.grown_from() {
+            Some((end, print)) if end == old.size => Some(print),
+            _ if old.size <= PREFIX_RECHECK_BYTES => print_prefix(
+                &mut opened.scanner,
+                opened.index.encoding(),
+                opened.index.data_start(),
+                old.size,
+            )
+            .ok(),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let notice = change_notice(path, compare(old, &new, old_prefix));
+    (new, notice)
+}
+
+impl Reader {
+    /// What a read leaves in the session besides dedup and the tripwire: the file's version (with the change
+    /// notice on the result, or appended to a stub's message), and the gutter lines and lossy reads it returned.
+    /// A failed or blocked read leaves nothing.
+    fn after_read(
+        &mut self,
+        path: &str,
+        change: Option<(FileVersion, Option<String>)>,
+        mut outcome: Result<ReadOutcome, ReadError>,
+    ) -> Result<ReadOutcome, ReadError> {
+        let Ok(answer) = &mut outcome else {
+            return outcome;
+        };
+        if let Some((version, notice)) = change {
+            self.versions.store(path, version);
+            if let Some(notice) = notice {
+                match answer {
+                    ReadOutcome::Window(result) => result.warnings.push(notice),
+                    ReadOutcome::Unchanged(stub) => {
+                        stub.message.push(' ');
+                        stub.message.push_str(&notice);
+                    }
+                }
+            }
+        }
+        if let ReadOutcome::Window(result) = answer {
+            self.returned.remember(&result.window.content);
+            if result.window.replaced_invalid > 0 {
+                self.returned.remember_lossy(path);
+            }
+        }
+        outcome
+    }
+}
+
+#[cfg(test)]
+mod stub_and_miss_tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::native_fs::NativeFileSystem;
+
+    fn setup() -> (tempfile::TempDir, NativeFileSystem) {
+        let directory = tempfile::tempdir().unwrap();
+        let fs = NativeFileSystem::new(&[(PathBuf::from(directory.path()), "/w".to_string())]);
+        (directory, fs)
+    }
+
+    fn request(path: &str, offset: u64, limit: Option<u64>, column: Option<u64>) -> ReadRequest {
+        ReadRequest {
+            path: path.to_string(),
+            offset: Some(offset),
+            limit,
+            column,
+        }
+    }
+
+    fn stub(outcome: Result<ReadOutcome, ReadError>) -> UnchangedStub {
+        match outcome {
+            Ok(ReadOutcome::Unchanged(stub)) => stub,
+            other => panic!("not a stub: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_stub_carries_the_cursor_of_the_window_it_stands_for() {
+        let (directory, mut fs) = setup();
+        std::fs::write(directory.path().join("a.txt"), "1\n2\n3\n4\n5\n").unwrap();
+        let mut reader = Reader::new(ConfigInput::default());
+        let page = request("a.txt", 1, Some(2), None);
+        assert!(matches!(
+            reader.read(&mut fs, &page, 0),
+            Ok(ReadOutcome::Window(_))
+        ));
+        let first = stub(reader.read(&mut fs, &page, 0));
+        assert_eq!(
+            (first.start_line, first.end_line, first.total_lines),
+            (1, 2, 5)
+        );
+        assert_eq!((first.next_offset, first.next_column), (Some(3), None));
+        assert_eq!(
+            first.message,
+            "[read-window: unchanged] Lines 1-2 of 5 in /w/a.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again. Use offset=3 to continue."
+        );
+        let last = request("a.txt", 5, None, None);
+        reader.read(&mut fs, &last, 0).unwrap();
+        let last = stub(reader.read(&mut fs, &last, 0));
+        assert_eq!((last.next_offset, last.next_column), (None, None));
+        assert_eq!(
+            last.message,
+            "[read-window: unchanged] Line 5 of 5 in /w/a.txt has not changed since you read it earlier in this session; that result is still current, so it is not sent again. Nothing after line 5 is left to read."
+        );
+    }
+
+    #[test]
+    fn a_stub_inside_a_long_line_names_the_column_and_the_clamped_rest() {
+        let (directory, mut fs) = setup();
+        let long = "x".repeat(100);
+        std::fs::write(
+            directory.path().join("long.txt"),
+            format!("{long}\n{long}\nend\n"),
+        )
+        .unwrap();
+        let mut reader = Reader::new(ConfigInput {
+            max_line_chars: Some(40),
+            ..ConfigInput::default()
+        });
+        let whole = request("long.txt", 1, None, None);
+        reader.read(&mut fs, &whole, 0).unwrap();
+        let clamped = stub(reader.read(&mut fs, &whole, 0));
+        assert_eq!(clamped.next_offset, None);
+        assert_eq!(
+            clamped.message,
+            "[read-window: unchanged] Lines 1-3 of 3 in /w/long.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again. Nothing after line 3 is left, but clamped text inside the window is: 2 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40."
+        );
+        let tail = request("long.txt", 2, Some(1), Some(60));
+        reader.read(&mut fs, &tail, 0).unwrap();
+        let tail = stub(reader.read(&mut fs, &tail, 0));
+        assert_eq!((tail.next_offset, tail.next_column), (Some(3), None));
+        assert_eq!(
+            tail.message,
+            "[read-window: unchanged] Line 2 (line 2 from column 60) of 3 in /w/long.txt has not changed since you read it earlier in this session; that result is still current, so it is not sent again. Use offset=3 to continue."
+        );
+    }
+
+    #[test]
+    fn a_missing_path_is_checked_on_every_read_and_its_misses_are_counted() {
+        let (directory, mut fs) = setup();
+        std::fs::write(directory.path().join("notes.txt"), "n\n").unwrap();
+        let mut reader = Reader::new(ConfigInput::default());
+        let missing = request("notez.txt", 1, None, None);
+        let messages: Vec<(ErrorKind, String, Option<u32>)> = (0..4)
+            .map(|at| match reader.read(&mut fs, &missing, at * 1_000) {
+                Err(error) => (error.kind, error.message, error.already_read),
+                Ok(other) => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            messages[0],
+            (
+                ErrorKind::NotFound,
+                "notez.txt (resolved to /w/notez.txt) does not exist. Similar names in /w: notes.txt.".to_string(),
+                None
+            )
+        );
+        assert_eq!(messages[1].1, "notez.txt (resolved to /w/notez.txt) still does not exist: you asked for this missing file 2 times in this session, and it was checked again just now. Similar names in /w: notes.txt.");
+        assert_eq!(messages[2].1, "notez.txt (resolved to /w/notez.txt) still does not exist: you asked for this missing file 3 times in this session, and it was checked again just now. Similar names in /w: notes.txt. Asking again will not make it appear: ask 4 will be blocked. Find the right path with a directory listing, or create the file first.");
+        assert_eq!(messages[3].0, ErrorKind::LoopBlocked);
+        assert_eq!(messages[3].2, Some(4));
+        // Created now: read at once, with no note from the host.
+        std::fs::write(directory.path().join("notez.txt"), "here\n").unwrap();
+        match reader.read(&mut fs, &missing, 5_000) {
+            Ok(ReadOutcome::Window(result)) => assert_eq!(result.window.content, "1|here\n"),
+            other => panic!("{other:?}"),
+        }
+        // Gone again: the count started over when it was found.
+        std::fs::remove_file(directory.path().join("notez.txt")).unwrap();
+        let again = reader.read(&mut fs, &missing, 6_000).unwrap_err();
+        assert_eq!(
+            again.message,
+            "notez.txt (resolved to /w/notez.txt) does not exist. Similar names in /w: notes.txt."
+        );
+    }
+}
+
+#[cfg(test)]
+mod returned_and_change_tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::native_fs::NativeFileSystem;
+
+    fn setup() -> (tempfile::TempDir, NativeFileSystem) {
+        let directory = tempfile::tempdir().unwrap();
+        let fs = NativeFileSystem::new(&[(PathBuf::from(directory.path()), "/w".to_string())]);
+        (directory, fs)
+    }
+
+    fn read(
+        reader: &mut Reader,
+        fs: &mut NativeFileSystem,
+        offset: u64,
+        limit: u64,
+    ) -> ReadOutcome {
+        let request = ReadRequest {
+            path: "a.txt".to_string(),
+            offset: Some(offset),
+            limit: Some(limit),
+            column: None,
+        };
+        reader.read(fs, &request, 0).unwrap()
+    }
+
+    fn warnings(outcome: ReadOutcome) -> Vec<String> {
+        match outcome {
+            ReadOutcome::Window(result) => result.warnings,
+            other => panic!("not a window: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn check_write_refuses_returned_windows_anywhere_and_accepts_numbered_data() {
+        let (directory, mut fs) = setup();
+        let lines: String = (1..=14)
+            .map(|n| match n {
+                12 => "def foo():\n".to_string(),
+                13 => "    return 1\n".to_string(),
+                n => format!("line {n}\n"),
+            })
+            .collect();
+        std::fs::write(directory.path().join("a.txt"), lines).unwrap();
+        let mut reader = Reader::new(ConfigInput::default());
+        read(&mut reader, &mut fs, 12, 2);
+        let refused = reader
+            .check_write(&fs, "b.py", "# header\n12|def foo():\n13|    return 1\n")
+            .unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::EchoedOutput);
+        assert!(
+            refused
+                .message
+                .starts_with("Lines 2-3 of the text for b.py"),
+            "{}",
+            refused.message
+        );
+        assert!(reader
+            .check_write(&fs, "b.py", "1|Alice|30\n2|Bob|25\n")
+            .is_ok());
+        assert!(reader.check_write(&fs, "b.py", "12|def foo():\n").is_ok());
+        assert!(reader
+            .check_write(&fs, "b.py", "def foo():\n    return 1\n")
+            .is_ok());
+        assert!(reader
+            .check_write(&fs, "b.py", "[read-window: unchanged] x")
+            .is_err());
+    }
+
+    #[test]
+    fn check_write_refuses_the_damaged_decode_of_a_lossy_read_only() {
+        let (directory, mut fs) = setup();
+        std::fs::write(directory.path().join("a.txt"), b"ok\ncaf\xe9\n").unwrap();
+        let mut reader = Reader::new(ConfigInput::default());
+        let before = reader.check_write(&fs, "a.txt", "ok\ncaf\u{FFFD}\n");
+        assert!(before.is_ok());
+        read(&mut reader, &mut fs, 1, 10);
+        let refused = reader
+            .check_write(&fs, "/w/a.txt", "ok\ncaf\u{FFFD}\n")
+            .unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::EchoedOutput);
+        assert!(
+            refused
+                .message
+                .starts_with("Line 2 of the text for /w/a.txt holds U+FFFD"),
+            "{}",
+            refused.message
+        );
+        assert!(reader.check_write(&fs, "a.txt", "ok\ncafé\n").is_ok());
+        assert!(reader
+            .check_write(&fs, "copy.txt", "ok\ncaf\u{FFFD}\n")
+            .is_ok());
+    }
+
+    #[test]
+    fn a_read_after_a_change_carries_one_notice() {
+        let (directory, mut fs) = setup();
+        let path = directory.path().join("a.txt");
+        std::fs::write(&path, "1\n2\n3\n4\n5\n6\n").unwrap();
+        let mut reader = Reader::new(ConfigInput::default());
+        assert!(warnings(read(&mut reader, &mut fs, 1, 3)).is_empty());
+        std::fs::write(&path, "0\n1\n2\n3\n4\n5\n6\n").unwrap();
+        let notice = warnings(read(&mut reader, &mut fs, 4, 3));
+        assert_eq!(notice.len(), 1);
+        assert!(
+            notice[0].contains("the change starts at line 1 (it now has 7 lines)"),
+            "{notice:?}"
+        );
+        // Told once: the next read compares with the version this read saw.
+        assert!(warnings(read(&mut reader, &mut fs, 7, 3)).is_empty());
+        std::fs::write(&path, "0\n1\n2\n3\n4\n5\n6\n7\n").unwrap();
+        let notice = warnings(read(&mut reader, &mut fs, 8, 3));
+        assert!(
+            notice[0].contains("line 8 was added after line 7. Lines 1-7 are unchanged"),
+            "{notice:?}"
+        );
+        // The same bytes written again are no change; a stub of an unchanged window carries a change elsewhere.
+        std::fs::write(&path, "0\n1\n2\n3\n4\n5\n6\n7\n").unwrap();
+        assert!(warnings(read(&mut reader, &mut fs, 1, 2)).is_empty());
+        std::fs::write(&path, "0\n1\n2\nX\n4\n5\n6\n7\n").unwrap();
+        match read(&mut reader, &mut fs, 1, 2) {
+            ReadOutcome::Unchanged(stub) => assert!(
+                stub.message.contains("[read-window: file changed] /w/a.txt changed since your previous read of it in this session: the first changed line is 4"),
+                "{}",
+                stub.message
+            ),
+            other => panic!("not a stub: {other:?}"),
         }
     }
 }

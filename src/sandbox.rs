@@ -171,12 +171,28 @@ pub fn describe_roots(roots: &[String]) -> String {
     }
 }
 
+/// `requested` as messages name it: with the absolute guest path it resolved to when that differs
+/// (`data/x.txt (resolved to /project/data/x.txt)`), so a relative path resolved against the working directory (the
+/// first preopen by default) shows where it was looked for.
+pub fn described(requested: &str, absolute: &str) -> String {
+    if requested == absolute {
+        requested.to_string()
+    } else {
+        format!("{requested} (resolved to {absolute})")
+    }
+}
+
 /// The error for a path under no preopen.
 pub fn outside_error(requested: &str, absolute: &str, roots: &[String]) -> ReadError {
     ReadError::new(
         ErrorKind::OutsideSandbox,
         format!(
-            "{requested} resolves to {absolute}, which is outside the directories read-window may read ({}). Read a file under one of them.",
+            "{} outside the directories read-window may read ({}). Read a file under one of them.",
+            if requested == absolute {
+                format!("{absolute} is")
+            } else {
+                format!("{requested} resolves to {absolute}, which is")
+            },
             describe_roots(roots)
         ),
     )
@@ -237,9 +253,9 @@ pub fn resolve<F: FileSystem + ?Sized>(
             .filter(|part| !part.is_empty())
             .collect();
         if components.is_empty() {
-            let stat = fs
-                .stat(root, "")
-                .map_err(|error| ResolveError::Other(error.into_read_error(requested)))?;
+            let stat = fs.stat(root, "").map_err(|error| {
+                ResolveError::Other(error.into_read_error(&described(requested, &current)))
+            })?;
             return Ok(Resolved {
                 path: current.clone(),
                 root,
@@ -268,7 +284,11 @@ pub fn resolve<F: FileSystem + ?Sized>(
                     }
                     return Err(ResolveError::NotFound);
                 }
-                Err(other) => return Err(ResolveError::Other(other.into_read_error(requested))),
+                Err(other) => {
+                    return Err(ResolveError::Other(
+                        other.into_read_error(&described(requested, &current)),
+                    ))
+                }
             };
             let is_last = position + 1 == components.len();
             match stat.kind {
@@ -315,7 +335,7 @@ pub fn resolve<F: FileSystem + ?Sized>(
                 FileKind::Directory => {}
                 _ if !is_last => {
                     return Err(ResolveError::Other(
-                        FsError::NotADirectory.into_read_error(requested),
+                        FsError::NotADirectory.into_read_error(&described(requested, &current)),
                     ));
                 }
                 _ => {}
@@ -366,6 +386,24 @@ mod tests {
         );
         assert_eq!(find_root(&roots[..2], "/etc"), None);
         assert_eq!(find_root(&roots[..1], "/project"), Some((0, String::new())));
+    }
+
+    #[test]
+    fn messages_name_the_resolved_path_when_it_differs() {
+        assert_eq!(
+            described("data/x.txt", "/project/data/x.txt"),
+            "data/x.txt (resolved to /project/data/x.txt)"
+        );
+        assert_eq!(described("/p/a", "/p/a"), "/p/a");
+        let roots = vec!["/project".to_string()];
+        let error = outside_error("../etc/passwd", "/etc/passwd", &roots);
+        assert!(error
+            .message
+            .starts_with("../etc/passwd resolves to /etc/passwd, which is outside"));
+        let direct = outside_error("/etc/passwd", "/etc/passwd", &roots);
+        assert!(direct
+            .message
+            .starts_with("/etc/passwd is outside the directories"));
     }
 
     #[test]

@@ -109,9 +109,11 @@ impl<S: ByteSource> Scanner<S> {
             if self.size_hint > 0 && block_end == self.size_hint {
                 self.end_of_file = Some(block_end);
             }
-            // Keep UTF-16 blocks whole units, so the next block starts on a unit boundary.
-            if unit == 2 && self.block.len() % 2 == 1 && self.block.len() > 1 {
-                self.block.pop();
+            // Keep UTF-16 and UTF-32 blocks whole units, so the next block starts on a unit boundary.
+            let unit = unit as usize;
+            if unit > 1 && self.block.len() > unit {
+                let whole = self.block.len() - self.block.len() % unit;
+                self.block.truncate(whole);
             }
         }
         let start = (self.position - self.block_start) as usize;

@@ -3,10 +3,15 @@
 //! - **Dedup**: a repeat of a window whose content is identical (by hash) to what this session last returned for
 //!   the same key (resolved path plus the effective request and the config that shapes it) gets a stub. Identity
 //!   is the content, never the modification time, so a same-second rewrite is always seen.
-//! - **Tripwire**: consecutive identical reads are counted; with dedup on, a read after an unheeded stub is
-//!   blocked; with it off, the `loop_warn_at`-th read carries a warning and the `loop_block_at`-th is blocked. The
-//!   stub path runs through the tripwire too (a stub that skipped the loop guard let a weak model loop forever).
-//! - **Not-found cache**: a missing path is remembered for a TTL on the monotonic clock.
+//! - **Tripwire**: repeated reads of unchanged windows are counted: identical reads in a row, and cycles of up to
+//!   [`MAX_CYCLE`] windows read over and over (A B A B, A B C A B C), found in a history of the last [`HISTORY`]
+//!   reads; a read's count is how many times its window came round in the run. With dedup on, a read after an
+//!   unheeded stub is blocked from `loop_warn_at` on; with it off, the `loop_warn_at`-th read carries a warning and
+//!   the `loop_block_at`-th is blocked. The stub path runs through the tripwire too (a stub that skipped the loop
+//!   guard let a weak model loop forever). Paging forward is never a cycle: its windows are all different.
+//! - **Not-found memory**: a missing path is checked again on every read (a negative answer is never stale); the
+//!   memory only counts the misses of a path, for the message ("asked 3 times") and the tripwire. A miss more than
+//!   the TTL after the previous one starts the count over; `other_tool`, `reset_dedup` and `wrote` forget it.
 //! - **Line indexes** and **token densities** per file.
 //!
 //! Everything here is pure: the clock is passed in.
@@ -25,6 +30,10 @@ pub const MAX_INDEX_BYTES: u64 = 8 * 1024 * 1024;
 const RECENT_WINDOWS: usize = 16;
 /// Not-found entries kept at most.
 const MAX_NOT_FOUND: usize = 1_024;
+/// Reads the tripwire remembers to find cycles.
+pub const HISTORY: usize = 16;
+/// The longest cycle (in windows) the tripwire finds: [`HISTORY`] holds three rounds of it.
+pub const MAX_CYCLE: usize = 5;
 /// Dedup entries kept at most (the oldest are forgotten first).
 const MAX_DEDUP: usize = 4_096;
 
@@ -49,11 +58,47 @@ pub enum Decision {
     },
     /// Return a stub: the model already has this exact window.
     Stub,
-    /// Refuse: the model is looping. `count` is the consecutive identical reads, this one included.
+    /// Refuse: the model is looping. `count` is the times this window came round in the run, this read included.
     Blocked {
-        /// Consecutive identical reads.
+        /// Reads of this window in the run: identical reads in a row, or rounds of the cycle.
         count: u32,
+        /// The windows in the cycle: 1 for identical reads in a row, 2 or more for a cycle (A B A B is 2).
+        cycle: u32,
     },
+}
+
+/// A window read, as the tripwire's history remembers it: the key and the hash of what it returned.
+type Seen = (DedupKey, u64);
+
+/// How many times the newest read of `history` came round in a repeating run of `period` windows: the reads of
+/// its window in the longest suffix in which every read equals the read `period` before it. A run counts once it
+/// has come round whole (A B A B); before that (A B A, or A X A Y A) the answer is 1.
+fn rounds(history: &VecDeque<Seen>, period: usize) -> u32 {
+    let mut matching = 0usize;
+    let mut index = history.len();
+    while index > period {
+        index -= 1;
+        match (history.get(index), history.get(index - period)) {
+            (Some(newer), Some(older)) if newer == older => matching += 1,
+            _ => break,
+        }
+    }
+    if period == 0 || matching < period {
+        return 1;
+    }
+    // The suffix holds `matching + period` reads; the newest window is every `period`-th of them.
+    u32::try_from(matching.div_ceil(period))
+        .unwrap_or(u32::MAX)
+        .saturating_add(1)
+}
+
+/// The misses of one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Missing {
+    /// Misses counted (the count starts over after the TTL).
+    count: u32,
+    /// The monotonic time of the latest miss, in milliseconds.
+    last_ms: u64,
 }
 
 /// A token-mode window the session returned: where it started, how many lines, its estimate.
@@ -71,7 +116,8 @@ pub struct SessionMemory {
     dedup_order: VecDeque<DedupKey>,
     last: Option<(DedupKey, u64)>,
     consecutive: u32,
-    not_found: HashMap<String, (u64, String)>,
+    history: VecDeque<Seen>,
+    not_found: HashMap<String, Missing>,
     aliases: HashMap<String, String>,
     densities: HashMap<String, f64>,
     sent: HashMap<String, VecDeque<SentWindow>>,
@@ -90,20 +136,34 @@ impl SessionMemory {
     /// Decides what a read of `key` whose window hashes to `hash` returns, and records it.
     pub fn decide(&mut self, key: &DedupKey, hash: u64, config: &Config) -> Decision {
         let repeat = matches!(&self.last, Some((last_key, last_hash)) if last_key == key && *last_hash == hash);
-        let count = if repeat {
+        let consecutive = if repeat {
             self.consecutive.saturating_add(1)
         } else {
             1
         };
-        self.consecutive = count;
+        self.consecutive = consecutive;
         self.last = Some((key.clone(), hash));
+        self.history.push_back((key.clone(), hash));
+        while self.history.len() > HISTORY {
+            self.history.pop_front();
+        }
+        // Identical reads in a row are the cycle of one window; a longer cycle counts only when it came round
+        // more often (A A A A is not reported as a cycle of two).
+        let (mut count, mut cycle) = (consecutive, 1u32);
+        for period in 2..=MAX_CYCLE {
+            let rounds = rounds(&self.history, period);
+            if rounds > count {
+                count = rounds;
+                cycle = u32::try_from(period).unwrap_or(u32::MAX);
+            }
+        }
         if count >= config.loop_block_at {
-            return Decision::Blocked { count };
+            return Decision::Blocked { count, cycle };
         }
         let model_has_it = config.dedup && self.dedup.get(key) == Some(&hash);
         if model_has_it {
             if count >= config.loop_warn_at {
-                return Decision::Blocked { count };
+                return Decision::Blocked { count, cycle };
             }
             return Decision::Stub;
         }
@@ -116,27 +176,45 @@ impl SessionMemory {
             }
         }
         let warning = (count >= config.loop_warn_at).then(|| {
-            format!(
-                "{MARKER_PREFIX}loop warning] This is identical read {count} in a row of lines {}-{} of {}, unchanged. Use what you already have; read {} will be blocked.",
-                key.request.offset,
-                (key.request.offset + key.request.limit).saturating_sub(1).max(key.request.offset),
-                key.path,
-                config.loop_block_at
-            )
+            let first = key.request.offset;
+            let last = (first + key.request.limit).saturating_sub(1).max(first);
+            let block_at = config.loop_block_at;
+            if cycle > 1 {
+                format!(
+                    "{MARKER_PREFIX}loop warning] This is read {count} of lines {first}-{last} of {} in a cycle of {cycle} unchanged windows read over and over. Use what you already have; read {block_at} of it will be blocked.",
+                    key.path
+                )
+            } else {
+                format!(
+                    "{MARKER_PREFIX}loop warning] This is identical read {count} in a row of lines {first}-{last} of {}, unchanged. Use what you already have; read {block_at} will be blocked.",
+                    key.path
+                )
+            }
         });
         Decision::Content { warning }
     }
 
-    /// A tool other than a read ran: the consecutive count starts over; the dedup memory stays.
-    pub fn note_other_tool(&mut self) {
+    /// A read failed: it was a read of something else, so the run of repeated reads (identical or cyclic) is
+    /// broken. The dedup memory and the not-found counts stay.
+    pub fn break_run(&mut self) {
         self.last = None;
         self.consecutive = 0;
+        self.history.clear();
     }
 
-    /// The model's context was compacted: forget what it was given, keep the tripwire's count.
+    /// A tool other than a read ran: the tripwire starts over (identical reads, cycles and misses); the dedup
+    /// memory stays.
+    pub fn note_other_tool(&mut self) {
+        self.break_run();
+        self.not_found.clear();
+    }
+
+    /// The model's context was compacted: forget what it was given and the misses it was told of; keep the
+    /// tripwire's count of repeated reads.
     pub fn reset_dedup(&mut self) {
         self.dedup.clear();
         self.dedup_order.clear();
+        self.not_found.clear();
     }
 
     /// `path` (absolute, normalized) was written: forget its dedup entries, not-found entry, index and density.
@@ -152,6 +230,9 @@ impl SessionMemory {
         {
             self.last = None;
             self.consecutive = 0;
+        }
+        if self.history.iter().any(|(key, _)| matches(&key.path)) {
+            self.history.clear();
         }
         self.not_found.remove(path);
         self.files.retain(|file, _| !matches(file));
@@ -169,36 +250,38 @@ impl SessionMemory {
         }
     }
 
-    /// Remembers that `path` was missing at `now_ms`, with the message the model was given.
-    pub fn remember_not_found(&mut self, path: &str, message: &str, now_ms: u64, ttl_ms: u64) {
+    /// Counts a miss: `path` (absolute, normalized) was checked at `now_ms` (monotonic milliseconds) and does not
+    /// exist. Returns the misses of `path` counted so far, this one included (at least 1). The count starts over
+    /// when the previous miss is more than `ttl_ms` old; with `ttl_ms` 0 nothing is remembered and every miss is
+    /// the first.
+    pub fn count_miss(&mut self, path: &str, now_ms: u64, ttl_ms: u64) -> u32 {
         if ttl_ms == 0 {
-            return;
+            return 1;
         }
-        if self.not_found.len() >= MAX_NOT_FOUND {
-            self.not_found.retain(|_, (expires, _)| *expires > now_ms);
+        let fresh = |entry: &Missing| now_ms.saturating_sub(entry.last_ms) <= ttl_ms;
+        if !self.not_found.contains_key(path) && self.not_found.len() >= MAX_NOT_FOUND {
+            self.not_found.retain(|_, entry| fresh(entry));
             if self.not_found.len() >= MAX_NOT_FOUND {
                 self.not_found.clear();
             }
         }
+        let count = match self.not_found.get(path) {
+            Some(entry) if fresh(entry) => entry.count.saturating_add(1),
+            _ => 1,
+        };
         self.not_found.insert(
             path.to_string(),
-            (now_ms.saturating_add(ttl_ms), message.to_string()),
+            Missing {
+                count,
+                last_ms: now_ms,
+            },
         );
+        count
     }
 
-    /// The message of `path`'s not-found entry, if it is remembered missing at `now_ms`, with the milliseconds
-    /// left; an expired entry is dropped.
-    pub fn known_missing(&mut self, path: &str, now_ms: u64) -> Option<(String, u64)> {
-        match self.not_found.get(path) {
-            Some((expires, message)) if *expires > now_ms => {
-                Some((message.clone(), expires - now_ms))
-            }
-            Some(_) => {
-                self.not_found.remove(path);
-                None
-            }
-            None => None,
-        }
+    /// `path` exists now: its count of misses is forgotten.
+    pub fn found(&mut self, path: &str) {
+        self.not_found.remove(path);
     }
 
     /// The resolved path the lexical path `asked` last resolved to.
@@ -278,27 +361,6 @@ impl SessionMemory {
     }
 }
 
-/// Whether `text` is a window pasted back with its gutters: two or more lines, each `N|...`, numbered one after
-/// the other. Writing it would put the line numbers into the file.
-pub fn looks_like_gutter_echo(text: &str) -> bool {
-    let mut expected: Option<u64> = None;
-    let mut lines = 0;
-    for line in text.lines() {
-        let Some((number, _)) = line.split_once('|') else {
-            return false;
-        };
-        let Ok(number) = number.parse::<u64>() else {
-            return false;
-        };
-        if expected.is_some_and(|wanted| wanted != number) {
-            return false;
-        }
-        expected = number.checked_add(1);
-        lines += 1;
-    }
-    lines >= 2
-}
-
 /// Whether `text` (offered for writing) contains output of this component: a stub, a block message, a warning or
 /// a clamp or budget marker, all of which start with `MARKER_PREFIX`.
 pub fn contains_component_output(text: &str) -> bool {
@@ -332,11 +394,11 @@ mod tests {
         assert_eq!(memory.decide(&key(1, 100), 1, &config), Decision::Stub);
         assert_eq!(
             memory.decide(&key(1, 100), 1, &config),
-            Decision::Blocked { count: 3 }
+            Decision::Blocked { count: 3, cycle: 1 }
         );
         assert_eq!(
             memory.decide(&key(1, 100), 1, &config),
-            Decision::Blocked { count: 4 }
+            Decision::Blocked { count: 4, cycle: 1 }
         );
         // Another range is counted apart.
         assert_eq!(
@@ -366,7 +428,7 @@ mod tests {
         ));
         assert_eq!(
             memory.decide(&key(1, 10), 1, &config),
-            Decision::Blocked { count: 4 }
+            Decision::Blocked { count: 4, cycle: 1 }
         );
     }
 
@@ -383,7 +445,7 @@ mod tests {
         ));
         assert_eq!(
             memory.decide(&key(1, 10), 1, &config),
-            Decision::Blocked { count: 4 }
+            Decision::Blocked { count: 4, cycle: 1 }
         );
     }
 
@@ -401,26 +463,136 @@ mod tests {
     }
 
     #[test]
-    fn a_window_pasted_back_with_gutters_is_recognised() {
-        assert!(looks_like_gutter_echo("1|a\n2|b\n3|c\n"));
-        assert!(looks_like_gutter_echo("41|    let x = 1;\n42|}\n"));
-        assert!(!looks_like_gutter_echo("1|a\n"));
-        assert!(!looks_like_gutter_echo("1|a\n3|b\n"));
-        assert!(!looks_like_gutter_echo("| a | b |\n| 1 | 2 |\n"));
-        assert!(!looks_like_gutter_echo("plain\ntext\n"));
+    fn misses_are_counted_within_the_ttl_and_forgotten_by_every_note() {
+        let mut memory = SessionMemory::new();
+        assert_eq!(memory.count_miss("/w/x", 1_000, 60_000), 1);
+        assert_eq!(memory.count_miss("/w/x", 30_000, 60_000), 2);
+        assert_eq!(memory.count_miss("/w/y", 30_000, 60_000), 1);
+        // More than the TTL after the previous miss: the count starts over.
+        assert_eq!(memory.count_miss("/w/x", 90_001, 60_000), 1);
+        assert_eq!(memory.count_miss("/w/x", 90_002, 60_000), 2);
+        memory.wrote("/w/x");
+        assert_eq!(memory.count_miss("/w/x", 90_003, 60_000), 1);
+        memory.note_other_tool();
+        assert_eq!(memory.count_miss("/w/x", 90_004, 60_000), 1);
+        memory.reset_dedup();
+        assert_eq!(memory.count_miss("/w/x", 90_005, 60_000), 1);
+        memory.found("/w/x");
+        assert_eq!(memory.count_miss("/w/x", 90_006, 60_000), 1);
+        // A failed read breaks the run of reads, not the count of misses.
+        memory.break_run();
+        assert_eq!(memory.count_miss("/w/x", 90_007, 60_000), 2);
+        // TTL 0: nothing is remembered.
+        assert_eq!(memory.count_miss("/w/z", 1, 0), 1);
+        assert_eq!(memory.count_miss("/w/z", 2, 0), 1);
+    }
+
+    fn key_of(path: &str, offset: u64) -> DedupKey {
+        DedupKey {
+            path: path.to_string(),
+            ..key(offset, 10)
+        }
     }
 
     #[test]
-    fn not_found_expires_and_wrote_clears_it() {
+    fn a_cycle_of_two_is_stubbed_then_blocked_at_a_windows_third_read() {
+        let config = Config::default();
         let mut memory = SessionMemory::new();
-        memory.remember_not_found("/w/x", "gone", 1_000, 60_000);
+        let (a, b) = (key(1, 10), key(11, 10));
+        let content = Decision::Content { warning: None };
+        assert_eq!(memory.decide(&a, 1, &config), content);
+        assert_eq!(memory.decide(&b, 2, &config), content);
+        assert_eq!(memory.decide(&a, 1, &config), Decision::Stub);
+        assert_eq!(memory.decide(&b, 2, &config), Decision::Stub);
+        // A is read the third time in the cycle: blocked, as the third identical read is.
         assert_eq!(
-            memory.known_missing("/w/x", 30_000),
-            Some(("gone".to_string(), 31_000))
+            memory.decide(&a, 1, &config),
+            Decision::Blocked { count: 3, cycle: 2 }
         );
-        assert_eq!(memory.known_missing("/w/x", 61_000), None);
-        memory.remember_not_found("/w/x", "gone", 1_000, 60_000);
-        memory.wrote("/w/x");
-        assert_eq!(memory.known_missing("/w/x", 2_000), None);
+        assert_eq!(
+            memory.decide(&b, 2, &config),
+            Decision::Blocked { count: 3, cycle: 2 }
+        );
+        // Another tool starts the tripwire over.
+        memory.note_other_tool();
+        assert_eq!(memory.decide(&b, 2, &config), Decision::Stub);
+    }
+
+    #[test]
+    fn a_cycle_of_three_without_dedup_warns_then_blocks() {
+        let config = Config {
+            dedup: false,
+            ..Config::default()
+        };
+        let mut memory = SessionMemory::new();
+        let keys = [key_of("/w/a", 1), key_of("/w/b", 1), key_of("/w/c", 1)];
+        let mut decisions = Vec::new();
+        for _ in 0..4 {
+            for (index, key) in keys.iter().enumerate() {
+                decisions.push(memory.decide(key, index as u64, &config));
+            }
+        }
+        let content = Decision::Content { warning: None };
+        // Rounds 1 and 2: content; round 3: warnings naming the cycle; round 4: blocked.
+        assert!(decisions[..6].iter().all(|decision| *decision == content));
+        for decision in &decisions[6..9] {
+            match decision {
+                Decision::Content {
+                    warning: Some(warning),
+                } => assert!(
+                    warning.contains("read 3 of lines 1-10") && warning.contains("cycle of 3"),
+                    "{warning}"
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(decisions[9..]
+            .iter()
+            .all(|decision| *decision == Decision::Blocked { count: 4, cycle: 3 }));
+    }
+
+    #[test]
+    fn paging_forward_and_changed_windows_are_never_a_cycle() {
+        let config = Config::default();
+        let mut memory = SessionMemory::new();
+        let content = Decision::Content { warning: None };
+        for page in 0..40 {
+            assert_eq!(memory.decide(&key(1 + page * 10, 10), 1, &config), content);
+        }
+        // A B A B where B changes every time: A is stubbed, never blocked.
+        let mut memory = SessionMemory::new();
+        for round in 0..10u64 {
+            let a = memory.decide(&key(1, 10), 1, &config);
+            assert_eq!(
+                a,
+                if round == 0 {
+                    content.clone()
+                } else {
+                    Decision::Stub
+                }
+            );
+            assert_eq!(memory.decide(&key(11, 10), 100 + round, &config), content);
+        }
+    }
+
+    #[test]
+    fn a_failed_read_or_a_write_breaks_the_cycle() {
+        let config = Config::default();
+        let mut memory = SessionMemory::new();
+        let (a, b) = (key(1, 10), key_of("/w/b.txt", 1));
+        for _ in 0..2 {
+            memory.decide(&a, 1, &config);
+            memory.decide(&b, 2, &config);
+        }
+        memory.break_run();
+        assert_eq!(memory.decide(&a, 1, &config), Decision::Stub);
+        assert_eq!(memory.decide(&b, 2, &config), Decision::Stub);
+        assert_eq!(memory.decide(&a, 1, &config), Decision::Stub);
+        memory.wrote("/w/b.txt");
+        assert_eq!(
+            memory.decide(&b, 2, &config),
+            Decision::Content { warning: None }
+        );
+        assert_eq!(memory.decide(&a, 1, &config), Decision::Stub);
     }
 }

@@ -1,5 +1,6 @@
-//! The text-or-binary verdict, from content: a byte order mark, a magic number, the zero-byte pattern of UTF-16,
-//! a NUL byte, or a high share of invalid UTF-8. The file name's extension is only a claim and is never consulted.
+//! The text-or-binary verdict, from content: a byte order mark (UTF-8, UTF-16, UTF-32), a magic number, the
+//! zero-byte pattern of UTF-16, a NUL byte, or a high share of invalid UTF-8. The file name's extension is only a
+//! claim and is never consulted. A binary verdict comes with advice for its type ([`binary_advice`]).
 //!
 //! Control characters (backspace, form feed, escape and ANSI colour codes) are text, and so are CJK and other
 //! multibyte scripts; a sample that ends inside a multibyte character is cut back to the character boundary before
@@ -17,7 +18,7 @@ pub enum Verdict {
     Text {
         /// How to decode the file.
         encoding: TextEncoding,
-        /// Bytes of byte order mark (0, 2 or 3).
+        /// Bytes of byte order mark (0, 2, 3 or 4).
         bom_bytes: u64,
     },
     /// Not text; `kind` names the detected type ("PNG image", "ELF executable", ...).
@@ -115,6 +116,42 @@ pub fn magic_type(sample: &[u8]) -> Option<&'static str> {
         .map(|(_, _, name)| *name)
 }
 
+/// What to do with a file refused as `kind` (a type name of [`magic_type`] or [`sniff`]) at `path`: the next right
+/// move for its family (decompress, list the archive's entries, view the image, inspect the executable; documents
+/// are not read as text yet).
+pub fn binary_advice(kind: &str, path: &str) -> String {
+    let decompressor = match kind {
+        "gzip archive" => Some("zcat"),
+        "bzip2 archive" => Some("bzcat"),
+        "xz archive" => Some("xzcat"),
+        "zstd archive" => Some("zstdcat"),
+        _ => None,
+    };
+    if let Some(command) = decompressor {
+        return format!(
+            "It is compressed: read the text inside through a decompressor, for example `{command} {path} | head -n 200` in a shell, or the host's decompressor; it may also be an archive (`tar -tf {path}` lists a compressed tar)."
+        );
+    }
+    let has = |word: &str| kind.contains(word);
+    if has("ZIP") {
+        format!("It is a ZIP archive: list its entries (`unzip -l {path}`) and read a file extracted from it. If it is a Word, Excel, PowerPoint, OpenDocument or EPUB document, read-window does not read documents as text yet (support is coming).")
+    } else if has("7z archive") || has("tar archive") {
+        format!("It is an archive: list its entries (`tar -tf {path}` or `7z l {path}`) and read a file extracted from it.")
+    } else if has("image") {
+        "It is an image: view it with an image tool if you can see images; it holds no text to read.".to_string()
+    } else if has("PDF") {
+        format!("It is a PDF document: read-window does not read documents as text yet (support is coming); meanwhile a shell's `pdftotext {path} -` gives its text.")
+    } else if has("executable") || has("Mach-O") || has("WebAssembly") || has("Java class") {
+        format!("It is compiled code: inspect it with a tool made for it (`file {path}`, `strings {path} | head`, `objdump`, `javap`, `wasm-tools print`), or read its source instead.")
+    } else if has("SQLite") {
+        format!("It is a SQLite database: query it instead (`sqlite3 {path} .tables`).")
+    } else if has("audio") || has("video") || has("media") || has("font") {
+        format!("It is media or a font: it holds no text; inspect its metadata with a tool made for it (`ffprobe {path}`, `fc-query {path}`).")
+    } else {
+        format!("If you expected text, check its type (`file {path}`) or look at its bytes (`xxd {path} | head`).")
+    }
+}
+
 /// UTF-16 without a byte order mark, when the zero bytes say so unmistakably: nearly every unit has a zero in the
 /// same half (ASCII-range text) and almost none in the other.
 fn utf16_without_bom(sample: &[u8]) -> Option<TextEncoding> {
@@ -141,9 +178,16 @@ fn utf16_without_bom(sample: &[u8]) -> Option<TextEncoding> {
 /// Judges the start of a file. `sample` is up to `SAMPLE_BYTES` from offset 0; `whole_file` says it is all of it
 /// (so a sequence cut at its end is really cut, not just cut by the sample).
 pub fn sniff(sample: &[u8], whole_file: bool) -> Verdict {
-    if sample.starts_with(b"\xff\xfe\x00\x00") || sample.starts_with(b"\x00\x00\xfe\xff") {
-        return Verdict::Binary {
-            kind: "UTF-32 text (read-window decodes UTF-8 and UTF-16 only)",
+    if sample.starts_with(b"\xff\xfe\x00\x00") {
+        return Verdict::Text {
+            encoding: TextEncoding::Utf32Le,
+            bom_bytes: 4,
+        };
+    }
+    if sample.starts_with(b"\x00\x00\xfe\xff") {
+        return Verdict::Text {
+            encoding: TextEncoding::Utf32Be,
+            bom_bytes: 4,
         };
     }
     if sample.starts_with(b"\xef\xbb\xbf") {
@@ -272,6 +316,52 @@ mod tests {
             "# 中文标题\n\n这是中文的段落。".as_bytes(),
             true
         )));
+    }
+
+    #[test]
+    fn utf32_with_a_bom_is_text() {
+        assert_eq!(
+            sniff(b"\xff\xfe\x00\x00a\x00\x00\x00", true),
+            Verdict::Text {
+                encoding: TextEncoding::Utf32Le,
+                bom_bytes: 4
+            }
+        );
+        assert_eq!(
+            sniff(b"\x00\x00\xfe\xff\x00\x00\x00a", true),
+            Verdict::Text {
+                encoding: TextEncoding::Utf32Be,
+                bom_bytes: 4
+            }
+        );
+    }
+
+    #[test]
+    fn every_binary_family_gets_its_own_advice() {
+        let cases = [
+            ("gzip archive", "`zcat /p/a.gz | head -n 200`"),
+            ("bzip2 archive", "`bzcat /p/a.gz"),
+            ("xz archive", "`xzcat /p/a.gz"),
+            ("zstd archive", "`zstdcat /p/a.gz"),
+            ("ZIP archive (empty)", "`unzip -l /p/a.gz`"),
+            ("tar archive", "`tar -tf /p/a.gz`"),
+            ("PNG image", "view it"),
+            ("PDF document", "not read documents as text yet"),
+            ("ELF executable or library", "compiled code"),
+            ("Java class file", "compiled code"),
+            ("SQLite database", "sqlite3"),
+            ("FLAC audio", "ffprobe"),
+            ("binary data (it contains NUL bytes)", "`file /p/a.gz`"),
+        ];
+        for (kind, phrase) in cases {
+            let advice = binary_advice(kind, "/p/a.gz");
+            assert!(advice.contains(phrase), "{kind}: {advice}");
+            assert!(!advice.contains("Retry"), "{kind}");
+        }
+        // Every magic type lands in a family, not the generic advice.
+        for (_, _, kind) in MAGIC {
+            assert!(!binary_advice(kind, "/f").contains("xxd"), "{kind}");
+        }
     }
 
     #[test]

@@ -106,6 +106,30 @@ fn proc_secrets_are_refused_and_ordinary_proc_files_read() {
     assert_eq!(cpuinfo["lines_returned"], 3);
 }
 
+// Stays in Rust: grants the host's /proc. Issue 11 case 9: an error that will not heal never invites a retry.
+#[test]
+fn a_write_only_proc_file_fails_without_inviting_a_retry() {
+    let sandbox = Sandbox::new();
+    let grants = Grants::new()
+        .dir(&sandbox.root)
+        .unwrap()
+        .dir_at("/proc", "/proc")
+        .unwrap();
+    let mut session = component().session(&grants, Config::default()).unwrap();
+    let answer = read(&mut session, "/proc/self/clear_refs", json!({}));
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    // As root the read fails (EINVAL): `io`; otherwise the open is refused: `permission_denied`.
+    match error_kind(&answer) {
+        "io" => assert!(
+            message.contains("reading it again will fail the same way"),
+            "{answer}"
+        ),
+        "permission_denied" => assert!(message.contains("denied again"), "{answer}"),
+        other => panic!("unexpected kind {other}: {answer}"),
+    }
+    assert!(!message.to_ascii_lowercase().contains("retry"), "{answer}");
+}
+
 // Stays in Rust: malformed protocol requests are refused by the host's parser, and a scenario step cannot be one.
 #[test]
 fn each_malformed_request_gets_an_invalid_request_error_and_the_session_goes_on() {

@@ -345,6 +345,16 @@ async fn check_write_refuses_a_pasted_stub_and_accepts_plain_text() {
     )
     .await;
     assert_eq!(structured(&pasted)["error"]["kind"], "echoed_output");
+    assert!(text(&pasted).starts_with("Lines 1-2 of the text for "));
+
+    // Numbered data that never came from read_file passes.
+    let data = call(
+        &client,
+        "check_write",
+        json!({"path": path, "text": "1|Alice|30\n2|Bob|25\n"}),
+    )
+    .await;
+    assert_eq!(structured(&data), &json!({"status": "ok"}));
 
     let ok = call(
         &client,

@@ -1,6 +1,7 @@
-//! Issue 5 scenarios that need host control: modification times set back and a TTL that expires while the test
-//! sleeps. The rest (dedup stubs, the loop tripwire, host notes, the not-found cache, check-write, sessions that
-//! share nothing) are scenario files in `tests/scenarios/session/`, run by `tests/scenarios.rs` and every host.
+//! Issue 5 scenarios that need host control: modification times set back and a count of misses whose TTL expires
+//! while the test sleeps. The rest (dedup stubs, the loop tripwire, host notes, the count of misses, check-write,
+//! sessions that share nothing) are scenario files in `tests/scenarios/session/` and `tests/scenarios/session-truth/`,
+//! run by `tests/scenarios.rs` and every host.
 
 mod common;
 
@@ -39,20 +40,28 @@ fn a_same_second_rewrite_of_the_same_size_returns_fresh_content() {
     assert_eq!(again["content"], "1|version 2\n");
 }
 
-// Stays in Rust: the not-found cache must expire while the test sleeps past its TTL.
+// Stays in Rust: the count of misses must start over while the test sleeps past its TTL. (A missing path is
+// checked on every read: the TTL only bounds the count the message and the tripwire use.)
 #[test]
-fn the_not_found_cache_expires_after_its_ttl() {
+fn a_miss_after_the_ttl_is_counted_as_the_first_and_a_created_file_reads_at_once() {
     let sandbox = Sandbox::new();
     let mut session = sandbox.session(Config {
         not_found_ttl_ms: Some(200),
         ..Config::default()
     });
-    assert_eq!(
-        error_kind(&read(&mut session, "late.txt", json!({}))),
-        "not_found"
-    );
-    sandbox.write("late.txt", "late\n");
+    let first = read(&mut session, "late.txt", json!({}));
+    assert_eq!(error_kind(&first), "not_found");
+    let again = read(&mut session, "late.txt", json!({}));
+    assert_eq!(error_kind(&again), "not_found");
+    assert!(again["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("you asked for this missing file 2 times in this session"));
     std::thread::sleep(Duration::from_millis(300));
+    let after_the_ttl = read(&mut session, "late.txt", json!({}));
+    assert_eq!(after_the_ttl["error"], first["error"]);
+    // Created now: the very next read finds it, with no note and no wait.
+    sandbox.write("late.txt", "late\n");
     assert_eq!(
         read(&mut session, "late.txt", json!({}))["content"],
         "1|late\n"

@@ -6,13 +6,16 @@
 //! - A window: `{"status":"ok","content_returned":true,"content","path","start_line","start_column","end_line",
 //!   "lines_returned","total_lines","truncated","truncated_by":["limit"|"budget"|"line_length"|"mid_line"],
 //!   "next_offset":N|null,"next_column":N|null,"clamped_lines":[{"line","shown_chars","total_chars",
-//!   "next_column"}],"hint","file_size","encoding":{"encoding":"utf8"|"utf16le"|"utf16be","bom",
+//!   "next_column"}],"hint","file_size","encoding":{"encoding":"utf8"|"utf16le"|"utf16be"|"utf32le"|"utf32be","bom",
 //!   "line_endings":"none"|"lf"|"crlf"|"mixed","replaced_invalid"},"budget":{"unit":"characters"|"tokens",
 //!   "limit","used","cap"},"warnings":[...]}`; `cap` only in token mode, `warnings` only when not empty. Lines,
 //!   columns and counts are integers: lines 1-based, columns 0-based in Unicode scalar values, `file_size` in
 //!   bytes, `budget` numbers in its `unit`.
 //! - A dedup stub: `{"status":"unchanged","content_returned":false,"dedup":true,"path","start_line","end_line",
-//!   "message"}`, with no `content` key.
+//!   "total_lines","next_offset":N|null,"next_column":N|null,"message"}`, with no `content` key. The cursor is
+//!   the one the window it stands for carried (`null` when nothing after it is left), so paging goes on through a
+//!   stub; `message` says the earlier result is still current, then the call that continues (`Use offset=N to
+//!   continue.`), or that nothing after the window is left, and the calls that read the rest of clamped lines.
 //! - An error: `{"status":"error","content_returned":false,"error":{"kind","message","already_read"}}`, `kind` one
 //!   of `not_found`, `not_a_file`, `outside_sandbox`, `permission_denied`, `invalid_request`, `io`,
 //!   `special_file`, `device`, `credential`, `binary`, `loop_blocked`, `echoed_output`; `already_read` only when
@@ -159,7 +162,9 @@ fn budget_json(budget: &BudgetReport) -> Value {
     Value::Object(map)
 }
 
-/// A dedup stub as JSON: `status` `unchanged`, no `content` key.
+/// A dedup stub as JSON: `status` `unchanged`, no `content` key; the window's lines, the file's `total_lines`, the
+/// window's cursor (`next_offset` 1-based line, `next_column` 0-based characters, each `null` when absent) and the
+/// message with the call that continues.
 pub fn stub_json(stub: &UnchangedStub) -> Value {
     json!({
         "status": "unchanged",
@@ -168,6 +173,9 @@ pub fn stub_json(stub: &UnchangedStub) -> Value {
         "path": stub.path,
         "start_line": stub.start_line,
         "end_line": stub.end_line,
+        "total_lines": stub.total_lines,
+        "next_offset": stub.next_offset,
+        "next_column": stub.next_column,
         "message": stub.message,
     })
 }
@@ -789,18 +797,23 @@ mod tests {
     }
 
     #[test]
-    fn stub_json_has_no_content() {
+    fn stub_json_has_no_content_and_carries_the_cursor() {
         let stub = UnchangedStub {
             path: "/a".into(),
             start_line: 1,
             end_line: 9,
+            total_lines: 20,
+            next_offset: Some(10),
+            next_column: None,
             message: "same".into(),
         };
         let value = stub_json(&stub);
         assert!(value.get("content").is_none());
-        assert_eq!(value["status"], "unchanged");
-        assert_eq!(value["dedup"], true);
-        assert_eq!(value["content_returned"], false);
+        assert_eq!(
+            value,
+            json!({"status":"unchanged","content_returned":false,"dedup":true,"path":"/a","start_line":1,
+                   "end_line":9,"total_lines":20,"next_offset":10,"next_column":null,"message":"same"})
+        );
     }
 
     #[test]

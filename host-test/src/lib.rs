@@ -192,12 +192,14 @@ impl Truncation {
 }
 
 impl TextEncoding {
-    /// The name used in JSON: `utf8`, `utf16le`, `utf16be`.
+    /// The name used in JSON: `utf8`, `utf16le`, `utf16be`, `utf32le`, `utf32be`.
     pub fn as_str(&self) -> &'static str {
         match self {
             TextEncoding::Utf8 => "utf8",
             TextEncoding::Utf16le => "utf16le",
             TextEncoding::Utf16be => "utf16be",
+            TextEncoding::Utf32le => "utf32le",
+            TextEncoding::Utf32be => "utf32be",
         }
     }
 }
@@ -902,7 +904,8 @@ impl Session {
     }
 
     /// Checks `text` the model wants written to `path`: `Err(ReadError)` of kind `echoed-output` when it
-    /// contains a stub, a block message or a marker this component produced.
+    /// contains a stub, a block message or a marker this component produced, two or more `N|` lines this session
+    /// returned in a row, or U+FFFD for a file whose read in this session replaced invalid bytes.
     pub fn check_write(
         &mut self,
         path: &str,

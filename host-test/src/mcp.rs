@@ -1,6 +1,6 @@
 //! `read-window mcp`: the reader as an MCP (Model Context Protocol) server over stdio, built on rmcp.
 //!
-//! One connection is one read-window [`Session`]: dedup stubs, the loop tripwire, the not-found cache and the
+//! One connection is one read-window [`Session`]: dedup stubs, the loop tripwire, the count of misses and the
 //! line indexes last as long as the client stays connected, exactly as in the `session` command. Two tools:
 //!
 //! - `read_file` (`path`, `offset`, `limit`, `column`): a window. The text content is the window's content, a
@@ -57,9 +57,9 @@ const PROTOCOL: ProtocolVersion = ProtocolVersion::LATEST_WITH_INITIALIZE;
 const INSTRUCTIONS: &str = "read-window reads text files for you in bounded windows with line numbers. Use \
 read_file to read a file; when its hint says the window was truncated, continue with offset=next_offset (and \
 column=next_column when given). A repeated read of an unchanged window returns a short \"[read-window: \
-unchanged]\" stub: the content you already received is still current. Before writing text that came from \
-read_file into a file, check it with check_write: line-number gutters (`N|`) and `[read-window: ...]` markers \
-must never end up in a file.";
+unchanged]\" stub: the content you already received is still current, and the stub ends with the call that \
+continues. Before writing text that came from read_file into a file, check it with check_write: line-number \
+gutters (`N|`) and `[read-window: ...]` markers must never end up in a file.";
 
 const READ_FILE_DESCRIPTION: &str = "Read a text file in bounded windows, with line numbers.
 
@@ -76,8 +76,10 @@ every character exactly once.
 
 Asking again for a window you already received from this server, while the file is unchanged, returns a short \
 `[read-window: unchanged] ...` stub instead of the content: the earlier result is still current, so use it \
-instead of reading again, or read another range. Repeating the same read anyway is refused with a loop_blocked \
-error.
+instead of reading again, or read another range. The stub keeps the cursor (next_offset, next_column) and names \
+the call that continues, so paging goes on through it. Repeating the same read anyway, or going round the same \
+windows in a cycle, is refused with a loop_blocked error; so is asking again and again for a file that does not \
+exist.
 
 Paths are absolute, or relative to the working directory; only files under the directories this server was \
 granted can be read. Directories, binary files, devices and credential files are refused with a message that \
@@ -85,8 +87,10 @@ says why. Never copy the gutters, a stub or a `[read-window: ...]` marker into a
 
 const CHECK_WRITE_DESCRIPTION: &str = "Check text before you write it to a file. Answers `ok`, or an \
 echoed_output error when the text contains read_file output that must never be written into a file: an \
-\"unchanged\" stub, a loop message or a clamp marker (anything starting with `[read-window: `), or lines \
-pasted back with their `N|` line-number gutters. On an error, read the file again and write its real text.";
+\"unchanged\" stub, a loop message or a clamp marker (anything starting with `[read-window: `), two or more \
+lines read_file returned pasted back with their `N|` line-number gutters (numbered text that never came from \
+read_file passes), or U+FFFD in text for a file whose read replaced bytes that were not valid text. On an \
+error, read the file again and write its real text.";
 
 /// Where the session's directories come from.
 #[derive(Clone, Debug)]
@@ -809,7 +813,7 @@ fn read_output_schema() -> Value {
             "encoding": {
                 "type": "object",
                 "properties": {
-                    "encoding": { "type": "string", "enum": ["utf8", "utf16le", "utf16be"] },
+                    "encoding": { "type": "string", "enum": ["utf8", "utf16le", "utf16be", "utf32le", "utf32be"] },
                     "bom": { "type": "boolean" },
                     "line_endings": { "type": "string", "enum": ["none", "lf", "crlf", "mixed"] },
                     "replaced_invalid": count
@@ -828,7 +832,10 @@ fn read_output_schema() -> Value {
             },
             "warnings": { "type": "array", "items": { "type": "string" } },
             "dedup": { "type": "boolean", "description": "Set on a stub: the window was already returned." },
-            "message": { "type": "string", "description": "The stub's message." },
+            "message": {
+                "type": "string",
+                "description": "The stub's message: the earlier result is still current, then the call that continues."
+            },
             "error": error_schema()
         },
         "required": ["status", "content_returned"]

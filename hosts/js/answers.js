@@ -55,6 +55,9 @@ export function stubAnswer(stub) {
     path: stub.path,
     start_line: Number(stub.startLine),
     end_line: Number(stub.endLine),
+    total_lines: Number(stub.totalLines),
+    next_offset: num(stub.nextOffset),
+    next_column: num(stub.nextColumn),
     message: stub.message,
   };
 }

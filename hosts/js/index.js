@@ -53,7 +53,9 @@ const STATE_LOST =
  * @property {boolean} [dedup] Answer an unchanged repeat of a window with a stub (default true).
  * @property {number} [loop_warn_at] The consecutive identical read that carries a warning (default 3).
  * @property {number} [loop_block_at] The consecutive identical read that is refused (default 4).
- * @property {number | bigint} [not_found_ttl_ms] How long a missing path is remembered, in ms (default 60,000).
+ * @property {number | bigint} [not_found_ttl_ms] How long a miss counts towards the next one, in ms (default
+ *   60,000): a missing path is checked on every read; this bounds the count of misses the message and the
+ *   tripwire use (0: no count).
  * @property {string[]} [deny_patterns] Globs of credential files to refuse, added to the defaults.
  * @property {string[]} [allow_patterns] Globs excepted from the credential deny-list.
  */
@@ -90,7 +92,9 @@ const STATE_LOST =
 
 /**
  * A dedup stub (the window is unchanged since this session returned it): `{status: "unchanged",
- * content_returned: false, dedup: true, path, start_line, end_line, message}`, with no `content` key.
+ * content_returned: false, dedup: true, path, start_line, end_line, total_lines, next_offset, next_column,
+ * message}`, with no `content` key. `next_offset`/`next_column` are the cursor of the window it stands for (null
+ * when nothing after it is left), so paging goes on through a stub; `message` ends with the call that continues.
  *
  * @typedef {object} StubAnswer
  */
@@ -287,7 +291,7 @@ function trapError(error, after, restarted = false) {
 
 /**
  * A reading session: one instance of the component and one `session` resource in it. It remembers what it
- * returned (dedup stubs, the loop tripwire, the not-found cache) and each file's line index; sessions share
+ * returned (dedup stubs, the loop tripwire, the count of misses) and each file's line index; sessions share
  * nothing. Start one with {@link ReadWindow#session}.
  *
  * Every method answers a plain object in the Rust host's JSON shape. Read errors and malformed arguments are
@@ -381,7 +385,8 @@ export class Session {
   }
 
   /**
-   * The host ran a tool other than a read: clears the consecutive-read counts, keeps the dedup memory.
+   * The host ran a tool other than a read: the tripwire starts over (identical reads, cycles, the count of misses
+   * of each missing path); the dedup memory stays.
    * @returns {NoteAnswer}
    * @throws {HostError}
    */
@@ -390,7 +395,8 @@ export class Session {
   }
 
   /**
-   * The host compacted the model's context: the next read of any window returns full content.
+   * The host compacted the model's context: the next read of any window returns full content, and the count of
+   * misses of each missing path starts over.
    * @returns {NoteAnswer}
    * @throws {HostError}
    */
@@ -399,7 +405,7 @@ export class Session {
   }
 
   /**
-   * The host wrote or patched `path` (a guest path): its dedup entries, not-found entry and line index are
+   * The host wrote or patched `path` (a guest path): its dedup entries, count of misses and line index are
    * forgotten.
    * @param {string} path
    * @returns {NoteAnswer | ErrorAnswer}

@@ -140,6 +140,12 @@ describe('answers', () => {
     const stub = session.read('a.txt');
     assert.equal(stub.status, 'unchanged');
     assert.equal('content' in stub, false);
+    assert.deepEqual(Object.keys(stub), [
+      'status', 'content_returned', 'dedup', 'path', 'start_line', 'end_line', 'total_lines', 'next_offset',
+      'next_column', 'message',
+    ]);
+    assert.equal(stub.total_lines, 1);
+    assert.equal(stub.next_offset, null);
     const blocked = session.read('a.txt');
     assert.equal(blocked.error.kind, 'loop_blocked');
     assert.equal(blocked.error.already_read, 3);

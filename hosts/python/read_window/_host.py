@@ -385,7 +385,7 @@ class ReadWindow:
 class Session:
     """A reading session: one store, one instance of the component and its ``session`` resource.
 
-    The session remembers what it returned (dedup stubs, the loop tripwire, the not-found cache) and each file's
+    The session remembers what it returned (dedup stubs, the loop tripwire, the count of misses) and each file's
     sparse line index. Sessions share nothing.
 
     Args:
@@ -492,7 +492,9 @@ class Session:
             there are any (lines 1-based, columns 0-based characters, ``file_size`` in bytes, ``budget`` numbers
             in its ``unit``, ``budget.cap`` only in token mode);
             a dedup stub: ``{"status": "unchanged", "content_returned": False, "dedup": True, "path",
-            "start_line", "end_line", "message"}`` (no ``content`` key);
+            "start_line", "end_line", "total_lines", "next_offset", "next_column", "message"}`` (no ``content``
+            key; the cursor of the window it stands for, ``None`` when nothing after it is left, and a message
+            that ends with the call that continues);
             an error: ``{"status": "error", "content_returned": False, "error": {"kind", "message"}}`` with
             ``"already_read"`` in ``error`` for ``loop_blocked``.
         """
@@ -503,19 +505,19 @@ class Session:
         return values.read_json(self._call("read", request))
 
     def other_tool(self) -> Dict[str, Any]:
-        """Notes that the agent ran a tool other than a read: clears the consecutive-read counts (the loop
-        tripwire), keeps the dedup memory. Returns ``{"status": "ok"}``."""
+        """Notes that the agent ran a tool other than a read: the loop tripwire starts over (identical reads, cycles,
+        the count of misses of each missing path), the dedup memory stays. Returns ``{"status": "ok"}``."""
         self._call("note_other_tool")
         return values.note_json()
 
     def reset_dedup(self) -> Dict[str, Any]:
-        """Notes that the model's context was compacted: the next read of any window returns full content.
-        Returns ``{"status": "ok"}``."""
+        """Notes that the model's context was compacted: the next read of any window returns full content, and
+        the count of misses of each missing path starts over. Returns ``{"status": "ok"}``."""
         self._call("reset_dedup")
         return values.note_json()
 
     def wrote(self, path: Any) -> Dict[str, Any]:
-        """Notes that the host wrote or patched ``path`` (a guest path): its dedup entries, not-found entry and
+        """Notes that the host wrote or patched ``path`` (a guest path): its dedup entries, count of misses and
         line index are forgotten. Returns ``{"status": "ok"}`` (or an ``invalid_request`` error for a path that is
         not a string)."""
         try:
@@ -527,8 +529,9 @@ class Session:
 
     def check_write(self, path: Any, text: Any) -> Dict[str, Any]:
         """Checks ``text`` the model wants written to ``path``. Returns ``{"status": "ok"}``, or an error of kind
-        ``echoed_output`` when the text holds a stub, a block message or a marker this component produced, or is
-        a window pasted back with its ``N|`` gutters."""
+        ``echoed_output`` when the text holds a stub, a block message or a marker this component produced, two or
+        more ``N|`` lines this session returned in a row (numbered text it never returned passes), or U+FFFD for a
+        file whose read in this session replaced invalid bytes."""
         try:
             path = values.guest_path(path, "check_write")
             text = values.text("text", text, "check_write")

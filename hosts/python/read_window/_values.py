@@ -297,7 +297,9 @@ def window_json(result: Record) -> Dict[str, Any]:
 
 
 def stub_json(stub: Record) -> Dict[str, Any]:
-    """An ``unchanged-stub`` as json.rs renders it: ``status`` ``unchanged``, no ``content`` key."""
+    """An ``unchanged-stub`` as json.rs renders it: ``status`` ``unchanged``, no ``content`` key; the window's
+    lines, the file's ``total_lines``, the window's cursor (``next_offset``/``next_column``, ``None`` when absent)
+    and the message with the call that continues."""
     f = stub.__dict__
     return {
         "status": "unchanged",
@@ -306,6 +308,9 @@ def stub_json(stub: Record) -> Dict[str, Any]:
         "path": f["path"],
         "start_line": f["start-line"],
         "end_line": f["end-line"],
+        "total_lines": f["total-lines"],
+        "next_offset": f["next-offset"],
+        "next_column": f["next-column"],
         "message": f["message"],
     }
 

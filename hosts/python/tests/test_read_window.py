@@ -70,7 +70,13 @@ class HostTest(unittest.TestCase):
         self.assertEqual(
             stub,
             {"status": "unchanged", "content_returned": False, "dedup": True, "path": "/w/a.txt",
-             "start_line": 1, "end_line": 2, "message": stub["message"]},
+             "start_line": 1, "end_line": 2, "total_lines": 2, "next_offset": None, "next_column": None,
+             "message": stub["message"]},
+        )
+        self.assertEqual(
+            list(stub),
+            ["status", "content_returned", "dedup", "path", "start_line", "end_line", "total_lines", "next_offset",
+             "next_column", "message"],
         )
         session.read("a.txt")
         blocked = session.read("a.txt")

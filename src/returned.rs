@@ -1,0 +1,564 @@
+//! What a session returned, for the checks that need it:
+//!
+//! - **Returned gutter lines** ([`ReturnedLines`]): a hash of every `N|line` line of content this session
+//!   returned, for `check-write`, which refuses text holding two or more of them in a row (a window pasted back,
+//!   whatever text is around it) and accepts numbered data that never came from a read. At most
+//!   [`MAX_RETURNED_LINES`] hashes are kept (the oldest are forgotten first): about 1.5 MiB.
+//! - **Lossy reads**: the paths whose windows had invalid bytes replaced by U+FFFD, so `check-write` refuses that
+//!   damaged decode going back into the file (at most [`MAX_LOSSY_PATHS`] paths).
+//! - **File versions** ([`FileVersions`]): per path, the content print of the file at this session's previous
+//!   read of it, so a read that finds it changed carries a change notice (at most [`MAX_VERSIONS`] paths, each
+//!   with at most [`LINE_PRINT_LINES`](crate::index::LINE_PRINT_LINES) line prints: 2 MiB at most).
+//!
+//! Everything here is pure: the reader supplies the prints (from the line index) and the content.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use crate::index::{fingerprint, LineIndex};
+use crate::window::MARKER_PREFIX;
+
+/// Hashes of returned gutter lines kept at most.
+pub const MAX_RETURNED_LINES: usize = 65_536;
+/// Paths whose reads replaced invalid bytes kept at most.
+pub const MAX_LOSSY_PATHS: usize = 1_024;
+/// Paths whose previous version is kept at most, for change notices.
+pub const MAX_VERSIONS: usize = 128;
+/// Characters of a text line quoted in a `check-write` refusal at most.
+const QUOTE_CHARS: usize = 60;
+
+/// A content line as it is compared: without a trailing carriage return (text written with CRLF line ends
+/// still matches).
+fn line_hash(line: &str) -> u64 {
+    fingerprint(&[line.strip_suffix('\r').unwrap_or(line).as_bytes()])
+}
+
+/// Whether `line` starts with a gutter: one or more ASCII digits, then `|`.
+fn has_gutter(line: &str) -> bool {
+    match line.split_once('|') {
+        Some((number, _)) => !number.is_empty() && number.bytes().all(|byte| byte.is_ascii_digit()),
+        None => false,
+    }
+}
+
+/// A run of lines of a text that this session returned with their gutters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EchoedRun {
+    /// The first line of the run in the text, 1-based.
+    pub first: u64,
+    /// The last line of the run in the text, 1-based.
+    pub last: u64,
+    /// The run's first line, quoted (at most 60 characters).
+    pub quote: String,
+}
+
+/// The hashes of the `N|line` lines a session returned, and the paths whose reads replaced invalid bytes.
+#[derive(Debug, Default)]
+pub struct ReturnedLines {
+    hashes: HashSet<u64>,
+    order: VecDeque<u64>,
+    lossy: HashSet<String>,
+    lossy_order: VecDeque<String>,
+}
+
+impl ReturnedLines {
+    /// Nothing returned yet.
+    pub fn new() -> Self {
+        ReturnedLines::default()
+    }
+
+    /// Remembers the gutter lines of `content` (a window's content as returned), forgetting the oldest beyond
+    /// `MAX_RETURNED_LINES`.
+    pub fn remember(&mut self, content: &str) {
+        for line in content.split('\n').filter(|line| has_gutter(line)) {
+            let hash = line_hash(line);
+            if self.hashes.insert(hash) {
+                self.order.push_back(hash);
+            }
+        }
+        while self.order.len() > MAX_RETURNED_LINES {
+            if let Some(old) = self.order.pop_front() {
+                self.hashes.remove(&old);
+            }
+        }
+    }
+
+    /// Hashes kept.
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// Whether no hash is kept.
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+
+    /// The first run of two or more consecutive lines of `text` that are gutter lines this session returned.
+    pub fn echoed_run(&self, text: &str) -> Option<EchoedRun> {
+        let mut run: Option<(u64, &str)> = None;
+        let mut number = 0u64;
+        for line in text.split('\n') {
+            number += 1;
+            let returned = has_gutter(line) && self.hashes.contains(&line_hash(line));
+            match (returned, run) {
+                (true, None) => run = Some((number, line)),
+                (true, Some((first, quote))) => {
+                    if number > first {
+                        // Two in a row: extend the run to its end before answering.
+                        let mut last = number;
+                        for next in text
+                            .split('\n')
+                            .skip(usize::try_from(number).unwrap_or(usize::MAX))
+                        {
+                            if has_gutter(next) && self.hashes.contains(&line_hash(next)) {
+                                last += 1;
+                            } else {
+                                break;
+                            }
+                        }
+                        return Some(EchoedRun {
+                            first,
+                            last,
+                            quote: quote
+                                .strip_suffix('\r')
+                                .unwrap_or(quote)
+                                .chars()
+                                .take(QUOTE_CHARS)
+                                .collect(),
+                        });
+                    }
+                }
+                (false, _) => run = None,
+            }
+        }
+        None
+    }
+
+    /// Remembers that a read of `path` (resolved) replaced invalid bytes with U+FFFD.
+    pub fn remember_lossy(&mut self, path: &str) {
+        if self.lossy.insert(path.to_string()) {
+            self.lossy_order.push_back(path.to_string());
+        }
+        while self.lossy_order.len() > MAX_LOSSY_PATHS {
+            if let Some(old) = self.lossy_order.pop_front() {
+                self.lossy.remove(&old);
+            }
+        }
+    }
+
+    /// Whether a read of `path` (resolved) in this session replaced invalid bytes.
+    pub fn is_lossy(&self, path: &str) -> bool {
+        self.lossy.contains(path)
+    }
+}
+
+/// The 1-based line of `text` where U+FFFD first appears.
+pub fn replacement_line(text: &str) -> Option<u64> {
+    text.split('\n')
+        .position(|line| line.contains('\u{FFFD}'))
+        .map(|index| index as u64 + 1)
+}
+
+/// What a session knew of a file at its previous read: the content print of the whole file and of its first
+/// lines, its size and line count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileVersion {
+    /// Bytes.
+    pub size: u64,
+    /// The content print of the whole file.
+    pub print: u64,
+    /// Lines.
+    pub total_lines: u64,
+    /// The file ended with a line feed (or was empty).
+    pub ends_with_line_feed: bool,
+    /// The prints of the first lines (see [`LineIndex::line_prints`]).
+    pub line_prints: Vec<u64>,
+}
+
+impl FileVersion {
+    /// The version an up-to-date index describes.
+    pub fn of(index: &LineIndex) -> Self {
+        FileVersion {
+            size: index.scanned_bytes(),
+            print: index.content_print(),
+            total_lines: index.total_lines(),
+            ends_with_line_feed: index.ends_with_line_feed(),
+            line_prints: index.line_prints().to_vec(),
+        }
+    }
+
+    /// The print of the bytes through the end of `line` (1-based), when it is known: the first lines have one,
+    /// and the last line's is the whole file's.
+    fn line_print(&self, line: u64) -> Option<u64> {
+        let index = usize::try_from(line.checked_sub(1)?).ok()?;
+        match self.line_prints.get(index) {
+            Some(print) => Some(*print),
+            None if line == self.total_lines => Some(self.print),
+            None => None,
+        }
+    }
+}
+
+/// How a file differs from its version at this session's previous read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// Same content.
+    Unchanged,
+    /// Lines were added after line `after` (the old last line, which ended with a line feed); lines
+    /// `1..=after` are unchanged. `total` is the new line count.
+    Appended {
+        /// The old line count.
+        after: u64,
+        /// The new line count.
+        total: u64,
+    },
+    /// The old last line `line` had no line feed and was extended (lines may have been added after it); lines
+    /// before it are unchanged.
+    LastLineGrew {
+        /// The old last line.
+        line: u64,
+        /// The new line count.
+        total: u64,
+    },
+    /// Lines after `total` were removed; lines `1..=total` are unchanged.
+    Removed {
+        /// The new line count.
+        total: u64,
+        /// The old line count.
+        was: u64,
+    },
+    /// Line `line` is the first that differs; lines before it are unchanged.
+    FirstChanged {
+        /// The first changed line, 1-based.
+        line: u64,
+        /// The new line count.
+        total: u64,
+    },
+    /// Lines `1..=through` are unchanged; where after them it changed is not known (past the line prints).
+    ChangedAfter {
+        /// The last line known unchanged.
+        through: u64,
+    },
+    /// The content changed; where is not known.
+    Changed,
+}
+
+/// Compares `new` with `old`. `old_prefix` is the content print of the first `old.size` bytes of the new file,
+/// when it is known (the file grew): equal to `old.print`, the old part is unchanged.
+pub fn compare(old: &FileVersion, new: &FileVersion, old_prefix: Option<u64>) -> Change {
+    if old.print == new.print && old.size == new.size {
+        return Change::Unchanged;
+    }
+    let grew_in_place = new.size > old.size && old_prefix == Some(old.print);
+    let common = old.total_lines.min(new.total_lines);
+    let mut line = 1;
+    while line <= common {
+        match (old.line_print(line), new.line_print(line)) {
+            (Some(before), Some(now)) if before != now => {
+                // The old last line, open (no line feed), with the old bytes still first: it grew.
+                if grew_in_place && line == old.total_lines && !old.ends_with_line_feed {
+                    return Change::LastLineGrew {
+                        line,
+                        total: new.total_lines,
+                    };
+                }
+                return Change::FirstChanged {
+                    line,
+                    total: new.total_lines,
+                };
+            }
+            (Some(_), Some(_)) => line += 1,
+            _ => break,
+        }
+    }
+    if line > common {
+        // Every line both versions have is the same.
+        return if new.total_lines > old.total_lines {
+            Change::Appended {
+                after: old.total_lines,
+                total: new.total_lines,
+            }
+        } else if new.total_lines < old.total_lines {
+            Change::Removed {
+                total: new.total_lines,
+                was: old.total_lines,
+            }
+        } else {
+            Change::Changed
+        };
+    }
+    if grew_in_place {
+        return if old.ends_with_line_feed {
+            Change::Appended {
+                after: old.total_lines,
+                total: new.total_lines,
+            }
+        } else {
+            Change::LastLineGrew {
+                line: old.total_lines,
+                total: new.total_lines,
+            }
+        };
+    }
+    match line.checked_sub(1) {
+        Some(through) if through > 0 => Change::ChangedAfter { through },
+        _ => Change::Changed,
+    }
+}
+
+/// "1 line" or "N lines".
+fn line_count(total: u64) -> String {
+    if total == 1 {
+        "1 line".to_string()
+    } else {
+        format!("{total} lines")
+    }
+}
+
+/// "line A was" or "lines A-B were".
+fn were(first: u64, last: u64) -> String {
+    if first >= last {
+        format!("line {first} was")
+    } else {
+        format!("lines {first}-{last} were")
+    }
+}
+
+/// The notice a read carries when `path` changed since this session's previous read of it; `None` when it did not.
+pub fn change_notice(path: &str, change: Change) -> Option<String> {
+    let head = format!("{MARKER_PREFIX}file changed] {path} changed since your previous read of it in this session:");
+    let body = match change {
+        Change::Unchanged => return None,
+        Change::Appended { after: 0, total } => format!(
+            " it was empty and now has {total} {}.",
+            if total == 1 { "line" } else { "lines" }
+        ),
+        Change::Appended { after, total } => format!(
+            " {} added after line {after}. {} unchanged, so what you read of them is still current.",
+            were(after.saturating_add(1), total),
+            if after == 1 { "Line 1 is".to_string() } else { format!("Lines 1-{after} are") }
+        ),
+        Change::LastLineGrew { line, total } => {
+            let added = if total > line {
+                format!(" and {} added after it", were(line.saturating_add(1), total))
+            } else {
+                String::new()
+            };
+            let unchanged = match line {
+                0 | 1 => String::new(),
+                2 => " Line 1 is unchanged;".to_string(),
+                _ => format!(" Lines 1-{} are unchanged;", line.saturating_sub(1)),
+            };
+            let window = if unchanged.is_empty() { " A window" } else { " a window" };
+            format!(
+                " its last line, {line}, had no line feed and was extended{added}.{unchanged}{window} of it that shows line {line} is stale."
+            )
+        }
+        Change::Removed { total: 0, .. } => " it is now empty; every window of it you read earlier is stale.".to_string(),
+        Change::Removed { total, was } => format!(
+            " {} removed; it now has {total} {}, and they are unchanged.",
+            were(total.saturating_add(1), was),
+            if total == 1 { "line" } else { "lines" }
+        ),
+        Change::FirstChanged { line: 1, total } => format!(
+            " the change starts at line 1 (it now has {}), so every window of it you read earlier is stale: their line numbers and content may no longer match the file.",
+            line_count(total)
+        ),
+        Change::FirstChanged { line, total } => format!(
+            " the first changed line is {line} (it now has {}); {} unchanged. Windows of it you read earlier are stale from line {line} on: their line numbers and content may no longer match the file.",
+            line_count(total),
+            if line == 2 { "line 1 is".to_string() } else { format!("lines 1-{} are", line.saturating_sub(1)) }
+        ),
+        Change::ChangedAfter { through } => format!(
+            " lines 1-{through} are unchanged and the change is after line {through}. Windows of it after line {through} you read earlier may be stale: read again what you rely on."
+        ),
+        Change::Changed => " its content differs. Windows of it you read earlier may be stale: read again what you rely on.".to_string(),
+    };
+    Some(head + &body)
+}
+
+/// The version of each file at this session's previous read of it.
+#[derive(Debug, Default)]
+pub struct FileVersions {
+    versions: HashMap<String, FileVersion>,
+    order: VecDeque<String>,
+}
+
+impl FileVersions {
+    /// No file read yet.
+    pub fn new() -> Self {
+        FileVersions::default()
+    }
+
+    /// The version of `path` (resolved) at this session's previous read of it.
+    pub fn previous(&self, path: &str) -> Option<&FileVersion> {
+        self.versions.get(path)
+    }
+
+    /// Keeps `version` as the latest of `path`, forgetting the least recently read beyond `MAX_VERSIONS`.
+    pub fn store(&mut self, path: &str, version: FileVersion) {
+        if self.versions.insert(path.to_string(), version).is_some() {
+            self.order.retain(|existing| existing != path);
+        }
+        self.order.push_back(path.to_string());
+        while self.order.len() > MAX_VERSIONS {
+            if let Some(old) = self.order.pop_front() {
+                self.versions.remove(&old);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::TextEncoding;
+    use crate::index::LINE_PRINT_LINES;
+    use crate::scan::Scanner;
+    use crate::source::MemorySource;
+
+    fn version(text: &str) -> FileVersion {
+        let mut source = MemorySource::new(text.as_bytes().to_vec());
+        let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
+        let mut index = LineIndex::new(TextEncoding::Utf8, 0);
+        index.extend(&mut scanner).unwrap();
+        FileVersion::of(&index)
+    }
+
+    #[test]
+    fn returned_runs_are_found_anywhere_and_other_numbered_text_passes() {
+        let mut returned = ReturnedLines::new();
+        returned.remember("12|def foo():\n13|    return 1\n14|\n");
+        assert_eq!(
+            returned.echoed_run("# header\n12|def foo():\n13|    return 1\n"),
+            Some(EchoedRun {
+                first: 2,
+                last: 3,
+                quote: "12|def foo():".to_string()
+            })
+        );
+        assert_eq!(
+            returned
+                .echoed_run(
+                    "12|def foo():\r\n13|    return 1\r\n14|\r\n\r\nShowing lines 12-14.\r\n"
+                )
+                .map(|run| (run.first, run.last)),
+            Some((1, 3))
+        );
+        // One returned line alone, numbered data never returned, and the lines without their gutters pass.
+        assert_eq!(returned.echoed_run("x\n12|def foo():\ny\n"), None);
+        assert_eq!(returned.echoed_run("1|Alice|30\n2|Bob|25\n"), None);
+        assert_eq!(returned.echoed_run("def foo():\n    return 1\n"), None);
+        assert_eq!(
+            returned
+                .echoed_run("13|    return 1\n12|def foo():\n")
+                .map(|run| run.first),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn returned_lines_are_bounded() {
+        let mut returned = ReturnedLines::new();
+        let content: String = (1..=MAX_RETURNED_LINES as u64 + 10)
+            .map(|n| format!("{n}|x\n"))
+            .collect();
+        returned.remember(&content);
+        assert_eq!(returned.len(), MAX_RETURNED_LINES);
+        assert_eq!(returned.echoed_run("1|x\n2|x\n"), None);
+        assert!(returned.echoed_run("100|x\n101|x\n").is_some());
+    }
+
+    #[test]
+    fn the_replacement_character_is_located_by_line() {
+        assert_eq!(replacement_line("ok\ncaf\u{FFFD}\n"), Some(2));
+        assert_eq!(replacement_line("ok\n"), None);
+    }
+
+    #[test]
+    fn changes_are_classified() {
+        let old = version("a\nb\nc\n");
+        assert_eq!(
+            compare(&old, &version("a\nb\nc\n"), None),
+            Change::Unchanged
+        );
+        assert_eq!(
+            compare(&old, &version("a\nb\nc\nd\ne\n"), None),
+            Change::Appended { after: 3, total: 5 }
+        );
+        assert_eq!(
+            compare(&old, &version("new\na\nb\nc\n"), None),
+            Change::FirstChanged { line: 1, total: 4 }
+        );
+        assert_eq!(
+            compare(&old, &version("a\nB\nc\n"), None),
+            Change::FirstChanged { line: 2, total: 3 }
+        );
+        assert_eq!(
+            compare(&old, &version("a\n"), None),
+            Change::Removed { total: 1, was: 3 }
+        );
+        assert_eq!(
+            compare(&version("a\nb"), &version("a\nbc\nd\n"), None),
+            Change::FirstChanged { line: 2, total: 3 }
+        );
+        let open = version("a\nb");
+        assert_eq!(
+            compare(&open, &version("a\nbc\nd\n"), Some(open.print)),
+            Change::LastLineGrew { line: 2, total: 3 }
+        );
+        assert_eq!(
+            compare(&version(""), &version("a\n"), None),
+            Change::Appended { after: 0, total: 1 }
+        );
+        // Past the line prints: the prefix print decides.
+        let many: String = (0..LINE_PRINT_LINES + 5)
+            .map(|n| format!("{n}\n"))
+            .collect();
+        let old = version(&many);
+        let grown = version(&(many.clone() + "more\n"));
+        assert_eq!(
+            compare(&old, &grown, Some(old.print)),
+            Change::Appended {
+                after: old.total_lines,
+                total: old.total_lines + 1
+            }
+        );
+        assert_eq!(
+            compare(&old, &grown, None),
+            Change::ChangedAfter {
+                through: LINE_PRINT_LINES as u64
+            }
+        );
+        let open = version(many.trim_end());
+        let longer = version(&(many.trim_end().to_string() + "7\nnext\n"));
+        assert_eq!(
+            compare(&open, &longer, Some(open.print)),
+            Change::LastLineGrew {
+                line: open.total_lines,
+                total: open.total_lines + 1
+            }
+        );
+    }
+
+    #[test]
+    fn notices_say_what_changed_in_plain_words() {
+        let notice = |change| change_notice("/w/a.txt", change).unwrap();
+        assert_eq!(change_notice("/w/a.txt", Change::Unchanged), None);
+        assert_eq!(
+            notice(Change::Appended { after: 3, total: 5 }),
+            "[read-window: file changed] /w/a.txt changed since your previous read of it in this session: lines 4-5 were added after line 3. Lines 1-3 are unchanged, so what you read of them is still current."
+        );
+        assert_eq!(
+            notice(Change::FirstChanged { line: 4, total: 9 }),
+            "[read-window: file changed] /w/a.txt changed since your previous read of it in this session: the first changed line is 4 (it now has 9 lines); lines 1-3 are unchanged. Windows of it you read earlier are stale from line 4 on: their line numbers and content may no longer match the file."
+        );
+        assert_eq!(
+            notice(Change::LastLineGrew { line: 3, total: 4 }),
+            "[read-window: file changed] /w/a.txt changed since your previous read of it in this session: its last line, 3, had no line feed and was extended and line 4 was added after it. Lines 1-2 are unchanged; a window of it that shows line 3 is stale."
+        );
+        assert_eq!(
+            notice(Change::Removed { total: 2, was: 5 }),
+            "[read-window: file changed] /w/a.txt changed since your previous read of it in this session: lines 3-5 were removed; it now has 2 lines, and they are unchanged."
+        );
+    }
+}
