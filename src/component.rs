@@ -8,8 +8,10 @@ use crate::decode::TextEncoding;
 use crate::error::{ErrorKind as CoreKind, ReadError as CoreError};
 use crate::index::LineEndings as CoreEndings;
 use crate::reader::{
-    self, BudgetUnit as CoreUnit, ReadOutcome as CoreOutcome, ReadResult as CoreResult, Reader,
+    self, BudgetUnit as CoreUnit, EncodingOrigin as CoreOrigin, ReadOutcome as CoreOutcome,
+    ReadResult as CoreResult, Reader,
 };
+use crate::text::window_text;
 use crate::wasi_fs::{now_ms, WasiFileSystem};
 use crate::window::Truncation as CoreTruncation;
 
@@ -19,9 +21,10 @@ wit_bindgen::generate!({
 });
 
 use exports::read_window::reader::reader::{
-    Budget, BudgetReport, BudgetUnit, ClampedLine, Config, EncodingFacts, ErrorKind, Guest,
-    GuestSession, LineEndings, ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow,
-    SessionStats, TextEncoding as WitEncoding, Truncation, UnchangedStub,
+    Budget, BudgetReport, BudgetUnit, CaptureConfig, CaptureResult, ClampedLine, Config,
+    EncodingFacts, EncodingOrigin, ErrorKind, Guest, GuestCapture, GuestSession, LineEndings,
+    ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow, SessionStats,
+    TextEncoding as WitEncoding, Truncation, UnchangedStub,
 };
 
 struct Component;
@@ -55,6 +58,7 @@ fn core_request(request: ReadRequest) -> reader::ReadRequest {
         offset: request.offset,
         limit: request.limit,
         column: request.column,
+        tail: request.tail.map(u64::from),
     }
 }
 
@@ -73,15 +77,21 @@ fn wit_error(error: CoreError) -> ReadError {
             CoreKind::Binary => ErrorKind::Binary,
             CoreKind::LoopBlocked => ErrorKind::LoopBlocked,
             CoreKind::EchoedOutput => ErrorKind::EchoedOutput,
+            CoreKind::Unencodable => ErrorKind::Unencodable,
         },
         message: error.message,
         already_read: error.already_read,
+        path: error.path,
+        suggestions: error.suggestions,
+        total_lines: error.total_lines,
     }
 }
 
 fn wit_result(result: CoreResult) -> ReadResult {
     let window = result.window;
+    let text = window_text(&window.content, &result.hint, &result.warnings);
     ReadResult {
+        text,
         content: window.content,
         path: result.path,
         start_line: window.start_line,
@@ -121,13 +131,21 @@ fn wit_result(result: CoreResult) -> ReadResult {
                 TextEncoding::Utf16Be => WitEncoding::Utf16be,
                 TextEncoding::Utf32Le => WitEncoding::Utf32le,
                 TextEncoding::Utf32Be => WitEncoding::Utf32be,
+                TextEncoding::Legacy(_) => {
+                    WitEncoding::Legacy(result.encoding.encoding.name().to_string())
+                }
             },
             bom: result.encoding.bom,
+            origin: match result.encoding.origin {
+                CoreOrigin::Declared => EncodingOrigin::Declared,
+                CoreOrigin::Detected => EncodingOrigin::Detected,
+            },
             line_endings: match result.encoding.line_endings {
                 CoreEndings::None => LineEndings::None,
                 CoreEndings::Lf => LineEndings::Lf,
                 CoreEndings::Crlf => LineEndings::Crlf,
                 CoreEndings::Mixed => LineEndings::Mixed,
+                CoreEndings::Cr => LineEndings::Cr,
             },
             replaced_invalid: result.encoding.replaced_invalid,
         },
@@ -146,6 +164,7 @@ fn wit_result(result: CoreResult) -> ReadResult {
 
 impl Guest for Component {
     type Session = Session;
+    type Capture = Capture;
 
     fn read_once(config: Config, request: ReadRequest) -> Result<ReadResult, ReadError> {
         let mut fs = WasiFileSystem::from_preopens();
@@ -250,6 +269,79 @@ impl GuestSession for Session {
             indexed_files: stats.indexed_files,
             index_bytes: stats.index_bytes,
         }
+    }
+}
+
+/// A capture resource: the core capture and the preopens its spill is created in.
+struct Capture {
+    capture: RefCell<crate::spill::Capture<crate::wasi_fs::WasiSpillFile>>,
+    fs: RefCell<WasiFileSystem>,
+}
+
+fn wit_capture(result: crate::spill::CaptureResult) -> CaptureResult {
+    let summary = result.summary;
+    let text = window_text(&summary.content, &summary.hint, &[]);
+    let line_endings = match (summary.lf_count, summary.crlf_count) {
+        (0, 0) => LineEndings::None,
+        (_, 0) => LineEndings::Lf,
+        (0, _) => LineEndings::Crlf,
+        _ => LineEndings::Mixed,
+    };
+    CaptureResult {
+        text,
+        content: summary.content,
+        total_chars: summary.total_chars,
+        total_lines: summary.total_lines,
+        total_bytes: summary.total_bytes,
+        omitted_chars: summary.omitted_chars,
+        omitted_lines: summary.omitted_lines,
+        omitted_first_line: summary.omitted_range.map(|(first, _)| first),
+        omitted_last_line: summary.omitted_range.map(|(_, last)| last),
+        spill_path: result.spill_path,
+        spill_capped: result.spill_capped,
+        spill_error: result.spill_error,
+        exit_status: result.exit_status,
+        hint: summary.hint,
+        collapsed_redraws: summary.collapsed_redraws,
+        encoding: EncodingFacts {
+            encoding: WitEncoding::Utf8,
+            bom: false,
+            origin: EncodingOrigin::Detected,
+            line_endings,
+            replaced_invalid: summary.replaced_invalid,
+        },
+        warnings: result.warnings,
+    }
+}
+
+impl GuestCapture for Capture {
+    fn new(config: CaptureConfig) -> Self {
+        Capture {
+            capture: RefCell::new(crate::spill::Capture::new(crate::capture::CaptureInput {
+                window_chars: config.window_chars.map(u64::from),
+                head_share: config.head_share,
+                spill_dir: config.spill_dir,
+                spill_cap_chars: config.spill_cap_chars,
+            })),
+            fs: RefCell::new(WasiFileSystem::from_preopens()),
+        }
+    }
+
+    fn push(&self, chunk: Vec<u8>) -> Result<(), ReadError> {
+        let mut fs = self.fs.borrow_mut();
+        self.capture
+            .borrow_mut()
+            .push(&mut *fs, &chunk)
+            .map_err(wit_error)
+    }
+
+    fn finish(&self, exit_status: Option<i32>) -> Result<CaptureResult, ReadError> {
+        let mut fs = self.fs.borrow_mut();
+        self.capture
+            .borrow_mut()
+            .finish(&mut *fs, exit_status)
+            .map(wit_capture)
+            .map_err(wit_error)
     }
 }
 

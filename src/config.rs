@@ -23,6 +23,82 @@ pub const MIN_BUDGET_CHARS: u64 = 200;
 pub const MIN_TOKEN_CAP: u64 = 100;
 /// The smallest clamp accepted, in characters.
 pub const MIN_MAX_LINE_CHARS: u64 = 16;
+/// The largest character budget accepted: 10,000,000 characters. A window costs at most about 8 bytes of linear
+/// memory per character of content (the content, one working copy, the block being read), so the largest window
+/// stays near 80 MiB, well under the host's 256 MiB cap on a session's memory.
+pub const MAX_BUDGET_CHARS: u64 = 10_000_000;
+/// The largest clamp accepted, in characters: a line is never shown past the largest budget anyway.
+pub const MAX_MAX_LINE_CHARS: u64 = MAX_BUDGET_CHARS;
+/// The most lines per window accepted: 1,000,000 (each shown line costs at least its gutter and newline, so the
+/// largest budget holds about this many short lines).
+pub const MAX_MAX_LINES: u64 = 1_000_000;
+/// The largest token cap accepted: 1,000,000 tokens. The estimate never prices a character under an eighth of a
+/// token, so a token window holds at most 8,000,000 characters, under the largest character budget.
+pub const MAX_TOKEN_CAP: u64 = 1_000_000;
+/// The longest not-found TTL accepted, in milliseconds: a day. A longer memory of a missing file only hides the
+/// count of misses from the model longer.
+pub const MAX_NOT_FOUND_TTL_MS: u64 = 86_400_000;
+
+/// A config value out of its range: the field (its WIT name), the value given, the range accepted and the
+/// default used instead. Hosts that pass config programmatically get it as a warning ([`Config::resolve`]); a CLI
+/// or a session protocol refuses it at the edge ([`Config::problems`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigProblem {
+    /// The field, as the WIT names it (`max-line-length`, `budget.characters`, `budget.tokens.cap`, ...).
+    pub field: &'static str,
+    /// The value given, as text.
+    pub value: String,
+    /// The values accepted, in words (`from 16 to 10000000`).
+    pub range: String,
+    /// What is used instead, in words: `the default 2000`, or for the loop thresholds (which fall back together)
+    /// `the defaults 3 and 4 for loop-warn-at and loop-block-at`.
+    pub fallback: String,
+}
+
+impl ConfigProblem {
+    fn new(
+        field: &'static str,
+        value: impl ToString,
+        range: String,
+        default: impl ToString,
+    ) -> Self {
+        ConfigProblem {
+            field,
+            value: value.to_string(),
+            range,
+            fallback: format!("the default {}", default.to_string()),
+        }
+    }
+
+    /// A problem with one of the loop thresholds: both fall back to their defaults together.
+    fn loop_thresholds(field: &'static str, value: u32, range: String) -> Self {
+        ConfigProblem {
+            field,
+            value: value.to_string(),
+            range,
+            fallback: format!(
+                "the defaults {DEFAULT_LOOP_WARN_AT} and {DEFAULT_LOOP_BLOCK_AT} for loop-warn-at and loop-block-at"
+            ),
+        }
+    }
+
+    /// The warning the component reports: `config max-line-length 5 is invalid (from 16 to 10000000); using the
+    /// default 2000.` Every config warning starts with `config ` ([`CONFIG_WARNING_PREFIX`]).
+    pub fn warning(&self) -> String {
+        format!(
+            "{CONFIG_WARNING_PREFIX}{} {} is invalid ({}); using {}.",
+            self.field, self.value, self.range, self.fallback
+        )
+    }
+}
+
+/// How every warning about the config begins. These warnings are for the host, not the model: a result's `text`
+/// leaves them out.
+pub const CONFIG_WARNING_PREFIX: &str = "config ";
+
+fn between(min: u64, max: u64) -> String {
+    format!("from {min} to {max}")
+}
 
 /// The cap on one window's formatted content.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -124,9 +200,27 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Validates `input`: each invalid value is replaced by its default and named in the returned warnings.
+    /// Validates `input`: each invalid value is replaced by its default and named in the returned warnings (one
+    /// [`ConfigProblem::warning`] each, plus a note when both a character and a token budget are given).
     pub fn resolve(input: ConfigInput) -> (Config, Vec<String>) {
-        let mut warnings = Vec::new();
+        let (config, problems, both_budgets) = Config::check(input);
+        let mut warnings: Vec<String> = problems.iter().map(ConfigProblem::warning).collect();
+        if both_budgets {
+            warnings.push(format!(
+                "{CONFIG_WARNING_PREFIX}sets both a character and a token budget; the token budget is used."
+            ));
+        }
+        (config, warnings)
+    }
+
+    /// The values of `input` out of their ranges, for hosts that refuse them at the edge; empty when all are valid.
+    pub fn problems(input: ConfigInput) -> Vec<ConfigProblem> {
+        Config::check(input).1
+    }
+
+    /// The config in force, the problems found, and whether both kinds of budget were given.
+    fn check(input: ConfigInput) -> (Config, Vec<ConfigProblem>, bool) {
+        let mut problems = Vec::new();
         let mut config = Config {
             working_directory: input.working_directory.filter(|dir| !dir.is_empty()),
             dedup: input.dedup.unwrap_or(true),
@@ -135,29 +229,39 @@ impl Config {
             ..Config::default()
         };
         if let Some(lines) = input.max_lines {
-            if lines >= 1 {
+            if (1..=MAX_MAX_LINES).contains(&lines) {
                 config.max_lines = lines;
             } else {
-                warnings.push(format!(
-                    "config max-lines {lines} is invalid (at least 1); using the default {DEFAULT_MAX_LINES}."
+                problems.push(ConfigProblem::new(
+                    "max-lines",
+                    lines,
+                    between(1, MAX_MAX_LINES),
+                    DEFAULT_MAX_LINES,
                 ));
             }
         }
         if let Some(chars) = input.max_line_chars {
-            if chars >= MIN_MAX_LINE_CHARS {
+            if (MIN_MAX_LINE_CHARS..=MAX_MAX_LINE_CHARS).contains(&chars) {
                 config.max_line_chars = chars;
             } else {
-                warnings.push(format!(
-                    "config max-line-length {chars} is invalid (at least {MIN_MAX_LINE_CHARS}); using the default {DEFAULT_MAX_LINE_CHARS}."
+                problems.push(ConfigProblem::new(
+                    "max-line-length",
+                    chars,
+                    between(MIN_MAX_LINE_CHARS, MAX_MAX_LINE_CHARS),
+                    DEFAULT_MAX_LINE_CHARS,
                 ));
             }
         }
-        if input.token_mode || input.token_cap.is_some() {
+        let token_mode = input.token_mode || input.token_cap.is_some();
+        if token_mode {
             let cap = match input.token_cap {
-                Some(cap) if cap >= MIN_TOKEN_CAP => cap,
+                Some(cap) if (MIN_TOKEN_CAP..=MAX_TOKEN_CAP).contains(&cap) => cap,
                 Some(cap) => {
-                    warnings.push(format!(
-                        "config token cap {cap} is invalid (at least {MIN_TOKEN_CAP}); using the default {DEFAULT_TOKEN_CAP}."
+                    problems.push(ConfigProblem::new(
+                        "budget.tokens.cap",
+                        cap,
+                        between(MIN_TOKEN_CAP, MAX_TOKEN_CAP),
+                        DEFAULT_TOKEN_CAP,
                     ));
                     DEFAULT_TOKEN_CAP
                 }
@@ -166,26 +270,26 @@ impl Config {
             let headroom = match input.token_headroom {
                 Some(headroom) if headroom > 0.0 && headroom <= 1.0 => headroom,
                 Some(headroom) => {
-                    warnings.push(format!(
-                        "config token headroom {headroom} is invalid (above 0, at most 1); using the default {DEFAULT_TOKEN_HEADROOM}."
+                    problems.push(ConfigProblem::new(
+                        "budget.tokens.headroom",
+                        headroom,
+                        "above 0, at most 1".to_string(),
+                        DEFAULT_TOKEN_HEADROOM,
                     ));
                     DEFAULT_TOKEN_HEADROOM
                 }
                 None => DEFAULT_TOKEN_HEADROOM,
             };
             config.budget = Budget::Tokens { cap, headroom };
-            if input.budget_chars.is_some() {
-                warnings.push(
-                    "config sets both a character and a token budget; the token budget is used."
-                        .to_string(),
-                );
-            }
         } else if let Some(chars) = input.budget_chars {
-            if chars >= MIN_BUDGET_CHARS {
+            if (MIN_BUDGET_CHARS..=MAX_BUDGET_CHARS).contains(&chars) {
                 config.budget = Budget::Characters(chars);
             } else {
-                warnings.push(format!(
-                    "config budget of {chars} characters is invalid (at least {MIN_BUDGET_CHARS}); using the default {DEFAULT_BUDGET_CHARS}."
+                problems.push(ConfigProblem::new(
+                    "budget.characters",
+                    chars,
+                    between(MIN_BUDGET_CHARS, MAX_BUDGET_CHARS),
+                    DEFAULT_BUDGET_CHARS,
                 ));
             }
         }
@@ -194,22 +298,33 @@ impl Config {
         if warn_at >= 2 && block_at > warn_at {
             config.loop_warn_at = warn_at;
             config.loop_block_at = block_at;
+        } else if warn_at < 2 {
+            problems.push(ConfigProblem::loop_thresholds(
+                "loop-warn-at",
+                warn_at,
+                format!("at least 2, below loop-block-at {block_at}"),
+            ));
         } else {
-            warnings.push(format!(
-                "config loop thresholds warn-at {warn_at} and block-at {block_at} are invalid (warn-at at least 2, block-at above it); using the defaults {DEFAULT_LOOP_WARN_AT} and {DEFAULT_LOOP_BLOCK_AT}."
+            problems.push(ConfigProblem::loop_thresholds(
+                "loop-block-at",
+                block_at,
+                format!("above loop-warn-at {warn_at}"),
             ));
         }
         if let Some(ttl) = input.not_found_ttl_ms {
-            // A day at most: a longer memory of a missing file hides files the host creates later.
-            if ttl <= 86_400_000 {
+            if ttl <= MAX_NOT_FOUND_TTL_MS {
                 config.not_found_ttl_ms = ttl;
             } else {
-                warnings.push(format!(
-                    "config not-found-ttl-ms {ttl} is invalid (at most 86400000); using the default {DEFAULT_NOT_FOUND_TTL_MS}."
+                problems.push(ConfigProblem::new(
+                    "not-found-ttl-ms",
+                    ttl,
+                    between(0, MAX_NOT_FOUND_TTL_MS),
+                    DEFAULT_NOT_FOUND_TTL_MS,
                 ));
             }
         }
-        (config, warnings)
+        let both_budgets = token_mode && input.budget_chars.is_some();
+        (config, problems, both_budgets)
     }
 }
 
@@ -241,6 +356,51 @@ mod tests {
         assert_eq!(config.budget, Budget::Characters(100_000));
         assert_eq!((config.loop_warn_at, config.loop_block_at), (3, 4));
         assert_eq!(warnings.len(), 3, "{warnings:?}");
+    }
+
+    #[test]
+    fn values_over_the_upper_bounds_fall_back_and_name_their_range() {
+        let (config, warnings) = Config::resolve(ConfigInput {
+            max_lines: Some(1_000_001),
+            max_line_chars: Some(4_294_967_295),
+            budget_chars: Some(10_000_001),
+            not_found_ttl_ms: Some(86_400_001),
+            ..ConfigInput::default()
+        });
+        assert_eq!(config, Config::default());
+        assert_eq!(
+            warnings,
+            [
+                "config max-lines 1000001 is invalid (from 1 to 1000000); using the default 2000.",
+                "config max-line-length 4294967295 is invalid (from 16 to 10000000); using the default 2000.",
+                "config budget.characters 10000001 is invalid (from 200 to 10000000); using the default 100000.",
+                "config not-found-ttl-ms 86400001 is invalid (from 0 to 86400000); using the default 60000.",
+            ]
+        );
+        let problems = Config::problems(ConfigInput {
+            token_cap: Some(1_000_001),
+            ..ConfigInput::default()
+        });
+        assert_eq!(problems.len(), 1);
+        assert_eq!(
+            (problems[0].field, problems[0].range.as_str()),
+            ("budget.tokens.cap", "from 100 to 1000000")
+        );
+    }
+
+    #[test]
+    fn the_bounds_themselves_are_accepted() {
+        let input = ConfigInput {
+            max_lines: Some(MAX_MAX_LINES),
+            max_line_chars: Some(MAX_MAX_LINE_CHARS),
+            budget_chars: Some(MAX_BUDGET_CHARS),
+            not_found_ttl_ms: Some(MAX_NOT_FOUND_TTL_MS),
+            ..ConfigInput::default()
+        };
+        assert!(Config::problems(input.clone()).is_empty());
+        let (config, _) = Config::resolve(input);
+        assert_eq!(config.budget, Budget::Characters(10_000_000));
+        assert_eq!(config.max_line_chars, 10_000_000);
     }
 
     #[test]

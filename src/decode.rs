@@ -1,7 +1,9 @@
 //! Decoding a file's bytes into text, piece by piece and block by block: UTF-8 with invalid sequences replaced by
 //! U+FFFD (exactly as `String::from_utf8_lossy` would over the whole file, however the bytes are split), UTF-16
 //! LE or BE with unpaired surrogates replaced, and UTF-32 LE or BE with units that are no Unicode scalar value
-//! (surrogates, above U+10FFFF) replaced. Valid UTF-8 is handed on without copying.
+//! (surrogates, above U+10FFFF) replaced, and the legacy encodings of the WHATWG Encoding Standard (windows-125x,
+//! ISO-8859-x, KOI8, Shift_JIS, EUC-JP, ISO-2022-JP, GBK/gb18030, Big5, EUC-KR, ...) through `encoding_rs`, with
+//! malformed sequences replaced and counted the same way. Valid UTF-8 is handed on without copying.
 
 /// The encodings a file is decoded from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -16,21 +18,27 @@ pub enum TextEncoding {
     Utf32Le,
     /// UTF-32, big-endian (recognised by its byte order mark only).
     Utf32Be,
+    /// A legacy encoding of the WHATWG Encoding Standard, decoded by `encoding_rs` (never UTF-8 or UTF-16: those
+    /// are the variants above). Every one the detector names is ASCII-compatible as far as line breaks go: byte
+    /// 0x0A is a line feed and 0x0D a carriage return wherever they stand, never part of a multi-byte character.
+    Legacy(&'static encoding_rs::Encoding),
 }
 
 impl TextEncoding {
     /// Bytes in one code unit: 1 for UTF-8, 2 for UTF-16, 4 for UTF-32.
     pub fn unit_bytes(self) -> usize {
         match self {
-            TextEncoding::Utf8 => 1,
+            TextEncoding::Utf8 | TextEncoding::Legacy(_) => 1,
             TextEncoding::Utf16Le | TextEncoding::Utf16Be => 2,
             TextEncoding::Utf32Le | TextEncoding::Utf32Be => 4,
         }
     }
 
-    /// The name used in results: `utf8`, `utf16le`, `utf16be`, `utf32le`, `utf32be`.
+    /// The name used in results: `utf8`, `utf16le`, `utf16be`, `utf32le`, `utf32be`, or a legacy encoding's
+    /// WHATWG name in lower case (`windows-1251`, `shift_jis`, `gbk`, `euc-jp`, ...: each is also a WHATWG label).
     pub fn name(self) -> &'static str {
         match self {
+            TextEncoding::Legacy(encoding) => legacy_label(encoding),
             TextEncoding::Utf8 => "utf8",
             TextEncoding::Utf16Le => "utf16le",
             TextEncoding::Utf16Be => "utf16be",
@@ -46,7 +54,7 @@ impl TextEncoding {
     #[inline]
     pub fn find_line_feed(self, bytes: &[u8], from: usize) -> Option<usize> {
         match self {
-            TextEncoding::Utf8 => {
+            TextEncoding::Utf8 | TextEncoding::Legacy(_) => {
                 memchr::memchr(b'\n', bytes.get(from..)?).map(|index| index + from)
             }
             TextEncoding::Utf16Le => {
@@ -100,7 +108,7 @@ impl TextEncoding {
     #[inline]
     pub fn is_carriage_return(self, unit: &[u8]) -> bool {
         match self {
-            TextEncoding::Utf8 => unit == b"\r",
+            TextEncoding::Utf8 | TextEncoding::Legacy(_) => unit == b"\r",
             TextEncoding::Utf16Le => unit == [b'\r', 0],
             TextEncoding::Utf16Be => unit == [0, b'\r'],
             TextEncoding::Utf32Le => unit == [b'\r', 0, 0, 0],
@@ -109,7 +117,100 @@ impl TextEncoding {
     }
 }
 
+/// The lower-case WHATWG name of `encoding` (`Shift_JIS` is `shift_jis`): a label every WHATWG decoder accepts.
+pub fn legacy_label(encoding: &'static encoding_rs::Encoding) -> &'static str {
+    match encoding.name() {
+        "Big5" => "big5",
+        "EUC-JP" => "euc-jp",
+        "EUC-KR" => "euc-kr",
+        "GBK" => "gbk",
+        "IBM866" => "ibm866",
+        "ISO-2022-JP" => "iso-2022-jp",
+        "ISO-8859-10" => "iso-8859-10",
+        "ISO-8859-13" => "iso-8859-13",
+        "ISO-8859-14" => "iso-8859-14",
+        "ISO-8859-15" => "iso-8859-15",
+        "ISO-8859-16" => "iso-8859-16",
+        "ISO-8859-2" => "iso-8859-2",
+        "ISO-8859-3" => "iso-8859-3",
+        "ISO-8859-4" => "iso-8859-4",
+        "ISO-8859-5" => "iso-8859-5",
+        "ISO-8859-6" => "iso-8859-6",
+        "ISO-8859-7" => "iso-8859-7",
+        "ISO-8859-8" => "iso-8859-8",
+        "ISO-8859-8-I" => "iso-8859-8-i",
+        "KOI8-R" => "koi8-r",
+        "KOI8-U" => "koi8-u",
+        "Shift_JIS" => "shift_jis",
+        // Already lower case: windows-125x, windows-874, macintosh, x-mac-cyrillic, gb18030, x-user-defined, ...
+        name => name,
+    }
+}
+
 const REPLACEMENT: &str = "\u{FFFD}";
+
+/// The streaming state of a legacy decoder: `encoding_rs`'s decoder, and what its state reports when nothing is
+/// pending, so [`Decoder::at_boundary`] can tell a character boundary from the middle of a multi-byte sequence.
+struct LegacyState {
+    encoding: &'static encoding_rs::Encoding,
+    decoder: encoding_rs::Decoder,
+    /// `max_utf16_buffer_length(0)` of a fresh decoder: a larger value means bytes are pending.
+    idle_need: Option<usize>,
+}
+
+impl LegacyState {
+    fn new(encoding: &'static encoding_rs::Encoding) -> Self {
+        let decoder = encoding.new_decoder_without_bom_handling();
+        let idle_need = decoder.max_utf16_buffer_length(0);
+        LegacyState {
+            encoding,
+            decoder,
+            idle_need,
+        }
+    }
+
+    /// Whether no byte of a multi-byte sequence is pending. ISO-2022-JP keeps a mode across characters that a
+    /// fresh decoder would not know, so it is never at a boundary inside a line.
+    fn at_boundary(&self) -> bool {
+        if self.encoding.is_single_byte() {
+            return true;
+        }
+        if self.encoding == encoding_rs::ISO_2022_JP {
+            return false;
+        }
+        self.decoder.max_utf16_buffer_length(0) == self.idle_need
+    }
+
+    /// Decodes `bytes` (the last piece of the text when `last`) into `out`, each malformed sequence replaced by
+    /// one U+FFFD; returns how many were replaced.
+    fn decode(&mut self, mut bytes: &[u8], last: bool, out: &mut String) -> u64 {
+        let mut replaced = 0;
+        loop {
+            let need = self
+                .decoder
+                .max_utf8_buffer_length_without_replacement(bytes.len())
+                .unwrap_or(bytes.len().saturating_mul(3).saturating_add(16));
+            out.reserve(need);
+            let (result, read) = self
+                .decoder
+                .decode_to_string_without_replacement(bytes, out, last);
+            bytes = bytes.get(read..).unwrap_or_default();
+            match result {
+                encoding_rs::DecoderResult::InputEmpty => break,
+                encoding_rs::DecoderResult::OutputFull => continue,
+                encoding_rs::DecoderResult::Malformed(_, _) => {
+                    replaced += 1;
+                    out.push_str(REPLACEMENT);
+                }
+            }
+        }
+        if last {
+            // A decoder that was told the text ended must not be fed again: the next line starts afresh.
+            self.decoder = self.encoding.new_decoder_without_bom_handling();
+        }
+        replaced
+    }
+}
 
 /// A streaming decoder: feed it the bytes of a line in pieces, then `finish` at the line's end.
 #[derive(Debug, Clone)]
@@ -125,6 +226,25 @@ pub struct Decoder {
     replaced: u64,
     /// Decoded UTF-16 text of the current piece.
     scratch: String,
+    /// The decoder of a legacy encoding.
+    legacy: Option<Box<LegacyState>>,
+}
+
+impl std::fmt::Debug for LegacyState {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("LegacyState")
+            .field("encoding", &self.encoding.name())
+            .field("at_boundary", &self.at_boundary())
+            .finish()
+    }
+}
+
+impl Clone for LegacyState {
+    /// A fresh decoder of the same encoding (`encoding_rs` decoders are not cloned; a clone starts a new text).
+    fn clone(&self) -> Self {
+        LegacyState::new(self.encoding)
+    }
 }
 
 impl Decoder {
@@ -137,12 +257,21 @@ impl Decoder {
             high_surrogate: None,
             replaced: 0,
             scratch: String::new(),
+            legacy: match encoding {
+                TextEncoding::Legacy(legacy) => Some(Box::new(LegacyState::new(legacy))),
+                _ => None,
+            },
         }
     }
 
     /// Whether the bytes fed so far end on a character boundary (nothing is carried to the next piece).
     pub fn at_boundary(&self) -> bool {
-        self.carry_len == 0 && self.high_surrogate.is_none()
+        self.carry_len == 0
+            && self.high_surrogate.is_none()
+            && self
+                .legacy
+                .as_ref()
+                .is_none_or(|legacy| legacy.at_boundary())
     }
 
     /// Invalid sequences replaced by U+FFFD since the decoder was made.
@@ -156,11 +285,28 @@ impl Decoder {
             TextEncoding::Utf8 => self.feed_utf8(bytes, sink),
             TextEncoding::Utf16Le | TextEncoding::Utf16Be => self.feed_utf16(bytes, sink),
             TextEncoding::Utf32Le | TextEncoding::Utf32Be => self.feed_utf32(bytes, sink),
+            TextEncoding::Legacy(_) => self.feed_legacy(bytes, false, sink),
         }
+    }
+
+    fn feed_legacy(&mut self, bytes: &[u8], last: bool, sink: &mut impl FnMut(&str)) {
+        let Some(legacy) = self.legacy.as_mut() else {
+            return;
+        };
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        self.replaced += legacy.decode(bytes, last, &mut scratch);
+        if !scratch.is_empty() {
+            sink(&scratch);
+        }
+        self.scratch = scratch;
     }
 
     /// Ends the text: a sequence left open is invalid and becomes one U+FFFD.
     pub fn finish(&mut self, sink: &mut impl FnMut(&str)) {
+        if self.legacy.is_some() {
+            self.feed_legacy(&[], true, sink);
+        }
         if self.carry_len > 0 {
             self.carry_len = 0;
             self.replaced += 1;

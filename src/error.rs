@@ -29,6 +29,8 @@ pub enum ErrorKind {
     LoopBlocked,
     /// Text offered for writing contains output of this component (a stub, a block message, a marker).
     EchoedOutput,
+    /// Text offered for writing holds a character the file's legacy encoding cannot encode.
+    Unencodable,
 }
 
 impl ErrorKind {
@@ -47,11 +49,13 @@ impl ErrorKind {
             ErrorKind::Binary => "binary",
             ErrorKind::LoopBlocked => "loop_blocked",
             ErrorKind::EchoedOutput => "echoed_output",
+            ErrorKind::Unencodable => "unencodable",
         }
     }
 }
 
-/// A failed read: the kind, a message for the model, and for `LoopBlocked` the count of identical reads.
+/// A failed read: the kind, a message for the model, and the facts a host can act on without parsing the message
+/// (the count of a `LoopBlocked` read, the path tried, the similar names offered, the file's line count).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadError {
     /// What went wrong.
@@ -60,6 +64,14 @@ pub struct ReadError {
     pub message: String,
     /// For `LoopBlocked`: consecutive identical reads, this one included.
     pub already_read: Option<u32>,
+    /// The absolute guest path the read tried (after resolving against the working directory, and after links
+    /// once they were resolved); `None` when the request was refused before a path was formed.
+    pub path: Option<String>,
+    /// Names offered instead of a missing one (the similar names of its directory, best first, at most three);
+    /// empty when none were offered.
+    pub suggestions: Vec<String>,
+    /// For an offset or column past the end: the file's line count (a last line without a line break counts).
+    pub total_lines: Option<u64>,
 }
 
 impl ReadError {
@@ -69,7 +81,36 @@ impl ReadError {
             kind,
             message: message.into(),
             already_read: None,
+            path: None,
+            suggestions: Vec::new(),
+            total_lines: None,
         }
+    }
+
+    /// The same error with the count of a `LoopBlocked` read (this one included).
+    pub fn with_count(mut self, already_read: u32) -> Self {
+        self.already_read = Some(already_read);
+        self
+    }
+
+    /// The same error with `path` as the path tried, unless one is already set (the first, most precise, wins).
+    pub fn at_path(mut self, path: &str) -> Self {
+        if self.path.is_none() {
+            self.path = Some(path.to_string());
+        }
+        self
+    }
+
+    /// The same error offering `suggestions` (similar names, best first).
+    pub fn with_suggestions(mut self, suggestions: Vec<String>) -> Self {
+        self.suggestions = suggestions;
+        self
+    }
+
+    /// The same error with the file's line count (for an offset or column past the end).
+    pub fn with_total_lines(mut self, total_lines: u64) -> Self {
+        self.total_lines = Some(total_lines);
+        self
     }
 
     /// An `InvalidRequest` error.

@@ -22,28 +22,39 @@ const BLOCKED_DEVICES: &[&str] = &[
     "/dev/ptmx",
 ];
 
-/// Per-process files under `/proc` that expose secrets, block, or are unbounded.
-const BLOCKED_PROCESS_FILES: &[&str] = &[
-    "environ", "cmdline", "maps", "smaps", "mem", "auxv", "pagemap",
-];
+/// Per-process files under `/proc` that expose secrets: the environment, the command line, the auxiliary vector,
+/// the memory map.
+const PRIVATE_PROCESS_FILES: &[&str] = &["environ", "cmdline", "maps", "smaps", "auxv"];
+
+/// Per-process files under `/proc` that are views of a process's memory: their size (0, or the whole address
+/// space) is not their content, and a read of them is not a read of text.
+const MEMORY_PROCESS_FILES: &[&str] = &["mem", "pagemap"];
 
 /// Refuses device and process files by name. `path` is an absolute, normalized guest path.
+///
+/// Errors (`device`, the message saying what the file is and why it is refused): a device that blocks or never
+/// ends (`/dev/zero`, `/dev/stdin`, ...), a descriptor of the host process (`/dev/fd/*`, `/proc/*/fd/0..2`), the
+/// kernel's memory or log (`/proc/kcore`, `/proc/kmsg`), a process's private file (`/proc/*/environ`, ...) or a
+/// view of a process's memory (`/proc/*/mem`, `/proc/*/pagemap`).
 pub fn check_device_name(path: &str) -> Result<(), ReadError> {
-    let refuse = |what: &str| {
+    let refuse = |what: &str, why: &str| {
         Err(ReadError::new(
             ErrorKind::Device,
-            format!("{path} is {what}; reading it would block or never end, so read-window refuses it. Read a regular file instead."),
+            format!(
+                "{path} is {what}; {why}, so read-window refuses it. Read a regular file instead."
+            ),
         ))
     };
+    const ENDLESS: &str = "reading it would block or never end";
     if BLOCKED_DEVICES.contains(&path) {
-        return refuse("a device file");
+        return refuse("a device file", ENDLESS);
     }
     if path == "/dev/fd" || path.starts_with("/dev/fd/") {
-        return refuse("a file descriptor of the host process");
+        return refuse("a file descriptor of the host process", ENDLESS);
     }
     if let Some(rest) = path.strip_prefix("/proc/") {
         if rest == "kcore" || rest == "kmsg" {
-            return refuse("a kernel memory or log device");
+            return refuse("a kernel memory or log device", ENDLESS);
         }
         let parts: Vec<&str> = rest.split('/').collect();
         // /proc/<pid>/... or /proc/<pid>/task/<tid>/...
@@ -54,10 +65,19 @@ pub fn check_device_name(path: &str) -> Result<(), ReadError> {
         };
         match process_parts {
             ["fd", descriptor] if matches!(*descriptor, "0" | "1" | "2") => {
-                return refuse("a standard stream of a process");
+                return refuse("a standard stream of a process", ENDLESS);
             }
-            [name] if BLOCKED_PROCESS_FILES.contains(name) => {
-                return refuse("a process's private or unbounded file");
+            [name] if PRIVATE_PROCESS_FILES.contains(name) => {
+                return refuse(
+                    "a process's private file",
+                    "it exposes the process's environment, arguments or memory layout, which can hold secrets",
+                );
+            }
+            [name] if MEMORY_PROCESS_FILES.contains(name) => {
+                return refuse(
+                    "a view of a process's memory, not a regular file",
+                    "its size is not its content and its bytes are not text",
+                );
             }
             _ => {}
         }
@@ -241,6 +261,9 @@ impl KeyKind {
         }
     }
 }
+
+/// A range of lines, `(first, last)`, 1-based and inclusive.
+type LineRange = (u64, u64);
 
 /// One private key block: the lines from its BEGIN line through its END line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -483,6 +506,86 @@ impl KeyBlocks {
         (block.begin_line <= last && !stale).then_some(from)
     }
 
+    /// The lines `first..=last` (1-based) of the run of key blocks that holds `line`, adjacent blocks merged, with
+    /// what they are in words (the kind of the one key, or `"private keys"` for several); `None` when `line` is in
+    /// no key block. `last` is
+    /// `total_lines` when the run reaches the end of the file (an open block). Used to continue past a key:
+    /// the window before it says the key is withheld and where readable text goes on.
+    pub fn withheld_run(&self, line: u64, total_lines: u64) -> Option<(u64, u64, &'static str)> {
+        let position = self.overlapping_index(line, line, total_lines)?;
+        let block = self.blocks.get(position)?;
+        let (first, last) = self.run_bounds(position, total_lines);
+        let keys = self
+            .blocks
+            .iter()
+            .filter(|block| (first..=last).contains(&block.begin_line))
+            .count();
+        let what = if keys > 1 {
+            "private keys"
+        } else {
+            block.kind.describe()
+        };
+        Some((first, last, what))
+    }
+
+    /// The first and last line of the run of adjacent key blocks around the block at `position`.
+    fn run_bounds(&self, position: usize, total_lines: u64) -> (u64, u64) {
+        let mut first = self
+            .blocks
+            .get(position)
+            .map_or(1, |block| block.begin_line);
+        let mut index = position;
+        while let Some(previous) = index.checked_sub(1).and_then(|i| self.blocks.get(i)) {
+            if previous.end_line.is_some_and(|end| end + 1 >= first) {
+                first = first.min(previous.begin_line);
+                index -= 1;
+            } else {
+                break;
+            }
+        }
+        let mut last = total_lines;
+        let mut index = position;
+        while let Some(block) = self.blocks.get(index) {
+            let Some(end) = block.end_line else {
+                last = total_lines;
+                break;
+            };
+            last = end;
+            match self.blocks.get(index + 1) {
+                Some(next) if next.begin_line <= end + 1 => index += 1,
+                _ => break,
+            }
+        }
+        (first, last.max(first))
+    }
+
+    /// The readable ranges nearest to the block at `position` on either side (past any adjacent blocks), as
+    /// `(first, last)` lines; `None` on a side with no readable line at all.
+    fn readable_around(&self, position: usize, total_lines: u64) -> [Option<LineRange>; 2] {
+        let (first, last) = self.run_bounds(position, total_lines);
+        let before = (first > 1).then(|| {
+            let start = self
+                .blocks
+                .iter()
+                .filter_map(|block| block.end_line)
+                .filter(|end| *end < first)
+                .max()
+                .map_or(1, |end| end + 1);
+            (start, first - 1)
+        });
+        let after = (last < total_lines).then(|| {
+            let end = self
+                .blocks
+                .iter()
+                .map(|block| block.begin_line)
+                .filter(|begin| *begin > last)
+                .min()
+                .map_or(total_lines, |begin| begin - 1);
+            (last + 1, end)
+        });
+        [before, after]
+    }
+
     /// Refuses the window of lines `first..=last` of `path` (a file of `total_lines` lines) when it would show a
     /// line of a private key block (`Credential`). The message names the line where the key begins, the lines it
     /// covers, and the readable lines around it with the reads that show them.
@@ -522,26 +625,14 @@ impl KeyBlocks {
                 block.kind.describe()
             ),
         };
-        let before_start = position
-            .checked_sub(1)
-            .and_then(|index| self.blocks.get(index))
-            .and_then(|previous| previous.end_line)
-            .map_or(1, |end| end + 1);
-        let mut readable = Vec::new();
-        if before_start < begin {
-            readable.push(readable_range(before_start, begin - 1));
-        }
-        if let Some(end) = block.end_line {
-            let after_end = self
-                .blocks
-                .get(position + 1)
-                .map_or(total_lines, |next| next.begin_line.saturating_sub(1));
-            if end < after_end {
-                readable.push(readable_range(end + 1, after_end));
-            }
-        }
+        let readable: Vec<String> = self
+            .readable_around(position, total_lines)
+            .into_iter()
+            .flatten()
+            .map(|(first, last)| readable_range(first, last))
+            .collect();
         if readable.is_empty() {
-            message.push_str(" No line next to it is readable text of this file.");
+            message.push_str(" No line of this file outside its private keys is readable text.");
         } else {
             message.push_str(&format!(
                 " Readable next to it: {}. If you need the key's identity, read its certificate or public key.",
@@ -568,7 +659,7 @@ fn encode_ascii(text: &[u8], encoding: TextEncoding) -> Vec<u8> {
     for &byte in text {
         let value = u32::from(byte);
         match encoding {
-            TextEncoding::Utf8 => out.push(byte),
+            TextEncoding::Utf8 | TextEncoding::Legacy(_) => out.push(byte),
             TextEncoding::Utf16Le => out.extend_from_slice(&(value as u16).to_le_bytes()),
             TextEncoding::Utf16Be => out.extend_from_slice(&(value as u16).to_be_bytes()),
             TextEncoding::Utf32Le => out.extend_from_slice(&value.to_le_bytes()),
@@ -583,7 +674,7 @@ fn unit_at(bytes: &[u8], index: usize, encoding: TextEncoding) -> Option<u32> {
     let unit = encoding.unit_bytes();
     let raw = bytes.get(index * unit..index * unit + unit)?;
     Some(match (encoding, raw) {
-        (TextEncoding::Utf8, [byte]) => u32::from(*byte),
+        (TextEncoding::Utf8 | TextEncoding::Legacy(_), [byte]) => u32::from(*byte),
         (TextEncoding::Utf16Le, [low, high]) => u32::from(u16::from_le_bytes([*low, *high])),
         (TextEncoding::Utf16Be, [high, low]) => u32::from(u16::from_be_bytes([*high, *low])),
         (TextEncoding::Utf32Le, [a, b, c, d]) => u32::from_le_bytes([*a, *b, *c, *d]),
@@ -698,6 +789,31 @@ mod tests {
         ] {
             assert!(check_device_name(path).is_ok(), "{path}");
         }
+    }
+
+    #[test]
+    fn memory_views_are_refused_for_what_they_are_not_as_blocking() {
+        let pagemap = check_device_name("/proc/self/pagemap").unwrap_err();
+        assert_eq!(pagemap.kind, ErrorKind::Device);
+        assert_eq!(
+            pagemap.message,
+            "/proc/self/pagemap is a view of a process's memory, not a regular file; its size is not its content \
+             and its bytes are not text, so read-window refuses it. Read a regular file instead."
+        );
+        assert!(!check_device_name("/proc/1/task/2/mem")
+            .unwrap_err()
+            .message
+            .contains("block"));
+        let environ = check_device_name("/proc/self/environ").unwrap_err();
+        assert!(
+            environ.message.contains("can hold secrets"),
+            "{}",
+            environ.message
+        );
+        assert!(check_device_name("/dev/zero")
+            .unwrap_err()
+            .message
+            .contains("would block or never end"));
     }
 
     #[test]

@@ -29,6 +29,31 @@ pub const CLAMPED_NAMED: usize = 3;
 /// a note to page with the cursor; a window with `replaced_invalid > 0` says how many characters are U+FFFD and
 /// that the text must not be written back. Lines are 1-based, columns 0-based characters.
 pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> String {
+    hint_past_key(path, window, budget, file_size, None)
+}
+
+/// Lines a window stopped before because they hold a private key, which read-window never shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Withheld {
+    /// The first line withheld (1-based): the window's cursor before it was moved past the key.
+    pub first: u64,
+    /// The last line withheld (1-based).
+    pub last: u64,
+    /// What the lines are, in words (`"a PEM private key"`).
+    pub what: &'static str,
+}
+
+/// [`hint`] for a window followed by `withheld` lines (a private key right after the window, whose cursor has
+/// been moved past it). The continuation then says `". Lines A-B are a PEM private key, which read-window
+/// withholds. Use offset=N to continue."`, or, when no line follows the key, `"...; no readable text follows
+/// it."`.
+pub fn hint_past_key(
+    path: &str,
+    window: &Window,
+    budget: &Budget,
+    file_size: u64,
+    withheld: Option<&Withheld>,
+) -> String {
     let mut out = String::new();
     if window.total_lines == 0 {
         let _ = write!(out, "{path} is empty (0 lines).");
@@ -78,7 +103,34 @@ pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> Str
     let nothing_left = window.truncated_by.is_empty()
         && window.next_offset.is_none()
         && window.clamped_lines.is_empty();
-    if nothing_left {
+    if let Some(withheld) = withheld {
+        if withheld.first == withheld.last {
+            let _ = write!(
+                out,
+                ". Line {} holds {}, which read-window withholds",
+                withheld.first, withheld.what
+            );
+        } else {
+            let _ = write!(
+                out,
+                ". Lines {}-{} are {}, which read-window withholds",
+                withheld.first, withheld.last, withheld.what
+            );
+        }
+        if let Some(call) = continuation(window.next_offset, window.next_column) {
+            out.push_str(". ");
+            out.push_str(&call);
+            if !window.clamped_lines.is_empty() {
+                out.push(' ');
+                push_clamped(&mut out, &window.clamped_lines, true);
+            }
+        } else if !window.clamped_lines.is_empty() {
+            out.push_str("; no readable line follows it. Text is left unshown: ");
+            push_clamped(&mut out, &window.clamped_lines, false);
+        } else {
+            out.push_str("; no readable text follows it.");
+        }
+    } else if nothing_left {
         if window.start_line == 1 && window.start_column == 0 {
             out.push_str(": the whole file.");
         } else {

@@ -2,7 +2,8 @@
 //! columns, empty and one-line files, invalid bytes): "the whole file" / "the end of the file" appear exactly when
 //! nothing from the requested position to the end is unshown; every number in the hint is one of the result's
 //! fields; the continuation names exactly `next_offset`/`next_column`; every other `offset=L column=C` is a clamped
-//! line's cursor; the lossy-decode sentence appears exactly when bytes were replaced.
+//! line's cursor; the lossy-decode sentence appears exactly when bytes were replaced. Every clamped line's rest is
+//! read by continuations (reads from inside the line) to its end, each hint checked the same way.
 
 use proptest::prelude::*;
 
@@ -261,8 +262,26 @@ proptest! {
             total = window.total_lines;
             check_hint(&hint("case.txt", &window, &budget, file_size), &window, &budget, file_size)?;
             for clamped in window.clamped_lines.clone() {
-                let rest = reader.read(clamped.line, clamped.next_column, limit);
-                check_hint(&hint("case.txt", &rest, &budget, file_size), &rest, &budget, file_size)?;
+                // The rest of a clamped line, by continuations (reads from inside the line) to its end.
+                let mut column = Some(clamped.next_column);
+                while let Some(at) = column {
+                    windows += 1;
+                    prop_assert!(windows < 10_000, "continuations never end");
+                    let rest = reader.read(clamped.line, at, limit);
+                    check_hint(&hint("case.txt", &rest, &budget, file_size), &rest, &budget, file_size)?;
+                    prop_assert!(
+                        rest.clamped_lines.iter().all(|line| line.line != clamped.line),
+                        "a continuation is not clamped: {:?}",
+                        rest
+                    );
+                    column = match (rest.next_offset, rest.next_column) {
+                        (Some(line), Some(next)) if line == clamped.line => {
+                            prop_assert!(next > at, "a continuation moves on: {:?}", rest);
+                            Some(next)
+                        }
+                        _ => None,
+                    };
+                }
             }
             cursor = window
                 .next_offset

@@ -281,6 +281,8 @@ pub enum LineEndings {
     Crlf,
     /// Both.
     Mixed,
+    /// Lone `\r` (classic Mac OS): the file has no `\n`, and it is split on `\r`.
+    Cr,
 }
 
 impl LineEndings {
@@ -291,6 +293,7 @@ impl LineEndings {
             LineEndings::Lf => "lf",
             LineEndings::Crlf => "crlf",
             LineEndings::Mixed => "mixed",
+            LineEndings::Cr => "cr",
         }
     }
 }
@@ -333,6 +336,10 @@ pub struct LineIndex {
     /// When the last `extend` went on from an earlier scan: the earlier end of the file and the print of the bytes
     /// before it as they are now.
     grown_from: Option<(u64, u64)>,
+    /// A carriage return was seen in a block without a line feed (a 1-byte-unit file only).
+    cr_seen: bool,
+    /// The file is split on lone `\r`: it was scanned through [`crate::source::CrAsLf`].
+    split_on_cr: bool,
 }
 
 impl LineIndex {
@@ -357,7 +364,32 @@ impl LineIndex {
             content_print: StreamPrint::new(StreamPrint::seed_of(encoding, data_start)).finish(),
             line_prints: Vec::new(),
             grown_from: None,
+            cr_seen: false,
+            split_on_cr: false,
         }
+    }
+
+    /// An empty index of a file whose lines end in lone `\r`, to be scanned through an active
+    /// [`crate::source::CrAsLf`] (which reads each `\r` as `\n`).
+    pub fn new_split_on_cr(encoding: TextEncoding, data_start: u64) -> Self {
+        LineIndex {
+            split_on_cr: true,
+            ..LineIndex::new(encoding, data_start)
+        }
+    }
+
+    /// Whether the file is split on lone `\r` (its index was built through an active `CrAsLf`).
+    pub fn splits_on_cr(&self) -> bool {
+        self.split_on_cr
+    }
+
+    /// Whether the file, scanned for `\n`, has none at all but has a `\r`, and its code units are bytes: its
+    /// lines end in lone `\r` and it is to be indexed again with [`LineIndex::new_split_on_cr`].
+    pub fn wants_split_on_cr(&self) -> bool {
+        !self.split_on_cr
+            && self.complete_lines == 0
+            && self.cr_seen
+            && self.encoding.unit_bytes() == 1
     }
 
     /// The content print of the whole file as scanned (see [`StreamPrint`]): equal prints, equal content.
@@ -432,6 +464,13 @@ impl LineIndex {
 
     /// The line endings seen.
     pub fn line_endings(&self) -> LineEndings {
+        if self.split_on_cr {
+            return if self.lf_endings > 0 {
+                LineEndings::Cr
+            } else {
+                LineEndings::None
+            };
+        }
         match (self.lf_endings > 0, self.crlf_endings > 0) {
             (false, false) => LineEndings::None,
             (true, false) => LineEndings::Lf,
@@ -529,7 +568,7 @@ impl LineIndex {
             self.key_blocks
                 .scan(available, encoding, self.complete_lines + 1);
             let resume_before = self.resume_offset;
-            if encoding == TextEncoding::Utf8 {
+            if encoding.unit_bytes() == 1 {
                 self.scan_utf8_block(available, base, previous_was_cr, &before);
             } else {
                 self.scan_units(available, base, previous_was_cr, &before);
@@ -587,6 +626,7 @@ impl LineIndex {
     fn scan_utf8_block(&mut self, block: &[u8], base: u64, previous_was_cr: bool, before: &[u8]) {
         let line_feeds = memchr::memchr_iter(b'\n', block).count() as u64;
         if line_feeds == 0 {
+            self.cr_seen = self.cr_seen || memchr::memchr(b'\r', block).is_some();
             return;
         }
         let pairs = memchr::memmem::find_iter(block, b"\r\n").count() as u64

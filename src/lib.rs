@@ -16,16 +16,20 @@
 //! # Layout
 //!
 //! The core is pure (no I/O) and builds natively: [`decode`], [`scan`], [`index`], [`window`], [`tokens`],
-//! [`hint`], [`sniff`], [`guards`], [`sandbox`], [`session`], and [`reader`], which runs the data flow of one read
-//! over the [`reader::FileSystem`] trait. The WASI edge (`wasi_fs`) and the export glue (`component`) exist only
+//! [`hint`], [`text`], [`sniff`], [`legacy`], [`names`], [`guards`], [`sandbox`], [`session`], [`capture`] (the head and tail
+//! of a command's output stream), [`spill`] (that stream on disk, over the [`spill::SpillFs`] trait), and
+//! [`reader`], which runs the data flow of one read over the [`reader::FileSystem`] trait. The WASI edge (`wasi_fs`) and the export glue (`component`) exist only
 //! for `target_arch = "wasm32"`.
 
+pub mod capture;
 pub mod config;
 pub mod decode;
 pub mod error;
 pub mod guards;
 pub mod hint;
 pub mod index;
+pub mod legacy;
+pub mod names;
 pub mod reader;
 pub mod returned;
 pub mod sandbox;
@@ -33,6 +37,8 @@ pub mod scan;
 pub mod session;
 pub mod sniff;
 pub mod source;
+pub mod spill;
+pub mod text;
 pub mod tokens;
 pub mod window;
 
@@ -52,3 +58,6 @@ mod hint_rule_tests;
 
 #[cfg(test)]
 mod fuzz_tests;
+
+#[cfg(test)]
+mod encoding_tests;

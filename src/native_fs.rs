@@ -127,3 +127,37 @@ impl FileSystem for NativeFileSystem {
             .collect())
     }
 }
+
+/// A host file the spill appends to.
+#[derive(Debug)]
+pub struct NativeSpillFile {
+    file: File,
+}
+
+impl crate::spill::SpillWriter for NativeSpillFile {
+    fn append(&mut self, bytes: &[u8]) -> Result<(), FsError> {
+        use std::io::Write;
+        self.file.write_all(bytes).map_err(fs_error)
+    }
+}
+
+impl crate::spill::SpillFs for NativeFileSystem {
+    type Writer = NativeSpillFile;
+
+    fn create_new(
+        &mut self,
+        root: usize,
+        relative: &str,
+    ) -> Result<Option<NativeSpillFile>, FsError> {
+        // `create_new` is O_CREAT | O_EXCL: a link at the name, dangling or not, is never followed.
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(self.host_path(root, relative)?)
+        {
+            Ok(file) => Ok(Some(NativeSpillFile { file })),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
+            Err(error) => Err(fs_error(error)),
+        }
+    }
+}

@@ -12,7 +12,7 @@ use crate::decode::TextEncoding;
 use crate::index::LineIndex;
 use crate::scan::Scanner;
 use crate::source::MemorySource;
-use crate::window::{read_window, Window, WindowRequest, WindowSettings};
+use crate::window::{read_window, Truncation, Window, WindowRequest, WindowSettings};
 
 /// Graphemes the generated files are made of: ASCII, multibyte, combining marks, ZWJ and flag emoji, a tab, a
 /// lone carriage return, a form feed.
@@ -201,12 +201,37 @@ fn check_window(window: &Window, settings: &WindowSettings) -> Result<(), TestCa
         window.content.split_terminator('\n').count() as u64,
         window.lines_returned
     );
-    for (line, _, piece) in pieces_of(window) {
+    for (position, (line, start, piece)) in pieces_of(window).into_iter().enumerate() {
+        // A continuation (the first line of a window that starts inside it) is bounded by the budget alone.
+        let continuation = position == 0 && start > 0;
         prop_assert!(
-            piece.chars().count() as u64 <= settings.max_line_chars,
+            continuation || piece.chars().count() as u64 <= settings.max_line_chars,
             "line {} over the clamp",
             line
         );
+        prop_assert!(
+            !continuation
+                || window
+                    .clamped_lines
+                    .iter()
+                    .all(|clamped| clamped.line != line),
+            "continuation of line {} clamped",
+            line
+        );
+    }
+    // A continuation cut by the budget shows as much of its line as the budget allows: in characters, at most a
+    // grapheme (the family emoji is 5 characters) and the marker's shorter numbers (2 x 20 digits) short of it.
+    if let Budget::Characters(_) = settings.budget {
+        if window.start_column > 0
+            && window.next_offset == Some(window.start_line)
+            && window.next_column.is_some()
+        {
+            prop_assert!(
+                window.budget_used + 5 + 40 > window.budget_limit,
+                "continuation cut short of the budget: {:?}",
+                window
+            );
+        }
     }
     for clamped in &window.clamped_lines {
         prop_assert!(clamped.shown_chars <= settings.max_line_chars);
@@ -377,5 +402,61 @@ fn a_long_multibyte_line_is_readable_to_its_end_through_its_checkpoints() {
         let mut reader = Reader::new(bytes.clone(), settings);
         let lines = reconstruct(&mut reader, 10, &expected).expect("reconstructs");
         assert_eq!(lines.into_values().collect::<Vec<_>>(), expected);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A continuation (a read from inside a line, at any column) and the continuations its cursor names read exactly
+    /// the rest of that line: each window starts where the last one stopped, nothing is lost or repeated, each
+    /// fits its budget, and only the budget (never the clamp) cuts the line.
+    #[test]
+    fn continuations_from_any_column_read_the_rest_of_the_line_exactly(
+        file in file_strategy(),
+        max_line_chars in 16u64..200,
+        budget in budget_strategy(),
+        limit in 1u64..40,
+        line_pick in any::<proptest::sample::Index>(),
+        column_pick in any::<proptest::sample::Index>(),
+    ) {
+        let settings = WindowSettings { max_line_chars, budget, density: 1.0 };
+        let expected = file.expected();
+        prop_assume!(!expected.is_empty());
+        let line = line_pick.index(expected.len()) as u64 + 1;
+        let full = &expected[line as usize - 1];
+        let chars: Vec<char> = full.chars().collect();
+        prop_assume!(chars.len() > 1);
+        let start = 1 + column_pick.index(chars.len() - 1) as u64;
+        let mut reader = Reader::new(file.bytes(), settings);
+        let mut text = String::new();
+        let mut column = Some(start);
+        let mut windows = 0;
+        while let Some(at) = column {
+            windows += 1;
+            prop_assert!(windows < 100_000, "cursors never end");
+            let window = reader.read(line, at, limit);
+            check_window(&window, &settings)?;
+            prop_assert_eq!(window.start_column, at);
+            prop_assert!(window.clamped_lines.iter().all(|clamped| clamped.line != line));
+            let (first_line, first_start, piece) =
+                pieces_of(&window).into_iter().next().expect("a continuation shows its line");
+            prop_assert_eq!((first_line, first_start), (line, at));
+            prop_assert_eq!(start + text.chars().count() as u64, at, "a piece at the wrong column");
+            text.push_str(&piece);
+            column = match (window.next_offset, window.next_column) {
+                (Some(next_line), Some(next)) if next_line == line => {
+                    prop_assert!(window.truncated_by.contains(&Truncation::MidLine));
+                    Some(next)
+                }
+                (next_line, _) => {
+                    // The line ended in this window: the cursor, if any, is a later line.
+                    prop_assert!(next_line.is_none_or(|next_line| next_line > line));
+                    None
+                }
+            };
+        }
+        let rest: String = chars[start as usize..].iter().collect();
+        prop_assert_eq!(text, rest);
     }
 }

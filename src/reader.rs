@@ -11,21 +11,23 @@ use crate::decode::{Decoder, TextEncoding};
 use crate::error::FsError;
 use crate::error::{ErrorKind, ReadError};
 use crate::guards::{check_device_name, CredentialPolicy};
-use crate::hint::hint;
+use crate::hint::{hint, hint_past_key, Withheld};
 use crate::index::{
     fingerprint, print_prefix, FileIdentity, LineEndings, LineIndex, FINGERPRINT_BYTES,
 };
+use crate::legacy::{first_unencodable, LegacyFiles};
+use crate::names::{confusable_difference, tilde_sentence};
 use crate::returned::{
     change_notice, compare, replacement_line, FileVersion, FileVersions, ReturnedLines,
 };
 use crate::sandbox::{
     described, find_root, normalize, outside_error, resolve, validate_path, FileKind, FileSystem,
-    ResolveError, Resolved,
+    Missing, ResolveError, Resolved,
 };
 use crate::scan::{Scanner, BLOCK_BYTES};
 use crate::session::{contains_component_output, Decision, DedupKey, SessionMemory};
-use crate::sniff::{binary_advice, sniff, Verdict, SAMPLE_BYTES};
-use crate::source::ByteSource;
+use crate::sniff::{binary_advice, sniff_block, Verdict};
+use crate::source::{ByteSource, CrAsLf};
 use crate::tokens::{gutter_tokens, parse_refusal, TokenEstimator};
 use crate::window::{read_window, Window, WindowRequest, WindowSettings, MARKER_PREFIX};
 
@@ -43,6 +45,9 @@ pub struct ReadRequest {
     pub limit: Option<u64>,
     /// The column (0-based characters) to start at in the first line.
     pub column: Option<u64>,
+    /// Read the last `tail` lines instead (at most `limit` and `max_lines`): the window ends at the file's last
+    /// line. 0 is an error, and so is a `tail` with an `offset` or a `column`.
+    pub tail: Option<u64>,
 }
 
 /// What the budget counts.
@@ -83,6 +88,26 @@ impl BudgetReport {
     }
 }
 
+/// How the encoding was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EncodingOrigin {
+    /// The file declares it: a byte order mark (UTF-8, UTF-16 or UTF-32).
+    Declared,
+    /// Detected from the content: valid UTF-8, UTF-16 by its zero bytes, or a legacy encoding by `chardetng` on a
+    /// sample of the file's start (see [`crate::legacy`]).
+    Detected,
+}
+
+impl EncodingOrigin {
+    /// The name used in results: `declared` or `detected`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EncodingOrigin::Declared => "declared",
+            EncodingOrigin::Detected => "detected",
+        }
+    }
+}
+
 /// How the file was decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EncodingFacts {
@@ -90,6 +115,8 @@ pub struct EncodingFacts {
     pub encoding: TextEncoding,
     /// A byte order mark was stripped.
     pub bom: bool,
+    /// Whether the file declared the encoding (a byte order mark) or it was detected from the content.
+    pub origin: EncodingOrigin,
     /// The file's line endings.
     pub line_endings: LineEndings,
     /// Invalid sequences replaced in this window.
@@ -183,11 +210,15 @@ pub struct Reader {
     returned: ReturnedLines,
     /// The version of each file at its previous read, for change notices.
     versions: FileVersions,
+    /// The files read in a legacy encoding, for `check_write`.
+    legacy: LegacyFiles,
 }
 
 /// The normalized request and the path it names.
 struct Prepared {
     request: WindowRequest,
+    /// The last lines asked for (already clamped to the limit), when the request is a tail read.
+    tail: Option<u64>,
     /// The absolute, normalized guest path asked for.
     absolute: String,
 }
@@ -212,9 +243,24 @@ fn prepare<F: FileSystem + ?Sized>(
         column: request.column.unwrap_or(0),
         limit,
     };
+    let tail = match request.tail {
+        None => None,
+        Some(0) => {
+            return Err(ReadError::invalid(
+                "tail 0 asks for no lines; give a tail of at least 1 (the last lines of the file), or leave it out.",
+            ))
+        }
+        Some(_) if request.offset.is_some() || request.column.is_some() => {
+            return Err(ReadError::invalid(
+                "tail reads the last lines of the file, so it cannot be combined with offset or column; send tail alone (with limit at most), or offset without tail.",
+            ))
+        }
+        Some(tail) => Some(tail.min(limit)),
+    };
     let absolute = normalize(&request.path, &working_directory(config, fs));
     Ok(Prepared {
         request: request_window,
+        tail,
         absolute,
     })
 }
@@ -346,18 +392,48 @@ fn stub_of(window: &Window, path: &str) -> UnchangedStub {
     }
 }
 
-/// The not-found error for `absolute` (asked for as `requested`), with up to three similar names from its directory.
+/// Which component of a missing path is missing, when that is not plain from the path: the missing component is
+/// not the last one, or lies past a link (`/w/a/b is missing`, `/w/real/x.txt is missing, past the link /w/d,
+/// which points to real`); `None` when the last component itself is missing and no link was followed.
+fn missing_detail(absolute: &str, missing: &Missing) -> Option<String> {
+    match &missing.via_link {
+        Some((link, target)) => Some(format!(
+            "{} is missing, past the link {link}, which points to {target}",
+            missing.path
+        )),
+        None if missing.path != absolute => Some(format!("{} is missing", missing.path)),
+        None => None,
+    }
+}
+
+/// `requested` as a repeated-miss message names it: with the path it resolved to and, in parentheses, the
+/// [`missing_detail`].
+fn missing_subject(requested: &str, absolute: &str, missing: &Missing) -> String {
+    match missing_detail(absolute, missing) {
+        Some(detail) => format!("{} ({detail})", described(requested, absolute)),
+        None => described(requested, absolute),
+    }
+}
+
+/// The not-found error for `absolute` (asked for as `requested`), naming the component that is `missing`, with up
+/// to three similar names from the directory it is missing from.
 fn not_found_error<F: FileSystem + ?Sized>(
     fs: &mut F,
     requested: &str,
     absolute: &str,
+    missing: &Missing,
 ) -> ReadError {
+    let similar = similar_names(fs, &missing.path);
+    let detail = missing_detail(absolute, missing)
+        .map(|detail| format!(": {detail}"))
+        .unwrap_or_default();
     let message = format!(
-        "{} does not exist.{}",
+        "{} does not exist{detail}.{}{}",
         described(requested, absolute),
-        similar_names(fs, absolute)
+        similar.sentence(),
+        tilde_sentence(requested, fs.roots())
     );
-    ReadError::new(ErrorKind::NotFound, message)
+    ReadError::new(ErrorKind::NotFound, message).with_suggestions(similar.names)
 }
 
 /// The answer to the `count`-th miss of `absolute` (asked for as `requested`) in a session: checked again just
@@ -368,24 +444,29 @@ fn missing_error<F: FileSystem + ?Sized>(
     config: &Config,
     requested: &str,
     absolute: &str,
+    missing: &Missing,
     count: u32,
 ) -> ReadError {
     if count <= 1 {
-        return not_found_error(fs, requested, absolute);
+        return not_found_error(fs, requested, absolute, missing);
     }
-    let requested = &described(requested, absolute);
-    let similar = similar_names(fs, absolute);
+    let tilde = tilde_sentence(requested, fs.roots());
+    let requested = &missing_subject(requested, absolute, missing);
+    let similar = similar_names(fs, &missing.path);
     if count >= config.loop_block_at {
-        return ReadError {
-            kind: ErrorKind::LoopBlocked,
-            message: format!(
-                "{MARKER_PREFIX}loop-blocked] You have asked for {requested} {count} times in this session and it still does not exist (checked again just now).{similar} Stop asking for it: find the right path with a directory listing, or create the file first."
+        return ReadError::new(
+            ErrorKind::LoopBlocked,
+            format!(
+                "{MARKER_PREFIX}loop-blocked] You have asked for {requested} {count} times in this session and it still does not exist (checked again just now).{}{tilde} Stop asking for it: find the right path with a directory listing, or create the file first.",
+                similar.sentence()
             ),
-            already_read: Some(count),
-        };
+        )
+        .with_count(count)
+        .with_suggestions(similar.names);
     }
     let mut message = format!(
-        "{requested} still does not exist: you asked for this missing file {count} times in this session, and it was checked again just now.{similar}"
+        "{requested} still does not exist: you asked for this missing file {count} times in this session, and it was checked again just now.{}{tilde}",
+        similar.sentence()
     );
     if count >= config.loop_warn_at {
         message.push_str(&format!(
@@ -393,50 +474,105 @@ fn missing_error<F: FileSystem + ?Sized>(
             config.loop_block_at
         ));
     }
-    ReadError::new(ErrorKind::NotFound, message)
+    ReadError::new(ErrorKind::NotFound, message).with_suggestions(similar.names)
 }
 
-/// Up to three names in the directory of `absolute` that look like its last component, as a sentence with a
-/// leading space (` Similar names in /w: a.txt, b.txt.`); empty when there are none or the directory cannot be
-/// listed.
-fn similar_names<F: FileSystem + ?Sized>(fs: &mut F, absolute: &str) -> String {
+/// The names offered instead of a missing one: the directory they are in and the names, best first.
+struct SimilarNames {
+    /// The directory listed (a guest path).
+    parent: String,
+    /// At most three names of `parent`, best first; empty when none look alike or it cannot be listed.
+    names: Vec<String>,
+    /// A name of `parent` that differs from the missing one only by invisible or look-alike characters or by
+    /// normalization, and that difference in words ([`crate::names::confusable_difference`]).
+    confusable: Option<(String, String)>,
+}
+
+impl SimilarNames {
+    /// The names as a sentence with a leading space (` Similar names in /w: a.txt, b.txt.`); empty without names.
+    fn sentence(&self) -> String {
+        let mut sentence = String::new();
+        if let Some((name, difference)) = &self.confusable {
+            sentence.push_str(&format!(
+                " {}/{name} looks the same but is another name: {difference}. Ask for that exact name to read it.",
+                self.parent.trim_end_matches('/')
+            ));
+        }
+        if !self.names.is_empty() {
+            sentence.push_str(&format!(
+                " Similar names in {}: {}.",
+                self.parent,
+                self.names.join(", ")
+            ));
+        }
+        sentence
+    }
+}
+
+/// Up to three names in the directory of `absolute` that look like its last component (none when the directory
+/// cannot be listed).
+fn similar_names<F: FileSystem + ?Sized>(fs: &mut F, absolute: &str) -> SimilarNames {
     let (parent, name) = match absolute.rsplit_once('/') {
         Some(("", name)) => ("/", name),
         Some((parent, name)) => (parent, name),
         None => ("/", absolute),
     };
-    let mut message = String::new();
+    let mut similar = SimilarNames {
+        parent: parent.to_string(),
+        names: Vec::new(),
+        confusable: None,
+    };
     let roots = fs.roots().to_vec();
     if let Some((root, relative)) = find_root(&roots, parent) {
         if let Ok(entries) = fs.list_directory(root, &relative, SUGGESTION_SCAN) {
+            similar.confusable = entries.iter().find_map(|entry| {
+                confusable_difference(name, entry).map(|difference| (entry.clone(), difference))
+            });
             let mut scored: Vec<(f64, String)> = entries
                 .into_iter()
                 .map(|entry| (strsim::normalized_damerau_levenshtein(name, &entry), entry))
                 .filter(|(score, _)| *score >= 0.6)
                 .collect();
             scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            let names: Vec<String> = scored.into_iter().take(3).map(|(_, entry)| entry).collect();
-            if !names.is_empty() {
-                message.push_str(&format!(
-                    " Similar names in {parent}: {}.",
-                    names.join(", ")
-                ));
-            }
+            similar.names = scored.into_iter().take(3).map(|(_, entry)| entry).collect();
         }
     }
-    message
+    similar
 }
 
-/// Refuses by stat what is not a regular file; `/dev/null` reads as empty.
-fn check_kind(resolved: &Resolved, requested: &str) -> Result<(), ReadError> {
+/// Entries of a directory counted for its `not_a_file` message at most.
+const DIRECTORY_COUNT_CAP: usize = 10_000;
+
+/// How many entries the directory `resolved` holds, in words (`3 entries`, `more than 10000 entries`, `no
+/// entries`); empty when it cannot be listed.
+fn directory_entries<F: FileSystem + ?Sized>(fs: &mut F, resolved: &Resolved) -> String {
+    match fs.list_directory(resolved.root, &resolved.relative, DIRECTORY_COUNT_CAP + 1) {
+        Ok(entries) if entries.len() > DIRECTORY_COUNT_CAP => {
+            format!(" of more than {DIRECTORY_COUNT_CAP} entries")
+        }
+        Ok(entries) if entries.is_empty() => " with no entries".to_string(),
+        Ok(entries) if entries.len() == 1 => " of 1 entry".to_string(),
+        Ok(entries) => format!(" of {} entries", entries.len()),
+        Err(_) => String::new(),
+    }
+}
+
+/// Refuses by stat what is not a regular file; `/dev/null` reads as empty. A directory's message says how many
+/// entries it holds (counted up to `DIRECTORY_COUNT_CAP`).
+fn check_kind<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    resolved: &Resolved,
+    requested: &str,
+) -> Result<(), ReadError> {
     match resolved.stat.kind {
         FileKind::Regular => Ok(()),
         FileKind::CharacterDevice if resolved.path == "/dev/null" => Ok(()),
         FileKind::Directory => Err(ReadError::new(
             ErrorKind::NotAFile,
             format!(
-                "{} is a directory, not a file. List it with a directory tool, or read a file inside it.",
-                described(requested, &resolved.path)
+                "{} is a directory{}, not a file. List it with a directory tool, or read a file inside it.",
+                described(requested, &resolved.path),
+                directory_entries(fs, resolved)
             ),
         )),
         kind => Err(ReadError::new(
@@ -452,7 +588,8 @@ fn check_kind(resolved: &Resolved, requested: &str) -> Result<(), ReadError> {
 
 /// An open file: the scanner over it (holding its last block) and its index.
 struct Opened<File: ByteSource> {
-    scanner: Scanner<File>,
+    /// The scanner over the file, read through [`CrAsLf`] (active when the index splits on `\r`).
+    scanner: Scanner<CrAsLf<File>>,
     index: LineIndex,
 }
 
@@ -477,21 +614,24 @@ fn region_print<S: ByteSource>(
     Ok(fingerprint(&[&bytes]))
 }
 
-/// Sniffs the file from its first block and scans all of it into a new index.
+/// Sniffs the file from its first block and scans all of it into a new index: split on `\n`, or, when the file
+/// has no `\n` at all but has `\r` (and 1-byte code units), split on `\r` (scanned again through an active
+/// [`CrAsLf`]).
 fn build_index<S: ByteSource>(
-    scanner: &mut Scanner<S>,
+    scanner: &mut Scanner<CrAsLf<S>>,
     resolved: &Resolved,
     requested: &str,
 ) -> Result<LineIndex, ReadError> {
     let io = |error: FsError| error.into_read_error(requested);
+    if scanner.source_mut().is_active() {
+        scanner.source_mut().set_active(false);
+        scanner.forget_block();
+    }
     scanner.seek(0);
     scanner.set_encoding(TextEncoding::Utf8);
     let block = scanner.fill().map_err(io)?;
-    let sample = block
-        .get(..block.len().min(SAMPLE_BYTES))
-        .unwrap_or_default();
-    let whole_file = resolved.stat.size > 0 && sample.len() as u64 >= resolved.stat.size;
-    let mut index = match sniff(sample, whole_file) {
+    let whole_file = resolved.stat.size > 0 && block.len() as u64 >= resolved.stat.size;
+    let mut index = match sniff_block(block, whole_file) {
         Verdict::Binary { kind } => {
             return Err(ReadError::new(
                 ErrorKind::Binary,
@@ -510,6 +650,12 @@ fn build_index<S: ByteSource>(
         }
     };
     index.extend(scanner).map_err(io)?;
+    if index.wants_split_on_cr() {
+        scanner.source_mut().set_active(true);
+        scanner.forget_block();
+        index = LineIndex::new_split_on_cr(index.encoding(), index.data_start());
+        index.extend(scanner).map_err(io)?;
+    }
     index.identity = Some(identity_of(resolved));
     Ok(index)
 }
@@ -536,14 +682,19 @@ fn open_and_index<F: FileSystem + ?Sized>(
     // Files of one block are rescanned: the scan is the one read the window needs anyway.
     let candidate = cached.filter(|index| {
         index.identity.is_some_and(|known| {
-            known == identity || (identity.size > known.size && known.size > BLOCK_BYTES as u64)
+            known == identity
+                // A file split on `\r` that changed may have gained a `\n`: it is indexed again.
+                || (identity.size > known.size
+                    && known.size > BLOCK_BYTES as u64
+                    && !index.splits_on_cr())
         }) && identity.size > BLOCK_BYTES as u64
     });
-    let mut scanner = Scanner::new(file, TextEncoding::Utf8);
+    let mut scanner = Scanner::new(CrAsLf::new(file), TextEncoding::Utf8);
     scanner.set_size_hint(resolved.stat.size);
     let mut reusable = None;
     if let Some(index) = candidate {
         scanner.set_encoding(index.encoding());
+        scanner.source_mut().set_active(index.splits_on_cr());
         let unchanged = match index.resume_region() {
             Some((start, end, print)) => {
                 region_print(&mut scanner, start, end).map_err(io)? == print
@@ -560,7 +711,11 @@ fn open_and_index<F: FileSystem + ?Sized>(
                 index.extend(&mut scanner).map_err(io)?;
                 index.identity = Some(identity);
             }
-            index
+            if index.wants_split_on_cr() {
+                build_index(&mut scanner, resolved, requested)?
+            } else {
+                index
+            }
         }
         None => build_index(&mut scanner, resolved, requested)?,
     };
@@ -573,6 +728,7 @@ fn window_result<File: ByteSource>(
     config: &Config,
     density: f64,
     request: &WindowRequest,
+    tail: Option<u64>,
     resolved: &Resolved,
     requested: &str,
 ) -> Result<ReadResult, ReadError> {
@@ -581,6 +737,62 @@ fn window_result<File: ByteSource>(
         budget: config.budget,
         density,
     };
+    let Some(tail) = tail else {
+        return window_result_at(
+            opened, config, &settings, request, None, resolved, requested,
+        );
+    };
+    // A tail read: the last `tail` lines, fewer when they do not fit the budget, so the window still ends at the
+    // last line (a last line alone over the budget is cut inside, with its cursor, as any window).
+    let mut lines = tail;
+    let mut attempts = 0;
+    loop {
+        let total = opened.index.total_lines();
+        let at = WindowRequest {
+            offset: total.saturating_sub(lines).saturating_add(1),
+            column: 0,
+            limit: lines,
+        };
+        let result = window_result_at(
+            opened,
+            config,
+            &settings,
+            &at,
+            Some(lines),
+            resolved,
+            requested,
+        )?;
+        let window = &result.window;
+        let shown_whole = window
+            .lines_returned
+            .saturating_sub(u64::from(window.next_column.is_some()));
+        attempts += 1;
+        if window.next_offset.is_none()
+            || shown_whole == 0
+            || shown_whole >= lines
+            || attempts >= TAIL_ATTEMPTS
+        {
+            return Ok(result);
+        }
+        lines = shown_whole;
+    }
+}
+
+/// Tail reads that do not fit the budget are tried again with fewer lines at most this many times.
+const TAIL_ATTEMPTS: u32 = 8;
+
+/// The result of reading the window `request` of an opened file; `tail` is the count of a tail read (for the
+/// hint's pointer to the lines before it).
+fn window_result_at<File: ByteSource>(
+    opened: &mut Opened<File>,
+    config: &Config,
+    settings: &WindowSettings,
+    request: &WindowRequest,
+    tail: Option<u64>,
+    resolved: &Resolved,
+    requested: &str,
+) -> Result<ReadResult, ReadError> {
+    let settings = *settings;
     // The checkpoint the window starts from must still sit after the same bytes; if not, the file changed
     // under an unchanged size and modification time: index it again.
     if let Some((start, offset, print)) = opened.index.checkpoint_region(request.offset) {
@@ -590,7 +802,7 @@ fn window_result<File: ByteSource>(
             opened.index = build_index(&mut opened.scanner, resolved, requested)?;
         }
     }
-    let window = read_window(
+    let mut window = read_window(
         &mut opened.scanner,
         &mut opened.index,
         request,
@@ -606,21 +818,80 @@ fn window_result<File: ByteSource>(
             window.total_lines,
         )?;
     }
+    // A window that stops right before a key continues past it: the key is withheld, not a page to read.
+    let withheld = match (window.next_offset, window.next_column) {
+        (Some(next), None) => opened
+            .index
+            .key_blocks()
+            .withheld_run(next, window.total_lines)
+            .map(|(first, last, what)| Withheld { first, last, what }),
+        _ => None,
+    };
+    if let Some(withheld) = &withheld {
+        window.next_offset = (withheld.last < window.total_lines).then_some(withheld.last + 1);
+    }
     let budget = BudgetReport::of(&config.budget, window.budget_limit, window.budget_used);
+    let encoding = EncodingFacts {
+        encoding: opened.index.encoding(),
+        bom: opened.index.data_start() > 0,
+        origin: if opened.index.data_start() > 0 {
+            EncodingOrigin::Declared
+        } else {
+            EncodingOrigin::Detected
+        },
+        line_endings: opened.index.line_endings(),
+        replaced_invalid: window.replaced_invalid,
+    };
+    let mut hint = hint_past_key(
+        &resolved.path,
+        &window,
+        &config.budget,
+        resolved.stat.size,
+        withheld.as_ref(),
+    );
+    if let Some(tail) = tail {
+        hint.push_str(&tail_clause(&window, tail));
+    }
+    hint.push_str(&encoding_clause(&encoding));
     Ok(ReadResult {
-        hint: hint(&resolved.path, &window, &config.budget, resolved.stat.size),
+        hint,
         path: resolved.path.clone(),
         file_size: resolved.stat.size,
-        encoding: EncodingFacts {
-            encoding: opened.index.encoding(),
-            bom: opened.index.data_start() > 0,
-            line_endings: opened.index.line_endings(),
-            replaced_invalid: window.replaced_invalid,
-        },
+        encoding,
         budget,
         warnings: Vec::new(),
         window,
     })
+}
+
+/// The hint's pointer from a tail window to the lines before it (` The N lines before them are read with
+/// offset=A limit=N.`); empty when the window starts at line 1.
+fn tail_clause(window: &Window, tail: u64) -> String {
+    if window.start_line <= 1 || window.lines_returned == 0 {
+        return String::new();
+    }
+    let before = window.start_line - 1;
+    let count = before.min(tail.max(1));
+    let offset = window.start_line - count;
+    if count == 1 {
+        format!(" The line before them is read with offset={offset} limit=1.")
+    } else {
+        format!(" The {count} lines before them are read with offset={offset} limit={count}.")
+    }
+}
+
+/// The hint's clause for a file decoded from a legacy encoding (` Decoded from windows-1252 (detected from its
+/// content): write changes back in windows-1252.`); empty for UTF-8, UTF-16 and UTF-32.
+fn encoding_clause(encoding: &EncodingFacts) -> String {
+    match encoding.encoding {
+        TextEncoding::Legacy(_) => {
+            let name = encoding.encoding.name();
+            format!(
+                " Decoded from {name} (detected from its content): write changes back in {name}."
+            )
+        }
+        _ => String::new(),
+    }
 }
 
 /// Resolves and guards a request's path; on a missing path, the error and whether it is cacheable.
@@ -641,7 +912,7 @@ fn resolve_guarded<F: FileSystem + ?Sized>(
     check_device_name(&resolved.path).map_err(ResolveError::Other)?;
     policy.check(absolute).map_err(ResolveError::Other)?;
     policy.check(&resolved.path).map_err(ResolveError::Other)?;
-    check_kind(&resolved, requested).map_err(ResolveError::Other)?;
+    check_kind(fs, &resolved, requested).map_err(ResolveError::Other)?;
     Ok(resolved)
 }
 
@@ -670,6 +941,7 @@ fn empty_result(config: &Config, resolved: &Resolved) -> ReadResult {
         encoding: EncodingFacts {
             encoding: TextEncoding::Utf8,
             bom: false,
+            origin: EncodingOrigin::Detected,
             line_endings: LineEndings::None,
             replaced_invalid: 0,
         },
@@ -692,23 +964,29 @@ pub fn read_once<F: FileSystem + ?Sized>(
     let prepared = prepare(&config, fs, request)?;
     let resolved = match resolve_guarded(fs, &policy, &request.path, &prepared.absolute) {
         Ok(resolved) => resolved,
-        Err(ResolveError::NotFound) => {
-            return Err(not_found_error(fs, &request.path, &prepared.absolute))
+        Err(ResolveError::NotFound(missing)) => {
+            return Err(
+                not_found_error(fs, &request.path, &prepared.absolute, &missing)
+                    .at_path(&prepared.absolute),
+            )
         }
-        Err(ResolveError::Other(error)) => return Err(error),
+        Err(ResolveError::Other(error)) => return Err(error.at_path(&prepared.absolute)),
     };
     let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
         empty_result(&config, &resolved)
     } else {
-        let mut opened = open_and_index(fs, &resolved, &request.path, None)?;
+        let mut opened = open_and_index(fs, &resolved, &request.path, None)
+            .map_err(|error| error.at_path(&resolved.path))?;
         window_result(
             &mut opened,
             &config,
             1.0,
             &prepared.request,
+            prepared.tail,
             &resolved,
             &request.path,
-        )?
+        )
+        .map_err(|error| error.at_path(&resolved.path))?
     };
     result.warnings = warnings;
     Ok(result)
@@ -726,6 +1004,7 @@ impl Reader {
             pending_warnings,
             returned: ReturnedLines::new(),
             versions: FileVersions::new(),
+            legacy: LegacyFiles::new(),
         }
     }
 
@@ -764,7 +1043,7 @@ impl Reader {
         // A missing path is checked again on every read: the memory of misses only counts them.
         let resolved = match resolve_guarded(fs, &self.policy, requested, &prepared.absolute) {
             Ok(resolved) => resolved,
-            Err(ResolveError::NotFound) => {
+            Err(ResolveError::NotFound(missing)) => {
                 let count = self.memory.count_miss(
                     &prepared.absolute,
                     now_ms,
@@ -775,10 +1054,12 @@ impl Reader {
                     &self.config,
                     requested,
                     &prepared.absolute,
+                    &missing,
                     count,
-                ));
+                )
+                .at_path(&prepared.absolute));
             }
-            Err(ResolveError::Other(error)) => return Err(error),
+            Err(ResolveError::Other(error)) => return Err(error.at_path(&prepared.absolute)),
         };
         self.memory.found(&prepared.absolute);
         self.memory
@@ -788,13 +1069,15 @@ impl Reader {
             empty_result(&self.config, &resolved)
         } else {
             let cached = self.memory.take_file(&resolved.path);
-            let mut opened = open_and_index(fs, &resolved, requested, cached)?;
+            let mut opened = open_and_index(fs, &resolved, requested, cached)
+                .map_err(|error| error.at_path(&resolved.path))?;
             let density = self.memory.density(&resolved.path);
             let outcome = window_result(
                 &mut opened,
                 &self.config,
                 density,
                 &prepared.request,
+                prepared.tail,
                 &resolved,
                 requested,
             );
@@ -803,7 +1086,7 @@ impl Reader {
             }
             self.memory.positioned_reads += opened.scanner.reads();
             self.memory.store_file(&resolved.path, opened.index);
-            outcome?
+            outcome.map_err(|error| error.at_path(&resolved.path))?
         };
         // The key is the window as returned, not as asked: two requests that return the same lines (a limit past
         // the end of the file, a budget that stops both at line 52) are the same read.
@@ -818,9 +1101,9 @@ impl Reader {
         };
         let window = &result.window;
         let outcome = match self.memory.decide(&key, window_hash(window), &self.config) {
-            Decision::Blocked { count, cycle } => Err(ReadError {
-                kind: ErrorKind::LoopBlocked,
-                message: if cycle > 1 {
+            Decision::Blocked { count, cycle } => Err(ReadError::new(
+                ErrorKind::LoopBlocked,
+                if cycle > 1 {
                     format!(
                         "{MARKER_PREFIX}loop-blocked] You have read lines {}-{} of {} {count} times in a cycle of {cycle} unchanged windows read over and over. Stop re-reading them: use the content you already have, read a range you have not read, or change the file first.",
                         window.start_line, window.end_line, resolved.path
@@ -831,8 +1114,9 @@ impl Reader {
                         window.start_line, window.end_line, resolved.path
                     )
                 },
-                already_read: Some(count),
-            }),
+            )
+            .with_count(count)
+            .at_path(&resolved.path)),
             Decision::Stub => Ok(ReadOutcome::Unchanged(stub_of(window, &resolved.path))),
             Decision::Content { warning } => {
                 if let Some(tokens) = window.estimated_tokens {
@@ -874,7 +1158,9 @@ impl Reader {
     /// whatever is around them; the message names the lines of the text); text holding output of this component
     /// (a stub, a block message, a warning, a clamp or budget marker: all start with `MARKER_PREFIX`); and text
     /// holding U+FFFD for a file whose read in this session replaced invalid bytes with it (the message names the
-    /// line of the text). Numbered text this session never returned is accepted.
+    /// line of the text). Numbered text this session never returned is accepted. `Unencodable`: text for a file
+    /// this session read in a legacy encoding that holds a character that encoding cannot encode (the message
+    /// names the first one, its line and column); text that passes must be written back in that encoding.
     pub fn check_write<F: FileSystem + ?Sized>(
         &self,
         fs: &F,
@@ -905,6 +1191,18 @@ impl Reader {
                     ErrorKind::EchoedOutput,
                     format!(
                         "Line {line} of the text for {path} holds U+FFFD, the replacement character: this session's read of {resolved} replaced bytes that are not valid text with it, so this text is the damaged decode, and writing it would replace the file's original bytes for good. Change only the lines you mean with a tool that keeps the other bytes as they are (a byte-level edit or sed on those lines), or convert the file to UTF-8 first (iconv -f ITS-ENCODING -t UTF-8) and read it again."
+                    ),
+                ));
+            }
+        }
+        if let Some(encoding) = self.legacy.encoding_of(&resolved) {
+            if let Some((character, line, column)) = first_unencodable(text, encoding) {
+                let name = encoding.name();
+                return Err(ReadError::new(
+                    ErrorKind::Unencodable,
+                    format!(
+                        "Line {line} of the text for {path} holds U+{:04X} `{character}` (column {column}), which {name} cannot encode: this session read {resolved} as {name}, so the text must be written back encoded in {name}, and this character would be lost or the file would mix two encodings. Use a character {name} has, or convert the file to UTF-8 first (iconv -f {name} -t UTF-8) and read it again.",
+                        u32::from(character)
                     ),
                 ));
             }
@@ -1110,6 +1408,7 @@ impl Reader {
             }
         }
         if let ReadOutcome::Window(result) = answer {
+            self.legacy.note(path, result.encoding.encoding);
             self.returned.remember(&result.window.content);
             if result.window.replaced_invalid > 0 {
                 self.returned.remember_lossy(path);
@@ -1138,6 +1437,7 @@ mod stub_and_miss_tests {
             offset: Some(offset),
             limit,
             column,
+            tail: None,
         }
     }
 
@@ -1273,6 +1573,7 @@ mod returned_and_change_tests {
             offset: Some(offset),
             limit: Some(limit),
             column: None,
+            tail: None,
         };
         reader.read(fs, &request, 0).unwrap()
     }
@@ -1323,7 +1624,11 @@ mod returned_and_change_tests {
     #[test]
     fn check_write_refuses_the_damaged_decode_of_a_lossy_read_only() {
         let (directory, mut fs) = setup();
-        std::fs::write(directory.path().join("a.txt"), b"ok\ncaf\xe9\n").unwrap();
+        // UTF-8 with one Latin-1 byte pasted in: it stays UTF-8 (its valid multi-byte characters outnumber the
+        // invalid byte), so the byte is replaced.
+        let mut bytes = "déjà\n".as_bytes().to_vec();
+        bytes.extend_from_slice(b"caf\xe9\n");
+        std::fs::write(directory.path().join("a.txt"), bytes).unwrap();
         let mut reader = Reader::new(ConfigInput::default());
         let before = reader.check_write(&fs, "a.txt", "ok\ncaf\u{FFFD}\n");
         assert!(before.is_ok());

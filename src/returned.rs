@@ -26,18 +26,18 @@ pub const MAX_VERSIONS: usize = 128;
 /// Characters of a text line quoted in a `check-write` refusal at most.
 const QUOTE_CHARS: usize = 60;
 
-/// A content line as it is compared: without a trailing carriage return (text written with CRLF line ends
-/// still matches).
-fn line_hash(line: &str) -> u64 {
-    fingerprint(&[line.strip_suffix('\r').unwrap_or(line).as_bytes()])
-}
-
-/// Whether `line` starts with a gutter: one or more ASCII digits, then `|`.
-fn has_gutter(line: &str) -> bool {
-    match line.split_once('|') {
-        Some((number, _)) => !number.is_empty() && number.bytes().all(|byte| byte.is_ascii_digit()),
-        None => false,
+/// The hash of a gutter line as it is compared, or `None` when `line` has no gutter (ASCII digits, then `|`).
+///
+/// Only what a paste changes around the gutter line is normalised: spaces and tabs before the gutter (a window
+/// pasted with indentation) and whitespace at the end of the line (trailing spaces trimmed by an editor, a
+/// carriage return of CRLF text). The text between them, its own indentation included, is compared exactly.
+fn gutter_line_hash(line: &str) -> Option<u64> {
+    let line = line.trim_start_matches([' ', '\t']).trim_end();
+    let (number, _) = line.split_once('|')?;
+    if number.is_empty() || !number.bytes().all(|byte| byte.is_ascii_digit()) {
+        return None;
     }
+    Some(fingerprint(&[line.as_bytes()]))
 }
 
 /// A run of lines of a text that this session returned with their gutters.
@@ -69,8 +69,7 @@ impl ReturnedLines {
     /// Remembers the gutter lines of `content` (a window's content as returned), forgetting the oldest beyond
     /// `MAX_RETURNED_LINES`.
     pub fn remember(&mut self, content: &str) {
-        for line in content.split('\n').filter(|line| has_gutter(line)) {
-            let hash = line_hash(line);
+        for hash in content.split('\n').filter_map(gutter_line_hash) {
             if self.hashes.insert(hash) {
                 self.order.push_back(hash);
             }
@@ -92,13 +91,14 @@ impl ReturnedLines {
         self.hashes.is_empty()
     }
 
-    /// The first run of two or more consecutive lines of `text` that are gutter lines this session returned.
+    /// The first run of two or more consecutive lines of `text` that are gutter lines this session returned
+    /// (compared with the indentation before the gutter and the whitespace at the end of the line ignored).
     pub fn echoed_run(&self, text: &str) -> Option<EchoedRun> {
         let mut run: Option<(u64, &str)> = None;
         let mut number = 0u64;
         for line in text.split('\n') {
             number += 1;
-            let returned = has_gutter(line) && self.hashes.contains(&line_hash(line));
+            let returned = self.is_returned(line);
             match (returned, run) {
                 (true, None) => run = Some((number, line)),
                 (true, Some((first, quote))) => {
@@ -109,7 +109,7 @@ impl ReturnedLines {
                             .split('\n')
                             .skip(usize::try_from(number).unwrap_or(usize::MAX))
                         {
-                            if has_gutter(next) && self.hashes.contains(&line_hash(next)) {
+                            if self.is_returned(next) {
                                 last += 1;
                             } else {
                                 break;
@@ -119,8 +119,8 @@ impl ReturnedLines {
                             first,
                             last,
                             quote: quote
-                                .strip_suffix('\r')
-                                .unwrap_or(quote)
+                                .trim_start_matches([' ', '\t'])
+                                .trim_end()
                                 .chars()
                                 .take(QUOTE_CHARS)
                                 .collect(),
@@ -131,6 +131,11 @@ impl ReturnedLines {
             }
         }
         None
+    }
+
+    /// Whether `line` is a gutter line this session returned.
+    fn is_returned(&self, line: &str) -> bool {
+        gutter_line_hash(line).is_some_and(|hash| self.hashes.contains(&hash))
     }
 
     /// Remembers that a read of `path` (resolved) replaced invalid bytes with U+FFFD.
@@ -453,6 +458,25 @@ mod tests {
                 .echoed_run("13|    return 1\n12|def foo():\n")
                 .map(|run| run.first),
             Some(1)
+        );
+    }
+
+    #[test]
+    fn indentation_before_the_gutter_and_trailing_whitespace_are_ignored() {
+        let mut returned = ReturnedLines::new();
+        returned.remember("7|    let a = 1;  \n8|    let b = 2;\n");
+        assert_eq!(
+            returned.echoed_run("fn f() {\n    7|    let a = 1;\n\t8|    let b = 2;   \n}\n"),
+            Some(EchoedRun {
+                first: 2,
+                last: 3,
+                quote: "7|    let a = 1;".to_string()
+            })
+        );
+        // The text after the gutter is compared exactly: changed indentation there is an edit, not an echo.
+        assert_eq!(
+            returned.echoed_run("7|  let a = 1;\n8|  let b = 2;\n"),
+            None
         );
     }
 

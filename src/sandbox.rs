@@ -13,6 +13,8 @@ use crate::source::ByteSource;
 pub const MAX_LINK_HOPS: u32 = 40;
 /// Bytes of a path at most (Linux's `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4_096;
+/// Bytes of one name (a path component) at most (`NAME_MAX` of Linux, macOS and Windows file systems).
+pub const MAX_NAME_BYTES: usize = 255;
 
 /// The type of a directory entry, from a stat that does not follow links.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,11 +88,21 @@ pub trait FileSystem {
     ) -> Result<Vec<String>, FsError>;
 }
 
-/// Checks a requested path for what can never be a file name: empty, a NUL byte, longer than `MAX_PATH_BYTES`.
+/// Checks a requested path for what can never be a file name.
+///
+/// Errors (`invalid-request`, naming the rule): an empty path or one of whitespace only (the rule for whitespace:
+/// a path that is nothing but whitespace is taken as no path at all, since a model sending `" "` meant none; a
+/// name of whitespace is still readable when the path says where it is, as `./ ` or `dir/ `); a NUL byte; more
+/// than [`MAX_PATH_BYTES`] bytes; a name (a component between `/`) of more than [`MAX_NAME_BYTES`] bytes.
 pub fn validate_path(path: &str) -> Result<(), ReadError> {
-    if path.trim().is_empty() {
+    if path.is_empty() {
         return Err(ReadError::invalid(
             "path is empty; give the path of a file to read.",
+        ));
+    }
+    if path.trim().is_empty() {
+        return Err(ReadError::invalid(
+            "path is only whitespace, which is read as no path; give the path of a file to read (a file whose name is only spaces is read as `./ `, with the directory before it).",
         ));
     }
     if path.contains('\0') {
@@ -104,7 +116,20 @@ pub fn validate_path(path: &str) -> Result<(), ReadError> {
             path.len()
         )));
     }
+    if let Some(name) = path.split('/').find(|name| name.len() > MAX_NAME_BYTES) {
+        let start: String = name.chars().take(24).collect();
+        return Err(ReadError::invalid(format!(
+            "path holds a name of {} bytes (`{start}...`); a file or directory name is at most {MAX_NAME_BYTES} bytes, so no such file can exist. Check the path.",
+            name.len()
+        )));
+    }
     Ok(())
+}
+
+/// Whether `requested` ends as a directory does (`dir/`, `dir/.`): POSIX resolves such a path only when its last
+/// component is a directory, so `file.txt/` names nothing.
+pub fn names_a_directory(requested: &str) -> bool {
+    requested.ends_with('/') || requested.ends_with("/.") || requested == "."
 }
 
 /// `path` made absolute against `base` (an absolute guest path) and normalized: no empty or `.` components, `..`
@@ -213,11 +238,21 @@ pub struct Resolved {
     pub via_link: bool,
 }
 
+/// The component of a path that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    /// The absolute guest path of the first component that does not exist, after the links before it.
+    pub path: String,
+    /// The last link the path went through before it, and its target as stored, if any.
+    pub via_link: Option<(String, String)>,
+}
+
 /// Why a resolution failed before it could name a file.
 #[derive(Debug)]
 pub enum ResolveError {
-    /// A component of the path is missing: the caller words the error (with similar names) and caches it.
-    NotFound,
+    /// A component of the path is missing: the caller words the error (naming it, with similar names) and counts
+    /// it.
+    NotFound(Missing),
     /// Any other refusal or failure.
     Other(ReadError),
 }
@@ -232,6 +267,8 @@ pub fn resolve<F: FileSystem + ?Sized>(
     let mut current = absolute.to_string();
     let mut hops = 0u32;
     let mut last_link: Option<(String, String)> = None;
+    // The absolute guest path the last link points to.
+    let mut target_path: Option<String> = None;
     'restart: loop {
         let roots = fs.roots().to_vec();
         let Some((root, relative)) = find_root(&roots, &current) else {
@@ -273,16 +310,28 @@ pub fn resolve<F: FileSystem + ?Sized>(
             let stat = match fs.stat(root, &prefix) {
                 Ok(stat) => stat,
                 Err(FsError::NotFound) | Err(FsError::NotADirectory) => {
-                    // Past a link, say so: a dangling link is not a typo to suggest names for.
-                    if let Some((link, target)) = &last_link {
-                        return Err(ResolveError::Other(ReadError::new(
-                            ErrorKind::NotFound,
-                            format!(
-                                "{requested} goes through the link {link}, which points to {target}; that does not exist (a dangling link)."
-                            ),
-                        )));
+                    let missing = normalize(&prefix, &root_path);
+                    // A link whose target (or a directory on the way to it) is missing is a dangling link, not a
+                    // typo to suggest names for; a name missing under a link's existing target is an ordinary miss.
+                    if let (Some((link, target)), Some(target_path)) = (&last_link, &target_path) {
+                        if is_same_or_ancestor(&missing, target_path) {
+                            let what = if &missing == target_path {
+                                "that does not exist".to_string()
+                            } else {
+                                format!("{missing}, on the way to it, does not exist")
+                            };
+                            return Err(ResolveError::Other(ReadError::new(
+                                ErrorKind::NotFound,
+                                format!(
+                                    "{requested} goes through the link {link}, which points to {target}; {what} (a dangling link)."
+                                ),
+                            )));
+                        }
                     }
-                    return Err(ResolveError::NotFound);
+                    return Err(ResolveError::NotFound(Missing {
+                        path: missing,
+                        via_link: last_link.clone(),
+                    }));
                 }
                 Err(other) => {
                     return Err(ResolveError::Other(
@@ -323,20 +372,32 @@ pub fn resolve<F: FileSystem + ?Sized>(
                     let link_directory = normalize(&parent_components, &root_path);
                     let link_path = normalize(&prefix, &root_path);
                     let rest = components.get(position + 1..).unwrap_or_default().join("/");
-                    let target_path = normalize(&target, &link_directory);
+                    let target_path_now = normalize(&target, &link_directory);
                     current = if rest.is_empty() {
-                        target_path.clone()
+                        target_path_now.clone()
                     } else {
-                        normalize(&rest, &target_path)
+                        normalize(&rest, &target_path_now)
                     };
                     last_link = Some((link_path, target));
+                    target_path = Some(target_path_now);
                     continue 'restart;
                 }
                 FileKind::Directory => {}
-                _ if !is_last => {
-                    return Err(ResolveError::Other(
-                        FsError::NotADirectory.into_read_error(&described(requested, &current)),
-                    ));
+                _ if !is_last || names_a_directory(requested) => {
+                    let file = normalize(&prefix, &root_path);
+                    let ending = if is_last {
+                        " (the path ends with `/`, which only a directory can)"
+                    } else {
+                        ""
+                    };
+                    return Err(ResolveError::Other(ReadError::new(
+                        ErrorKind::NotFound,
+                        format!(
+                            "{} does not exist: a component of the path is a file: {file} is {}, not a directory{ending}. Read {file} itself, or check the path.",
+                            described(requested, &current),
+                            stat.kind.describe()
+                        ),
+                    )));
                 }
                 _ => {}
             }
@@ -351,6 +412,15 @@ pub fn resolve<F: FileSystem + ?Sized>(
             }
         }
     }
+}
+
+/// Whether `path` is `other` or a directory above it (both absolute and normalized).
+fn is_same_or_ancestor(path: &str, other: &str) -> bool {
+    path == other
+        || path == "/"
+        || other
+            .strip_prefix(path)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 #[cfg(test)]
@@ -404,6 +474,42 @@ mod tests {
         assert!(direct
             .message
             .starts_with("/etc/passwd is outside the directories"));
+    }
+
+    #[test]
+    fn a_name_over_255_bytes_is_an_invalid_request() {
+        let long = format!("dir/{}.txt", "n".repeat(300));
+        let error = validate_path(&long).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::InvalidRequest);
+        assert_eq!(
+            error.message,
+            "path holds a name of 304 bytes (`nnnnnnnnnnnnnnnnnnnnnnnn...`); a file or directory name is at most 255 bytes, so no such file can exist. Check the path."
+        );
+        assert!(validate_path(&"n".repeat(255)).is_ok());
+    }
+
+    #[test]
+    fn whitespace_only_paths_are_no_path_but_whitespace_names_are_names() {
+        for path in [" ", "\t", "  \n"] {
+            let error = validate_path(path).unwrap_err();
+            assert_eq!(error.kind, ErrorKind::InvalidRequest);
+            assert!(
+                error.message.starts_with("path is only whitespace"),
+                "{path:?}"
+            );
+        }
+        assert!(validate_path("./ ").is_ok());
+        assert!(validate_path("dir/ ").is_ok());
+    }
+
+    #[test]
+    fn a_trailing_slash_asks_for_a_directory() {
+        assert!(names_a_directory("ok.txt/"));
+        assert!(names_a_directory("ok.txt/."));
+        assert!(!names_a_directory("ok.txt"));
+        assert!(!names_a_directory("./ok.txt"));
+        assert!(is_same_or_ancestor("/a", "/a/b"));
+        assert!(!is_same_or_ancestor("/a/b", "/a/bc"));
     }
 
     #[test]

@@ -65,6 +65,19 @@ impl<S: ByteSource> Scanner<S> {
         self.encoding = encoding;
     }
 
+    /// The byte source, to change how it reads (see [`crate::source::CrAsLf`]); call [`Scanner::forget_block`]
+    /// after such a change.
+    pub fn source_mut(&mut self) -> &mut S {
+        &mut self.source
+    }
+
+    /// Drops the block held, so the next [`Scanner::fill`] reads from the source again.
+    pub fn forget_block(&mut self) {
+        self.block.clear();
+        self.block_start = 0;
+        self.end_of_file = None;
+    }
+
     /// Positioned reads issued so far.
     pub fn reads(&self) -> u64 {
         self.reads

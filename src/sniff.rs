@@ -47,6 +47,11 @@ const MAGIC: &[(usize, &[u8], &str)] = &[
     (0, b"\x28\xb5\x2f\xfd", "zstd archive"),
     (0, b"7z\xbc\xaf\x27\x1c", "7z archive"),
     (257, b"ustar", "tar archive"),
+    (
+        0,
+        b"!<arch>\n",
+        "ar archive (a static library or a .deb package)",
+    ),
     (0, b"\x7fELF", "ELF executable or library"),
     (0, b"\xfe\xed\xfa\xce", "Mach-O executable"),
     (0, b"\xfe\xed\xfa\xcf", "Mach-O executable"),
@@ -141,8 +146,20 @@ pub fn binary_advice(kind: &str, path: &str) -> String {
         "It is an image: view it with an image tool if you can see images; it holds no text to read.".to_string()
     } else if has("PDF") {
         format!("It is a PDF document: read-window does not read documents as text yet (support is coming); meanwhile a shell's `pdftotext {path} -` gives its text.")
-    } else if has("executable") || has("Mach-O") || has("WebAssembly") || has("Java class") {
-        format!("It is compiled code: inspect it with a tool made for it (`file {path}`, `strings {path} | head`, `objdump`, `javap`, `wasm-tools print`), or read its source instead.")
+    } else if has("ar archive") {
+        format!("It is an ar archive (a static library or a Debian package): list its members (`ar t {path}`), list a static library's symbols (`nm {path}`), or read the source it was built from.")
+    } else if has("ELF") {
+        format!("It is compiled code (ELF): inspect it with a tool made for ELF (`readelf -h {path}`, `objdump -d {path}`, `nm {path}`, `strings {path} | head`), or read its source instead.")
+    } else if has("Mach-O") {
+        format!("It is compiled code (Mach-O): inspect it with a tool made for it (`otool -hv {path}`, `nm {path}`, `strings {path} | head`), or read its source instead.")
+    } else if has("PE executable") {
+        format!("It is compiled code (a Windows PE executable): inspect it with a tool made for it (`objdump -x {path}`, `strings {path} | head`), or read its source instead.")
+    } else if has("WebAssembly") {
+        format!("It is compiled code (WebAssembly): inspect it with a tool made for it (`wasm-tools print {path}`, `wasm-objdump -x {path}`), or read its source instead.")
+    } else if has("Java class") {
+        format!("It is compiled code (a Java class): inspect it with `javap -c {path}`, or read its source instead.")
+    } else if has("executable") {
+        format!("It is compiled code: inspect it with a tool made for it (`file {path}`, `strings {path} | head`), or read its source instead.")
     } else if has("SQLite") {
         format!("It is a SQLite database: query it instead (`sqlite3 {path} .tables`).")
     } else if has("audio") || has("video") || has("media") || has("font") {
@@ -178,6 +195,45 @@ fn utf16_without_bom(sample: &[u8]) -> Option<TextEncoding> {
 /// Judges the start of a file. `sample` is up to `SAMPLE_BYTES` from offset 0; `whole_file` says it is all of it
 /// (so a sequence cut at its end is really cut, not just cut by the sample).
 pub fn sniff(sample: &[u8], whole_file: bool) -> Verdict {
+    sniff_block(sample, whole_file)
+}
+
+/// Judges the start of a file from its first block (`block`, from offset 0; `whole_file` when it is all of the
+/// file): the binary verdict from its first `SAMPLE_BYTES`, and a legacy encoding ([`crate::legacy::detect`]) from
+/// the whole block when those bytes are not UTF-8. A block whose first `SAMPLE_BYTES` are valid UTF-8 but whose
+/// rest is not is judged by [`crate::legacy::detect`] too.
+pub fn sniff_block(block: &[u8], whole_file: bool) -> Verdict {
+    let detection = block;
+    let sample = block
+        .get(..block.len().min(SAMPLE_BYTES))
+        .unwrap_or_default();
+    let whole_file_in_sample = whole_file && sample.len() == block.len();
+    let verdict = sniff_sample(sample, whole_file_in_sample, detection, whole_file);
+    if verdict
+        == (Verdict::Text {
+            encoding: TextEncoding::Utf8,
+            bom_bytes: 0,
+        })
+        && block.len() > sample.len()
+    {
+        if let Some(legacy) = crate::legacy::detect(detection, whole_file) {
+            return Verdict::Text {
+                encoding: TextEncoding::Legacy(legacy),
+                bom_bytes: 0,
+            };
+        }
+    }
+    verdict
+}
+
+/// [`sniff_block`]'s verdict on the first `SAMPLE_BYTES` (`sample`), with `detection` (the whole block,
+/// `detection_whole` when it is all of the file) for the legacy encoding.
+fn sniff_sample(
+    sample: &[u8],
+    whole_file: bool,
+    detection: &[u8],
+    detection_whole: bool,
+) -> Verdict {
     if sample.starts_with(b"\xff\xfe\x00\x00") {
         return Verdict::Text {
             encoding: TextEncoding::Utf32Le,
@@ -233,6 +289,15 @@ pub fn sniff(sample: &[u8], whole_file: bool) -> Verdict {
         return Verdict::Binary {
             kind: "binary data (it contains NUL bytes)",
         };
+    }
+    // Not UTF-8 (or ISO-2022-JP's escapes): a legacy encoding when one fits the whole sample (see `legacy`).
+    if replaced > 0 || memchr::memmem::find(sample, b"\x1b$").is_some() {
+        if let Some(legacy) = crate::legacy::detect(detection, detection_whole) {
+            return Verdict::Text {
+                encoding: TextEncoding::Legacy(legacy),
+                bom_bytes: 0,
+            };
+        }
     }
     let chars = text.chars().count() as u64;
     if replaced > 0 && replaced * 10 > chars * 3 {
@@ -347,8 +412,15 @@ mod tests {
             ("tar archive", "`tar -tf /p/a.gz`"),
             ("PNG image", "view it"),
             ("PDF document", "not read documents as text yet"),
-            ("ELF executable or library", "compiled code"),
-            ("Java class file", "compiled code"),
+            ("ELF executable or library", "`readelf -h /p/a.gz`"),
+            ("Java class file", "`javap -c /p/a.gz`"),
+            ("WebAssembly module", "`wasm-tools print /p/a.gz`"),
+            ("PE executable (Windows)", "`objdump -x /p/a.gz`"),
+            ("Mach-O executable", "`otool -hv /p/a.gz`"),
+            (
+                "ar archive (a static library or a .deb package)",
+                "`ar t /p/a.gz`",
+            ),
             ("SQLite database", "sqlite3"),
             ("FLAC audio", "ffprobe"),
             ("binary data (it contains NUL bytes)", "`file /p/a.gz`"),
@@ -362,6 +434,35 @@ mod tests {
         for (_, _, kind) in MAGIC {
             assert!(!binary_advice(kind, "/f").contains("xxd"), "{kind}");
         }
+    }
+
+    #[test]
+    fn elf_advice_names_only_elf_tools() {
+        let advice = binary_advice("ELF executable or library", "/p/prog");
+        for tool in ["readelf", "objdump", "nm", "strings"] {
+            assert!(advice.contains(tool), "{tool}: {advice}");
+        }
+        for wrong in ["javap", "wasm-tools", "otool"] {
+            assert!(!advice.contains(wrong), "{wrong}: {advice}");
+        }
+    }
+
+    #[test]
+    fn an_ar_archive_is_named_an_archive() {
+        let mut library =
+            b"!<arch>\n/               0           0     0     0       4         `\n".to_vec();
+        library.extend_from_slice(b"\x00\x00\x00\x00");
+        assert_eq!(
+            sniff(&library, true),
+            Verdict::Binary {
+                kind: "ar archive (a static library or a .deb package)"
+            }
+        );
+        assert!(binary_advice(
+            "ar archive (a static library or a .deb package)",
+            "/p/libx.a"
+        )
+        .contains("`ar t /p/libx.a`"));
     }
 
     #[test]

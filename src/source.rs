@@ -46,3 +46,47 @@ impl ByteSource for MemorySource {
         Ok(())
     }
 }
+
+/// A byte source over a file whose only line breaks are lone carriage returns (classic Mac OS text): while active,
+/// every `\r` byte reads as `\n`, so the scanner, the line index, the key guard and the window split the file on
+/// `\r` with no other change. The reader turns it on only for a file of 1-byte code units (UTF-8 or a legacy
+/// encoding) that holds no `\n` at all, so the mapping loses nothing. Inactive, the bytes pass as they are.
+#[derive(Debug, Clone)]
+pub struct CrAsLf<S> {
+    inner: S,
+    active: bool,
+}
+
+impl<S> CrAsLf<S> {
+    /// An inactive adapter over `inner`.
+    pub fn new(inner: S) -> Self {
+        CrAsLf {
+            inner,
+            active: false,
+        }
+    }
+
+    /// Turns the mapping of `\r` to `\n` on or off (the caller drops any block read in the other mode).
+    pub fn set_active(&mut self, active: bool) {
+        self.active = active;
+    }
+
+    /// Whether `\r` reads as `\n`.
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+}
+
+impl<S: ByteSource> ByteSource for CrAsLf<S> {
+    fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError> {
+        self.inner.read_at(offset, length, buffer)?;
+        if self.active {
+            for byte in buffer.iter_mut() {
+                if *byte == b'\r' {
+                    *byte = b'\n';
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -151,3 +151,54 @@ impl FileSystem for WasiFileSystem {
         Ok(names)
     }
 }
+
+/// A spill file opened through WASI for writing, appended to by position.
+pub struct WasiSpillFile {
+    descriptor: Descriptor,
+    offset: u64,
+}
+
+impl crate::spill::SpillWriter for WasiSpillFile {
+    fn append(&mut self, mut bytes: &[u8]) -> Result<(), FsError> {
+        while !bytes.is_empty() {
+            let written = self
+                .descriptor
+                .write(bytes, self.offset)
+                .map_err(fs_error)?;
+            if written == 0 {
+                return Err(FsError::Other("the file system wrote nothing".to_string()));
+            }
+            self.offset += written;
+            bytes = bytes
+                .get(usize::try_from(written).unwrap_or(bytes.len())..)
+                .unwrap_or(&[]);
+        }
+        Ok(())
+    }
+}
+
+impl crate::spill::SpillFs for WasiFileSystem {
+    type Writer = WasiSpillFile;
+
+    fn create_new(
+        &mut self,
+        root: usize,
+        relative: &str,
+    ) -> Result<Option<WasiSpillFile>, FsError> {
+        // CREATE | EXCLUSIVE without SYMLINK_FOLLOW: a link at the name, dangling or not, is never followed.
+        match self.descriptor(root)?.open_at(
+            PathFlags::empty(),
+            relative,
+            OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
+            DescriptorFlags::WRITE,
+        ) {
+            Ok(descriptor) => Ok(Some(WasiSpillFile {
+                descriptor,
+                offset: 0,
+            })),
+            Err(ErrorCode::Exist) => Ok(None),
+            Err(ErrorCode::ReadOnly) => Err(FsError::PermissionDenied),
+            Err(code) => Err(fs_error(code)),
+        }
+    }
+}

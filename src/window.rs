@@ -4,7 +4,7 @@
 //! The window streams: each line is decoded piece by piece; only the characters that can be shown (the clamp plus a
 //! few characters of look-ahead to find a grapheme boundary) are kept, the rest of a long line is only counted.
 
-use unicode_segmentation::UnicodeSegmentation;
+use unicode_segmentation::GraphemeCursor;
 
 use crate::config::Budget;
 use crate::decode::Decoder;
@@ -16,6 +16,9 @@ use crate::tokens::{gutter_tokens, TokenEstimator};
 
 /// Characters kept past the clamp, so a grapheme boundary at the clamp can be told from the inside of a cluster.
 const LOOKAHEAD_CHARS: u64 = 8;
+/// Bytes of kept text after which its capacity is reserved by projection (see `LineSink::grow_for`) instead of
+/// doubling.
+const PROJECT_FROM_BYTES: usize = 64 * 1024;
 /// Every marker this component writes into content starts with this, so `check-write` can refuse it.
 pub const MARKER_PREFIX: &str = "[read-window: ";
 
@@ -172,6 +175,33 @@ impl Meter {
         }
     }
 
+    /// An upper bound on the characters of the text of line `line` that can cost at most `units` behind its gutter
+    /// and before `marker`: exact in character mode, unbounded in token mode (where `chars_bound` and the sink's
+    /// [`TokenStop`] bound the text instead).
+    fn text_chars_within(self, line: u64, marker: &str, units: u64) -> u64 {
+        match self {
+            Meter::Characters => {
+                units.saturating_sub(decimal_digits(line) + 1 + marker.chars().count() as u64 + 1)
+            }
+            Meter::Tokens { .. } => u64::MAX,
+        }
+    }
+
+    /// Token mode: the stop that keeps a line's kept text near what `units` can show; `None` in character mode,
+    /// where `chars_bound` is exact.
+    fn token_stop(self, units: u64) -> Option<TokenStop> {
+        match self {
+            Meter::Characters => None,
+            Meter::Tokens { density } if density.is_finite() && density > 0.0 => Some(TokenStop {
+                estimator: TokenEstimator::new(),
+                remaining_units: units,
+                density,
+                over_at: None,
+            }),
+            Meter::Tokens { .. } => None,
+        }
+    }
+
     /// An upper bound on the characters of a line that can cost at most `units`.
     fn chars_bound(self, units: u64) -> u64 {
         match self {
@@ -189,6 +219,10 @@ pub fn decimal_digits(number: u64) -> u64 {
 
 /// Receives the decoded text of one line: skips the start column, keeps the first characters, counts the rest,
 /// and holds back a carriage return until it knows whether a line feed follows.
+///
+/// Memory: `kept` holds at most `keep_chars` characters, however long the line. In token mode the sink also stops
+/// keeping [`LOOKAHEAD_CHARS`] characters after the kept text alone costs more than the budget left (see
+/// [`TokenStop`]), so a dense line keeps about what can be shown, not the 16 characters a token the bound allows.
 struct LineSink {
     skip: u64,
     keep_chars: u64,
@@ -196,10 +230,29 @@ struct LineSink {
     kept_chars: u64,
     total_chars: u64,
     pending_cr: bool,
+    /// Token mode: the running estimate of `kept` and where it first went over the budget.
+    token_stop: Option<TokenStop>,
+    /// Characters of the line from the start column to its end, when the index knows the line's length (a long
+    /// line read before): then `kept`'s capacity is projected rather than doubled (see `grow_for`).
+    chars_left: Option<u64>,
+}
+
+/// Token mode: stops a [`LineSink`] from keeping characters once no prefix that long can fit the budget.
+///
+/// The estimate never decreases as text is pushed, and a line costs at least `estimate(text) * density`, so once
+/// `estimate(kept) * density` is over `remaining_units`, no cut at or after the last kept character fits.
+struct TokenStop {
+    estimator: TokenEstimator,
+    /// The budget left for this line, in tokens.
+    remaining_units: u64,
+    /// The token density multiplier (at least 0.5).
+    density: f64,
+    /// Kept characters (counting the one that crossed) when the estimate first went over the budget.
+    over_at: Option<u64>,
 }
 
 impl LineSink {
-    fn new(skip: u64, keep_chars: u64) -> Self {
+    fn new(skip: u64, keep_chars: u64, token_stop: Option<TokenStop>) -> Self {
         LineSink {
             skip,
             keep_chars,
@@ -207,7 +260,15 @@ impl LineSink {
             kept_chars: 0,
             total_chars: 0,
             pending_cr: false,
+            token_stop,
+            chars_left: None,
         }
+    }
+
+    /// Kept characters (counting the one that crossed) when the token estimate of the kept text went over the
+    /// budget; `None` in character mode or when it never did.
+    fn over_budget_at(&self) -> Option<u64> {
+        self.token_stop.as_ref().and_then(|stop| stop.over_at)
     }
 
     fn push(&mut self, piece: &str) {
@@ -237,6 +298,47 @@ impl LineSink {
         }
     }
 
+    /// Makes room in `kept` for `more` bytes without the waste of plain doubling (up to twice the text, three times
+    /// while it is copied). Once the text holds [`PROJECT_FROM_BYTES`], its goal is projected: the characters it
+    /// can keep (`keep_chars`, the line's rest when the index knows it, and in token mode what the budget's tokens
+    /// hold at the estimate so far) at the bytes a character seen so far, with 2% to spare. When the line's length
+    /// is known, the capacity is reserved once at the goal; when it is not (its first read: the line may end
+    /// soon), the capacity doubles but never past the goal. Text denser later than at its start grows past the goal
+    /// by a quarter at a time.
+    fn grow_for(&mut self, more: usize) {
+        let needed = self.kept.len().saturating_add(more);
+        let capacity = self.kept.capacity();
+        if needed <= capacity || self.kept.len() < PROJECT_FROM_BYTES {
+            return;
+        }
+        let kept_chars = self.kept_chars.max(1) as f64;
+        let mut goal_chars = self.keep_chars.min(self.chars_left.unwrap_or(u64::MAX)) as f64;
+        // Once over the token budget, `keep_chars` is exact (the look-ahead past the crossing).
+        if let Some(stop) = self
+            .token_stop
+            .as_ref()
+            .filter(|stop| stop.over_at.is_none())
+        {
+            let tokens = stop.estimator.tokens().max(1) as f64;
+            goal_chars =
+                goal_chars.min(kept_chars * (stop.remaining_units as f64 / stop.density) / tokens);
+        }
+        let bytes_per_char = self.kept.len() as f64 / kept_chars;
+        // A float beyond usize saturates in the cast; the goal is only a capacity hint.
+        let goal = ((goal_chars * bytes_per_char * 1.02) as usize).saturating_add(64);
+        let doubled = capacity.saturating_mul(2);
+        let target = if goal < needed {
+            // The projection fell short (denser text later): grow by a quarter, not by doubling.
+            needed.saturating_add(needed / 4)
+        } else if self.chars_left.is_some() {
+            goal
+        } else {
+            doubled.min(goal)
+        };
+        self.kept
+            .reserve_exact(target.max(needed) - self.kept.len());
+    }
+
     fn take(&mut self, mut text: &str) {
         if text.is_empty() {
             return;
@@ -259,10 +361,41 @@ impl LineSink {
                 }
             }
         }
-        let room = self.keep_chars - self.kept_chars;
+        let room = self.keep_chars.saturating_sub(self.kept_chars);
         if room > 0 {
-            let (byte, taken) = prefix_of_chars(text, room);
-            self.kept.push_str(text.get(..byte).unwrap_or_default());
+            let (byte, taken) = match self.token_stop.as_mut() {
+                Some(stop) if stop.over_at.is_none() => {
+                    // Keep character by character while the estimate is within the budget, then the look-ahead.
+                    let mut byte = 0usize;
+                    let mut taken = 0u64;
+                    for character in text.chars() {
+                        if taken >= room {
+                            break;
+                        }
+                        byte += character.len_utf8();
+                        taken += 1;
+                        if stop.over_at.is_none() {
+                            stop.estimator.push(character);
+                            if stop.estimator.tokens() as f64 * stop.density
+                                > stop.remaining_units as f64
+                            {
+                                let over_at = self.kept_chars + taken;
+                                stop.over_at = Some(over_at);
+                                self.keep_chars =
+                                    self.keep_chars.min(over_at.saturating_add(LOOKAHEAD_CHARS));
+                            }
+                        }
+                        if self.kept_chars + taken >= self.keep_chars {
+                            break;
+                        }
+                    }
+                    (byte, taken)
+                }
+                _ => prefix_of_chars(text, room),
+            };
+            let taken_text = text.get(..byte).unwrap_or_default();
+            self.grow_for(taken_text.len());
+            self.kept.push_str(taken_text);
             self.kept_chars += taken;
             self.total_chars += taken;
             text = text.get(byte..).unwrap_or_default();
@@ -284,62 +417,158 @@ fn prefix_of_chars(text: &str, chars: u64) -> (usize, u64) {
     }
 }
 
-/// Candidate cut points of `text`: (byte index, characters before it), at grapheme boundaries, ascending; the
-/// end of `text` is included only when `complete` (the text is the whole rest of the line).
-fn grapheme_cuts(text: &str, complete: bool) -> Vec<(usize, u64)> {
-    let mut cuts = Vec::new();
-    let mut chars = 0u64;
-    let mut previous = 0usize;
-    for (byte, _) in text.grapheme_indices(true) {
-        if byte > 0 {
-            chars += text
-                .get(previous..byte)
-                .map_or(0, |slice| slice.chars().count() as u64);
-            cuts.push((byte, chars));
+/// The largest grapheme boundary of `text` at or below `byte` (a character boundary of `text`), as a byte index;
+/// 0 when there is none above 0. The end of `text` is a boundary only when `complete` (the text is the whole rest
+/// of the line): otherwise the characters after it are unknown.
+///
+/// Streams over the text with a [`GraphemeCursor`]: no list of boundaries is built, so a cut costs no memory per
+/// character. `text` is the kept text, which runs [`LOOKAHEAD_CHARS`] past any cut that can be asked for, so the
+/// boundary at `byte` is known.
+fn grapheme_floor(text: &str, complete: bool, byte: usize) -> usize {
+    if byte == 0 {
+        return 0;
+    }
+    if byte >= text.len() {
+        if complete {
+            return text.len();
         }
-        previous = byte;
+    } else {
+        let mut cursor = GraphemeCursor::new(byte, text.len(), true);
+        if cursor.is_boundary(text, 0) == Ok(true) {
+            return byte;
+        }
     }
-    if complete && !text.is_empty() {
-        chars += text
-            .get(previous..)
-            .map_or(0, |slice| slice.chars().count() as u64);
-        cuts.push((text.len(), chars));
+    let mut cursor = GraphemeCursor::new(byte.min(text.len()), text.len(), true);
+    match cursor.prev_boundary(text, 0) {
+        Ok(Some(boundary)) => boundary,
+        _ => 0,
     }
-    cuts
+}
+
+/// A prefix of `text` that is a candidate cut: (byte index, characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Cut {
+    byte: usize,
+    chars: u64,
+}
+
+/// The text `text` with its character count, for cuts by character count.
+struct CutText<'a> {
+    text: &'a str,
+    chars: u64,
+    complete: bool,
+}
+
+impl<'a> CutText<'a> {
+    fn new(text: &'a str, complete: bool) -> Self {
+        CutText {
+            text,
+            chars: text.chars().count() as u64,
+            complete,
+        }
+    }
+
+    /// The prefix of `chars` characters (all of the text when it is shorter), cut at a character boundary.
+    fn at_char(&self, chars: u64) -> Cut {
+        if chars >= self.chars {
+            return Cut {
+                byte: self.text.len(),
+                chars: self.chars,
+            };
+        }
+        // ASCII text: a character is a byte.
+        if self.text.len() as u64 == self.chars {
+            return Cut {
+                byte: chars as usize,
+                chars,
+            };
+        }
+        let byte = usize::try_from(chars)
+            .ok()
+            .and_then(|chars| self.text.char_indices().nth(chars))
+            .map_or(self.text.len(), |(byte, _)| byte);
+        Cut { byte, chars }
+    }
+
+    /// The longest prefix of at most `chars` characters that ends on a grapheme boundary (empty when none does).
+    fn grapheme_at_or_below(&self, chars: u64) -> Cut {
+        let at = self.at_char(chars);
+        let byte = grapheme_floor(self.text, self.complete, at.byte);
+        if byte == at.byte {
+            return at;
+        }
+        let dropped = self
+            .text
+            .get(byte..at.byte)
+            .map_or(at.chars, |slice| slice.chars().count() as u64);
+        Cut {
+            byte,
+            chars: at.chars.saturating_sub(dropped),
+        }
+    }
+
+    fn prefix(&self, cut: Cut) -> &'a str {
+        self.text.get(..cut.byte).unwrap_or_default()
+    }
+}
+
+/// The largest `chars` in `0..=upper` for which `holds(chars)` is true, where `holds` is true up to some point and
+/// false after it; `None` when it does not hold even at 0. Tries `upper` first (in character mode the caller's
+/// bound is exact, so one test decides), then bisects: `O(log upper)` tests and no memory.
+fn last_holding(upper: u64, holds: &mut dyn FnMut(u64) -> bool) -> Option<u64> {
+    if holds(upper) {
+        return Some(upper);
+    }
+    if !holds(0) {
+        return None;
+    }
+    // holds(low) and !holds(high).
+    let (mut low, mut high) = (0u64, upper);
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        if holds(middle) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    Some(low)
 }
 
 /// The longest prefix of `text` of at most `max_chars` characters ending on a grapheme boundary for which
 /// `fits(prefix, chars)` holds: (byte index, characters). Falls back to a character boundary when a single
-/// grapheme cluster is longer than what fits.
+/// grapheme cluster is longer than what fits. `fits` must hold for every shorter prefix when it holds for one
+/// (the cost of a line grows with its text).
+///
+/// Memory: none per character (the boundaries are found by bisection, not listed).
 fn best_cut(
     text: &str,
     complete: bool,
     max_chars: u64,
     fits: &dyn Fn(&str, u64) -> bool,
 ) -> (usize, u64) {
-    let cuts = grapheme_cuts(text, complete);
-    // The largest cut within max_chars that fits; the cost grows with the prefix, so search by bisection.
-    let within = cuts.partition_point(|&(_, chars)| chars <= max_chars);
-    let candidates = cuts.get(..within).unwrap_or_default();
-    let fitting = candidates
-        .partition_point(|&(byte, chars)| fits(text.get(..byte).unwrap_or_default(), chars));
-    if let Some(&(byte, chars)) = fitting
-        .checked_sub(1)
-        .and_then(|index| candidates.get(index))
-    {
-        return (byte, chars);
+    let cut_text = CutText::new(text, complete);
+    let upper = max_chars.min(cut_text.chars);
+    let on_grapheme = last_holding(upper, &mut |chars| {
+        let cut = cut_text.grapheme_at_or_below(chars);
+        fits(cut_text.prefix(cut), cut.chars)
+    })
+    .map(|chars| cut_text.grapheme_at_or_below(chars))
+    .filter(|cut| cut.chars > 0);
+    if let Some(cut) = on_grapheme {
+        return (cut.byte, cut.chars);
     }
     // No grapheme boundary fits: cut at the longest character boundary that does.
-    let mut best = (0usize, 0u64);
-    for (count, (byte, character)) in text.char_indices().enumerate() {
-        let end = byte + character.len_utf8();
-        let chars = count as u64 + 1;
-        if chars > max_chars || !fits(text.get(..end).unwrap_or_default(), chars) {
-            break;
+    match last_holding(upper, &mut |chars| {
+        let cut = cut_text.at_char(chars);
+        fits(cut_text.prefix(cut), cut.chars)
+    }) {
+        Some(chars) => {
+            let cut = cut_text.at_char(chars);
+            (cut.byte, cut.chars)
         }
-        best = (end, chars);
+        None => (0, 0),
     }
-    best
 }
 
 /// Reads the window `request` of the file indexed by `index` through `scanner`.
@@ -381,13 +610,15 @@ pub fn read_window<S: ByteSource>(
         return Err(ReadError::invalid(format!(
             "offset {} is past the end of {path}: the file is empty (0 lines).",
             request.offset
-        )));
+        ))
+        .with_total_lines(0));
     }
     if request.offset > total_lines {
         return Err(ReadError::invalid(format!(
             "offset {} is past the end of {path}, which has {total_lines} lines. Use an offset from 1 to {total_lines}.",
             request.offset
-        )));
+        ))
+        .with_total_lines(total_lines));
     }
     let io = |error: FsError| error.into_read_error(path);
     let (checkpoint_line, checkpoint_offset) = index.locate(request.offset);
@@ -412,8 +643,15 @@ pub fn read_window<S: ByteSource>(
             break;
         }
         let remaining_units = limit_units.saturating_sub(window.budget_used);
-        let keep = settings
-            .max_line_chars
+        // A window that starts inside a line (a cursor with a column) is a continuation: its first line shows as
+        // much as the budget allows. Every other line is clamped at max-line-length, which protects the lines
+        // after it.
+        let max_line_chars = if column > 0 {
+            u64::MAX
+        } else {
+            settings.max_line_chars
+        };
+        let keep = max_line_chars
             .min(meter.chars_bound(remaining_units))
             .saturating_add(LOOKAHEAD_CHARS);
         let line_start = scanner.position();
@@ -436,8 +674,10 @@ pub fn read_window<S: ByteSource>(
                     return Err(column_past_end(column, line, total_chars, path));
                 }
                 scanner.seek(base_byte);
-                let mut sink = LineSink::new(column - base_chars, keep);
+                let mut sink =
+                    LineSink::new(column - base_chars, keep, meter.token_stop(remaining_units));
                 sink.total_chars = base_chars;
+                sink.chars_left = Some(total_chars - column);
                 let mut line_decoder = Decoder::new(index.encoding());
                 let end = scanner
                     .read_line_until(&mut |bytes| {
@@ -454,7 +694,7 @@ pub fn read_window<S: ByteSource>(
                 (sink, line_decoder.replaced())
             }
             None => {
-                let mut sink = LineSink::new(column, keep);
+                let mut sink = LineSink::new(column, keep, meter.token_stop(remaining_units));
                 let mut recorder = LongLineRecorder::new(line_start);
                 let mut consumed = 0u64;
                 let replaced_before = decoder.replaced();
@@ -484,11 +724,11 @@ pub fn read_window<S: ByteSource>(
         let complete = sink.kept_chars == rest_chars;
         let text = sink.kept.as_str();
 
-        if rest_chars <= settings.max_line_chars {
+        if rest_chars <= max_line_chars {
             if complete {
                 let cost = meter.line_cost(line, text, rest_chars, "");
                 if window.budget_used + cost <= limit_units {
-                    push_line(&mut window.content, line, text, "");
+                    push_line(&mut window, limit_units, line, text, "");
                     window.budget_used += cost;
                     window.replaced_invalid += line_replaced;
                     window.lines_returned += 1;
@@ -498,21 +738,20 @@ pub fn read_window<S: ByteSource>(
                     continue;
                 }
             }
-        } else {
-            // Clamp at a grapheme boundary at or below the limit, if the clamped line fits the budget.
-            let (byte, shown) = best_cut(
-                text,
-                complete,
-                settings.max_line_chars,
-                &|_: &str, _: u64| true,
-            );
+        } else if sink
+            .over_budget_at()
+            .is_none_or(|over_at| over_at > max_line_chars)
+        {
+            // Clamp at a grapheme boundary at or below the limit, if the clamped line fits the budget. (In token
+            // mode the sink may have stopped keeping before the clamp: then the clamped line cannot fit.)
+            let (byte, shown) = best_cut(text, complete, max_line_chars, &|_: &str, _: u64| true);
             let shown_text = text.get(..byte).unwrap_or_default();
             let next = column + shown;
             let marker = clamp_marker(line, rest_chars - shown, next);
             let cost = meter.line_cost(line, shown_text, shown, &marker);
             // It is the line-length cut only when the clamped line fits the budget; else the budget cuts it.
             if shown > 0 && window.budget_used + cost <= limit_units {
-                push_line(&mut window.content, line, shown_text, &marker);
+                push_line(&mut window, limit_units, line, shown_text, &marker);
                 window.budget_used += cost;
                 window.replaced_invalid += line_replaced;
                 window.lines_returned += 1;
@@ -541,7 +780,9 @@ pub fn read_window<S: ByteSource>(
         let fits = |prefix: &str, chars: u64| {
             meter.line_cost(line, prefix, chars, &marker_reserve) <= remaining_units
         };
-        let (byte, shown) = best_cut(text, complete, settings.max_line_chars, &fits);
+        let max_shown =
+            max_line_chars.min(meter.text_chars_within(line, &marker_reserve, remaining_units));
+        let (byte, shown) = best_cut(text, complete, max_shown, &fits);
         if shown == 0 {
             return Err(ReadError::invalid(format!(
                 "the budget of {limit_units} is too small to show any of line {line} of {path}; raise the budget."
@@ -551,7 +792,7 @@ pub fn read_window<S: ByteSource>(
         let marker = budget_marker(line, rest_chars - shown, next);
         let shown_text = text.get(..byte).unwrap_or_default();
         window.budget_used += meter.line_cost(line, shown_text, shown, &marker);
-        push_line(&mut window.content, line, shown_text, &marker);
+        push_line(&mut window, limit_units, line, shown_text, &marker);
         window.replaced_invalid += line_replaced;
         window.lines_returned += 1;
         window.end_line = line;
@@ -573,8 +814,43 @@ fn column_past_end(column: u64, line: u64, line_chars: u64, path: &str) -> ReadE
     ))
 }
 
-fn push_line(content: &mut String, line: u64, text: &str, marker: &str) {
+/// Appends `N|text marker\n` to the window's content (before its cost is added to `budget_used`).
+///
+/// The content grows without the waste of plain doubling: the first line gets exactly what it needs (so a window
+/// of one long line holds no spare capacity); later, once the content holds [`PROJECT_FROM_BYTES`], its capacity
+/// doubles but never past the goal projected from the budget left (`limit_units - budget_used`) at the bytes a
+/// unit of budget has cost so far, with 2% to spare. A window that stops early (its limit, the end of the file)
+/// holds at most twice its content, as with doubling.
+fn push_line(window: &mut Window, limit_units: u64, line: u64, text: &str, marker: &str) {
     use std::fmt::Write;
+    let gutter = usize::try_from(decimal_digits(line)).unwrap_or(20) + 1;
+    let content = &mut window.content;
+    let needed = content
+        .len()
+        .saturating_add(gutter + text.len() + marker.len() + 1);
+    let capacity = content.capacity();
+    if needed > capacity {
+        let doubled = capacity.saturating_mul(2);
+        let used = window.budget_used;
+        let goal = if used > 0 && content.len() >= PROJECT_FROM_BYTES {
+            let bytes_per_unit = content.len() as f64 / used as f64;
+            // A float beyond usize saturates in the cast; the goal is only a capacity hint.
+            content
+                .len()
+                .saturating_add(
+                    (limit_units.saturating_sub(used) as f64 * bytes_per_unit * 1.02) as usize,
+                )
+                .saturating_add(64)
+        } else {
+            doubled
+        };
+        let target = if goal < needed {
+            doubled
+        } else {
+            doubled.min(goal)
+        };
+        content.reserve_exact(target.max(needed) - content.len());
+    }
     let _ = write!(content, "{line}|");
     content.push_str(text);
     content.push_str(marker);
@@ -751,12 +1027,19 @@ mod tests {
                     "column {column}: {reads} reads, the first read took {cold_reads}"
                 );
             }
-            let shown_chars = match window.clamped_lines.first() {
-                Some(clamped) => {
+            let shown_chars = match (window.clamped_lines.first(), window.next_column) {
+                (Some(clamped), _) => {
+                    assert_eq!(column, 0, "only a read from column 0 is clamped");
                     assert_eq!(clamped.total_chars, chars.len() as u64);
                     clamped.shown_chars
                 }
-                None => chars.len() as u64 - column,
+                // A continuation shows what the budget allows, then its cursor.
+                (None, Some(next)) => {
+                    assert_eq!(window.next_offset, Some(2));
+                    assert!(next - column > 1_000, "column {column}: {next}");
+                    next - column
+                }
+                (None, None) => chars.len() as u64 - column,
             };
             let shown: String = window.content["2|".len()..]
                 .chars()

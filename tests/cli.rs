@@ -148,3 +148,201 @@ fn page_prints_every_line_once_including_the_rest_of_clamped_lines() {
     let rebuilt: String = lines.values().map(|line| format!("{line}\n")).collect();
     assert_eq!(rebuilt, text);
 }
+
+#[test]
+fn a_bad_root_after_the_command_is_a_usage_error_naming_it() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("file.txt", "not a directory\n");
+    let missing = sandbox.root.join("no-such-dir").display().to_string();
+    for (root, why) in [
+        (missing.as_str(), "No such file or directory"),
+        (file.as_str(), "not a directory"),
+    ] {
+        let output = read_window()
+            .args(["read", "--root", root, "notes.txt"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{root}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.starts_with(&format!("read-window: --root {root}: ")) && stderr.contains(why),
+            "{stderr}"
+        );
+        assert!(output.stdout.is_empty());
+    }
+}
+
+#[test]
+fn read_window_wasm_is_honoured_at_run_time_and_a_missing_file_is_a_clear_error() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.write("a.txt", "one\n");
+    let root = sandbox.root.display().to_string();
+    let missing = sandbox.root.join("no-such.wasm");
+    let expected = format!(
+        "READ_WINDOW_WASM is set to {}, which is not a file; point it at a read_window.wasm component, or unset it \
+         to load the one this build made ({})",
+        missing.display(),
+        read_window_host::COMPONENT_PATH
+    );
+    let where_from = read_window()
+        .arg("wasm-path")
+        .env("READ_WINDOW_WASM", &missing)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&where_from.stdout),
+        format!("{}\n", missing.display())
+    );
+    // Text mode: the message on stderr, exit 1.
+    let text = read_window()
+        .args(["--root", &root, "read", &path])
+        .env("READ_WINDOW_WASM", &missing)
+        .output()
+        .unwrap();
+    assert_eq!(text.status.code(), Some(1));
+    assert!(text.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&text.stderr),
+        format!("read-window: could not load the read-window component: {expected}\n")
+    );
+    // JSON modes: one host_error answer on stdout for every request, exit 1.
+    for args in [vec!["read", &path, "--json"], vec!["page", &path, "--json"]] {
+        let output = read_window()
+            .args(["--root", &root])
+            .args(&args)
+            .env("READ_WINDOW_WASM", &missing)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(answer["status"], "error", "{args:?}");
+        assert_eq!(answer["error"]["kind"], "host_error");
+        assert_eq!(answer["error"]["cause"], "start");
+        assert_eq!(
+            answer["error"]["message"],
+            format!("could not load the read-window component: {expected}")
+        );
+    }
+    let mut child = read_window()
+        .args(["--root", &root, "session"])
+        .env("READ_WINDOW_WASM", &missing)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"path\":\"a.txt\"}\n\n{\"op\":\"stats\"}\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines
+        .iter()
+        .all(|answer| answer["error"]["kind"] == "host_error"));
+}
+
+#[test]
+fn page_of_a_bundle_shows_the_certificate_and_says_the_key_is_withheld() {
+    let sandbox = Sandbox::new();
+    let key = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n";
+    let path = sandbox.write(
+        "bundle.pem",
+        format!("-----BEGIN CERTIFICATE-----\nQ2VydA==\n-----END CERTIFICATE-----\n{key}# end\n"),
+    );
+    let root = sandbox.root.display().to_string();
+    let output = read_window()
+        .args(["--root", &root, "page", &path])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        format!(
+            "1|-----BEGIN CERTIFICATE-----\n2|Q2VydA==\n3|-----END CERTIFICATE-----\n\nShowing lines 1-3 of 7 in {path} \
+             (the limit of 3 lines). Lines 4-6 are a PEM private key, which read-window withholds. Use offset=7 to \
+             continue.\n\n7|# end\n\nShowing line 7 of 7 in {path}: the end of the file.\n"
+        )
+    );
+    // A file that starts with a key: the refusal is said, and the text after it is shown.
+    let first = sandbox.write("key-first.pem", format!("{key}after\n"));
+    let output = read_window()
+        .args(["--root", &root, "page", &first, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let answers: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(answers[0]["error"]["kind"], "credential");
+    assert_eq!(answers[1]["content"], "4|after\n");
+}
+
+#[test]
+fn read_tail_prints_the_last_lines_and_refuses_it_with_an_offset() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    let path = sandbox.write("log.txt", "line1\r\nline2\r\nline3\r\n");
+    let output = read_window()
+        .args(["--root", &root, "read", &path, "--tail", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        format!("3|line3\n\nShowing line 3 of 3 in {path}: the end of the file. The line before them is read with offset=2 limit=1.\n")
+    );
+    let both = read_window()
+        .args([
+            "--root", &root, "read", &path, "--tail", "1", "--offset", "2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+}
+
+#[test]
+fn session_mode_takes_tail_and_numbers_as_models_send_them() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.write("a.txt", "one\ntwo\nthree\n");
+    let mut child = read_window()
+        .args(["--root", &sandbox.root.display().to_string(), "session"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"op":"read","path":"{path}","tail":"2","offset":""}}"#
+    )
+    .unwrap();
+    writeln!(stdin, r#"{{"op":"read","path":"{path}","offset":"two"}}"#).unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let answers: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(answers[0]["content"], "2|two\n3|three\n");
+    assert_eq!(
+        answers[0]["warnings"],
+        serde_json::json!(["`tail` was the string \"2\"; it was read as the number 2. Send numbers as JSON numbers."])
+    );
+    assert_eq!(answers[1]["error"]["kind"], "invalid_request");
+    assert_eq!(
+        answers[1]["error"]["message"],
+        "`offset` must be a line number from 1 (0 is read as 1) up to the file's line count, as a JSON number; got the string \"two\""
+    );
+}

@@ -66,11 +66,12 @@ fn device_names_are_refused_even_when_dev_is_granted() {
         error_kind(&read(&mut session, "zero-link", json!({}))),
         "device"
     );
-    // An absolute link is never followed by the host: it is refused as leading outside.
+    // An absolute link is resolved by the host (WASI cannot follow it) into /dev/zero, which the component
+    // refuses by name.
     std::os::unix::fs::symlink("/dev/zero", sandbox.host("absolute-zero")).unwrap();
     assert_eq!(
         error_kind(&read(&mut session, "absolute-zero", json!({}))),
-        "outside_sandbox"
+        "device"
     );
     // /dev/null reads as an empty file.
     let null = read(&mut session, "/dev/null", json!({}));
@@ -104,6 +105,33 @@ fn proc_secrets_are_refused_and_ordinary_proc_files_read() {
     let cpuinfo = read(&mut session, "/proc/cpuinfo", json!({"limit": 3}));
     assert_eq!(cpuinfo["status"], "ok", "{cpuinfo}");
     assert_eq!(cpuinfo["lines_returned"], 3);
+}
+
+// Stays in Rust: grants the host's /proc. A missing entry under the `self` link is not found, naming the entry that
+// is missing (not a "dangling link": the link's target exists); a view of memory is refused for what it is.
+#[test]
+fn a_missing_proc_entry_is_not_found_naming_it_and_pagemap_is_not_said_to_block() {
+    let grants = Grants::new().dir_at("/proc", "/proc").unwrap();
+    let mut session = component().session(&grants, Config::default()).unwrap();
+    for path in ["/proc/self/fd/987654", "/proc/self/task/987654/status"] {
+        let answer = read(&mut session, path, json!({}));
+        assert_eq!(error_kind(&answer), "not_found", "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(!message.contains("dangling"), "{answer}");
+        assert!(
+            message.contains("/987654 is missing, past the link /proc/self, which points to "),
+            "{answer}"
+        );
+        assert!(
+            message.starts_with(&format!("{path} does not exist: /proc/")),
+            "{answer}"
+        );
+    }
+    let pagemap = read(&mut session, "/proc/self/pagemap", json!({}));
+    assert_eq!(error_kind(&pagemap), "device", "{pagemap}");
+    let message = pagemap["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("not a regular file"), "{pagemap}");
+    assert!(!message.contains("block"), "{pagemap}");
 }
 
 // Stays in Rust: grants the host's /proc. Issue 11 case 9: an error that will not heal never invites a retry.
@@ -150,8 +178,8 @@ fn each_malformed_request_gets_an_invalid_request_error_and_the_session_goes_on(
             "`column` must be an integer",
         ),
         (
-            json!({"op": "read", "path": path, "offset": "3"}),
-            "`offset` must be a non-negative integer",
+            json!({"op": "read", "path": path, "offset": "3rd"}),
+            "`offset` must be a line number from 1",
         ),
         (json!({"op": "read"}), "`path` is missing"),
         (json!({"op": "launch", "path": path}), "unknown `op`"),
@@ -337,5 +365,56 @@ fn a_call_over_the_memory_cap_traps_and_the_session_is_replaced() {
     match session.read(&ReadRequest::new(small)).unwrap().unwrap() {
         read_window_host::ReadOutcome::Window(window) => assert_eq!(window.content, "1|small\n"),
         other => panic!("expected a window, got {other:?}"),
+    }
+}
+
+// Stays in Rust: two grants at guest paths of their own, and the host's `/`. An absolute link is resolved by the
+// host into the grant that holds its target (WASI cannot follow it), and `/etc/localtime` reads with `/` granted.
+#[test]
+fn absolute_links_resolve_across_grants_and_under_the_root() {
+    let one = Sandbox::new();
+    let two = Sandbox::new();
+    two.write("data/b.txt", "bravo\n");
+    std::os::unix::fs::symlink(two.root.join("data/b.txt"), one.host("to-b")).unwrap();
+    let grants = Grants::new()
+        .dir_at(&one.root, "/one")
+        .unwrap()
+        .dir_at(&two.root, "/two")
+        .unwrap();
+    let mut session = component().session(&grants, Config::default()).unwrap();
+    let answer = read(&mut session, "to-b", json!({}));
+    assert_eq!(answer["status"], "ok", "{answer}");
+    assert_eq!(answer["content"], "1|bravo\n");
+    assert_eq!(answer["path"], "/two/data/b.txt");
+    // The name asked for is held to the credential rules too, as for a link the component follows itself.
+    std::os::unix::fs::symlink(two.root.join("data/b.txt"), one.host(".env")).unwrap();
+    let named = read(&mut session, ".env", json!({}));
+    assert_eq!(error_kind(&named), "credential", "{named}");
+    assert_eq!(named["error"]["path"], "/one/.env");
+    assert!(
+        named["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.starts_with("/one/.env holds")),
+        "{named}"
+    );
+    let alone = Grants::new().dir_at(&one.root, "/one").unwrap();
+    let mut session = component().session(&alone, Config::default()).unwrap();
+    let refused = read(&mut session, "/one/to-b", json!({}));
+    assert_eq!(error_kind(&refused), "outside_sandbox", "{refused}");
+    assert_eq!(
+        refused["error"]["message"],
+        format!(
+            "/one/to-b goes through the link /one/to-b, which points to {}: outside the directories read-window \
+             may read (/one). Read the file under a granted directory instead.",
+            two.root.join("data/b.txt").display()
+        )
+    );
+    let localtime = std::path::Path::new("/etc/localtime");
+    let absolute_link = std::fs::read_link(localtime).is_ok_and(|target| target.is_absolute());
+    if absolute_link && localtime.is_file() {
+        let root = Grants::new().dir("/").unwrap();
+        let mut session = component().session(&root, Config::default()).unwrap();
+        let zone = read(&mut session, "/etc/localtime", json!({"limit": 1}));
+        assert_ne!(error_kind(&zone), "outside_sandbox", "{zone}");
     }
 }

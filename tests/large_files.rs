@@ -1,6 +1,7 @@
 //! Issue 4 bounds through the real component that do not depend on the machine's speed: linear memory stays
 //! under 16 MiB whatever the file's size or its longest line, and once a file is indexed a deep page costs a
-//! bounded number of positioned reads.
+//! bounded number of positioned reads. Issue 16: the memory of a window follows the window actually built (at
+//! most 8 bytes a character of content over a fresh session's), on every path through the window code.
 
 mod common;
 
@@ -97,6 +98,112 @@ fn a_deep_page_of_an_indexed_file_costs_a_bounded_number_of_reads() {
             after - before <= 3,
             "offset {offset}: {} positioned reads",
             after - before
+        );
+    }
+}
+
+/// The last of `requests` read in a fresh session: (the session's peak linear memory in bytes, the bytes a
+/// character of the last window's content cost over what a fresh session holds, its characters of content, its
+/// hint).
+fn window_memory(
+    sandbox: &Sandbox,
+    config: read_window_host::Config,
+    requests: &[ReadRequest],
+) -> (u64, f64, u64, String) {
+    let probe = sandbox.session(config.clone());
+    let baseline = probe.peak_memory_bytes();
+    let mut session = sandbox.session(config);
+    let (last, before) = requests.split_last().expect("a request");
+    for request in before {
+        session.read(request).unwrap().unwrap();
+    }
+    let window = match session.read(last).unwrap().unwrap() {
+        read_window_host::ReadOutcome::Window(window) => window,
+        other => panic!("expected a window, got {other:?}"),
+    };
+    let chars = window.content.chars().count() as u64;
+    let peak = session.peak_memory_bytes();
+    let per_char = (peak.saturating_sub(baseline)) as f64 / chars as f64;
+    (peak, per_char, chars, window.hint)
+}
+
+#[test]
+fn a_window_of_4500000_characters_inside_a_6000000_character_line_costs_under_64_mib() {
+    use read_window_host::{Budget, Config, TokenBudget};
+    let sandbox = Sandbox::new();
+    let six = sandbox.write("six.txt", "a".repeat(6_000_000));
+    let lines = sandbox.write(
+        "lines.txt",
+        (0..60_000)
+            .map(|n| format!("{n:06} {}\n", "x".repeat(113)))
+            .collect::<String>(),
+    );
+    let characters = |max_line_length: Option<u32>| Config {
+        max_line_length,
+        max_lines: Some(100_000),
+        budget: Some(Budget::Characters(4_500_000)),
+        ..Config::default()
+    };
+    let tokens = Config {
+        budget: Some(Budget::Tokens(TokenBudget {
+            cap: Some(1_000_000),
+            headroom: None,
+        })),
+        ..Config::default()
+    };
+    let continuation = ReadRequest::new(six.clone()).column(1);
+    let cases = [
+        // A continuation: the budget alone bounds it, whatever max-line-length.
+        (
+            "cut inside a line, from column 1",
+            characters(None),
+            vec![continuation.clone()],
+            8.0,
+        ),
+        // The line read before (clamped at the default 2,000): its length is known, so the working copy is
+        // reserved once instead of doubled.
+        (
+            "cut inside a line read before",
+            characters(None),
+            vec![ReadRequest::new(six.clone()), continuation.clone()],
+            3.0,
+        ),
+        (
+            "cut inside a line, from column 0",
+            characters(Some(4_500_000)),
+            vec![ReadRequest::new(six.clone())],
+            8.0,
+        ),
+        (
+            "clamped line",
+            characters(Some(4_000_000)),
+            vec![ReadRequest::new(six.clone())],
+            8.0,
+        ),
+        (
+            "whole lines",
+            characters(None),
+            vec![ReadRequest::new(lines)],
+            8.0,
+        ),
+        (
+            "token mode, cut inside a line",
+            tokens,
+            vec![continuation],
+            8.0,
+        ),
+    ];
+    for (name, config, requests, bound) in cases {
+        let (peak, per_char, chars, hint) = window_memory(&sandbox, config, &requests);
+        eprintln!("{name}: {chars} characters, peak {peak} bytes, {per_char:.2} bytes a character");
+        assert!(chars >= 4_000_000, "{name}: {chars} characters ({hint})");
+        assert!(
+            peak < 64 * MIB,
+            "{name}: peak linear memory {peak} bytes ({hint})"
+        );
+        assert!(
+            per_char <= bound,
+            "{name}: {per_char:.2} bytes a character, over {bound} ({hint})"
         );
     }
 }

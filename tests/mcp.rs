@@ -165,9 +165,11 @@ async fn lists_read_file_and_check_write_with_their_schemas() {
     assert_eq!(input["required"], json!(["path"]));
     assert_eq!(input["additionalProperties"], false);
     assert_eq!(input["properties"]["path"]["type"], "string");
-    for field in ["offset", "limit", "column"] {
+    // The schema `read-window tool-schema` prints: a limit of 0 or a tail of 0 is refused, an offset of 0 reads as 1.
+    assert_eq!(input, read_window_host::tool::read_input_schema());
+    for (field, minimum) in [("offset", 0), ("limit", 1), ("column", 0), ("tail", 1)] {
         assert_eq!(input["properties"][field]["type"], "integer", "{field}");
-        assert_eq!(input["properties"][field]["minimum"], 0, "{field}");
+        assert_eq!(input["properties"][field]["minimum"], minimum, "{field}");
         assert!(input["properties"][field]["description"].is_string());
     }
     let description = read.description.as_deref().unwrap();
@@ -219,6 +221,8 @@ async fn read_file_is_a_session_window_stub_and_error() {
     assert_eq!(text(&window), format!("2|beta\n3|gamma\n\n{hint}"));
     let answer = structured(&window);
     conforms(answer, &schema, "window");
+    // The tool's text is the answer's `text`, for a window, a stub, a block and an error alike.
+    assert_eq!(text(&window), answer["text"]);
     assert_eq!(answer["status"], "ok");
     assert_eq!(answer["content"], "2|beta\n3|gamma\n");
     assert_eq!(answer["start_line"], 2);
@@ -256,6 +260,7 @@ async fn read_file_is_a_session_window_stub_and_error() {
     assert!(answer.get("content").is_none());
     assert!(text(&stub).starts_with("[read-window: unchanged]"));
     assert_eq!(text(&stub), answer["message"]);
+    assert_eq!(text(&stub), answer["text"]);
 
     // A third time: the tripwire blocks it.
     let blocked = call(
@@ -268,6 +273,8 @@ async fn read_file_is_a_session_window_stub_and_error() {
     conforms(structured(&blocked), &schema, "blocked");
     assert_eq!(structured(&blocked)["error"]["kind"], "loop_blocked");
     assert_eq!(structured(&blocked)["error"]["already_read"], 3);
+    assert_eq!(text(&blocked), structured(&blocked)["text"]);
+    assert_eq!(structured(&blocked)["error"]["path"], json!(path));
 
     // Following the cursor (a relative path, against the working directory) reads the rest.
     let rest = call(
@@ -295,6 +302,15 @@ async fn read_file_is_a_session_window_stub_and_error() {
     assert_eq!(structured(&missing)["status"], "error");
     assert_eq!(structured(&missing)["error"]["kind"], "not_found");
     assert_eq!(text(&missing), structured(&missing)["error"]["message"]);
+    assert_eq!(text(&missing), structured(&missing)["text"]);
+    assert_eq!(
+        structured(&missing)["error"]["path"],
+        json!(sandbox.guest("nope.txt"))
+    );
+    assert_eq!(
+        structured(&missing)["error"]["suggestions"],
+        json!(["notes.txt"])
+    );
     let outside = call(&client, "read_file", json!({"path": "/etc/hostname"})).await;
     assert_eq!(outside.is_error, Some(true));
     assert_eq!(structured(&outside)["error"]["kind"], "outside_sandbox");
@@ -420,6 +436,61 @@ async fn without_root_or_client_roots_the_current_directory_is_granted() {
         format!("1|here\n\nShowing line 1 of 1 in {path}: the whole file.")
     );
     client.cancel().await.unwrap();
+}
+
+#[test]
+fn without_root_the_server_refuses_to_fall_back_to_home_or_the_file_system_root() {
+    let sandbox = Sandbox::new();
+    let home = sandbox.root.canonicalize().unwrap();
+    // The compiled component stays cached where it is, whatever HOME says.
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    for (cwd, what) in [
+        (home.as_path(), "(your home directory)"),
+        (Path::new("/"), "(the root of the file system)"),
+    ] {
+        let output = Command::new(BIN)
+            .arg("mcp")
+            .current_dir(cwd)
+            .env("HOME", &home)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(output.stdout.is_empty(), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "the current directory is {} {what}",
+                cwd.display()
+            )),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("Name the directory to read with --root"),
+            "{stderr}"
+        );
+    }
+    // Named explicitly, the same directory is granted, and the start says so on stderr.
+    let output = Command::new(BIN)
+        .args(["--root", home.to_str().unwrap(), "mcp"])
+        .current_dir(&home)
+        .env("HOME", &home)
+        .env("XDG_CACHE_HOME", &cache)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "read-window mcp: reading {} (read-only, from --root)",
+            home.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Name the directory"), "{stderr}");
 }
 
 #[tokio::test]

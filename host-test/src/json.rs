@@ -6,20 +6,26 @@
 //! - A window: `{"status":"ok","content_returned":true,"content","path","start_line","start_column","end_line",
 //!   "lines_returned","total_lines","truncated","truncated_by":["limit"|"budget"|"line_length"|"mid_line"],
 //!   "next_offset":N|null,"next_column":N|null,"clamped_lines":[{"line","shown_chars","total_chars",
-//!   "next_column"}],"hint","file_size","encoding":{"encoding":"utf8"|"utf16le"|"utf16be"|"utf32le"|"utf32be","bom",
-//!   "line_endings":"none"|"lf"|"crlf"|"mixed","replaced_invalid"},"budget":{"unit":"characters"|"tokens",
-//!   "limit","used","cap"},"warnings":[...]}`; `cap` only in token mode, `warnings` only when not empty. Lines,
+//!   "next_column"}],"hint","file_size","encoding":{"encoding":"utf8"|"utf16le"|"utf16be"|"utf32le"|"utf32be" or a
+//!   legacy encoding's lower-case WHATWG name ("windows-1251", "shift_jis", ...),"bom","origin":"declared"|"detected",
+//!   "line_endings":"none"|"lf"|"crlf"|"mixed"|"cr","replaced_invalid"},"budget":{"unit":"characters"|"tokens",
+//!   "limit","used","cap"},"warnings":[...],"text"}`; `cap` only in token mode, `warnings` only when not empty;
+//!   `text` is exactly what a model should see (the content, a blank line, the hint, the warnings for the model:
+//!   the component's `read-result.text`). Lines,
 //!   columns and counts are integers: lines 1-based, columns 0-based in Unicode scalar values, `file_size` in
 //!   bytes, `budget` numbers in its `unit`.
 //! - A dedup stub: `{"status":"unchanged","content_returned":false,"dedup":true,"path","start_line","end_line",
-//!   "total_lines","next_offset":N|null,"next_column":N|null,"message"}`, with no `content` key. The cursor is
+//!   "total_lines","next_offset":N|null,"next_column":N|null,"message","text"}`, with no `content` key and
+//!   `text` equal to `message`. The cursor is
 //!   the one the window it stands for carried (`null` when nothing after it is left), so paging goes on through a
 //!   stub; `message` says the earlier result is still current, then the call that continues (`Use offset=N to
 //!   continue.`), or that nothing after the window is left, and the calls that read the rest of clamped lines.
-//! - An error: `{"status":"error","content_returned":false,"error":{"kind","message","already_read"}}`, `kind` one
-//!   of `not_found`, `not_a_file`, `outside_sandbox`, `permission_denied`, `invalid_request`, `io`,
-//!   `special_file`, `device`, `credential`, `binary`, `loop_blocked`, `echoed_output`; `already_read` only when
-//!   present (loop-blocked reads).
+//! - An error: `{"status":"error","content_returned":false,"text","error":{"kind","message","already_read",
+//!   "path","suggestions","total_lines"}}`, `kind` one of `not_found`, `not_a_file`, `outside_sandbox`,
+//!   `permission_denied`, `invalid_request`, `io`, `special_file`, `device`, `credential`, `binary`,
+//!   `loop_blocked`, `echoed_output`, `unencodable`; `text` is the message; `already_read` only when present (loop-blocked
+//!   reads), `path` (the absolute guest path tried) only when present, `suggestions` (similar names, best first)
+//!   always a list, `total_lines` only for an offset past the end.
 //! - A host failure (trap, deadline, memory cap): like an error, with `"kind":"host_error"`, `"cause"` one of
 //!   `trap`, `deadline`, `memory_limit`, `start`, and `"session_restarted"`.
 //! - A note (`other_tool`, `reset_dedup`, `wrote`, an accepted `check_write` or `report_tokens`):
@@ -34,12 +40,19 @@
 //!
 //! | op | fields |
 //! | --- | --- |
-//! | `read` | `path` (string), `offset`, `limit`, `column` (optional non-negative integers) |
+//! | `read` | `path` (string), `offset`, `limit`, `column`, `tail` (optional non-negative integers, taken as models send them: `null` and `""` absent, `"40"` read as 40 with a note in `warnings`) |
 //! | `other_tool`, `reset_dedup`, `stats` | none |
 //! | `wrote` | `path` |
 //! | `check_write` | `path`, `text` (string) |
 //! | `report_tokens` | `path`, `offset`, `lines`, `tokens` |
 //! | `token_refusal` | `path`, `offset`, `limit`, `message` (string) |
+//! | `capture_begin` | `window_chars`, `head_share`, `spill_dir`, `spill_cap_chars` (all optional) |
+//! | `capture_chunk` | `text` (string) or `base64` (the bytes), exactly one |
+//! | `capture_end` | `exit_status` (optional 32-bit integer); answered in the shape of [`crate::capture`] |
+//!
+//! The CLI's `session` command answers two more ops itself, before they reach [`run`]: `config` (the config in
+//! force, [`crate::settings::effective_json`]) and `configure` (config fields, [`crate::settings::configure`]),
+//! accepted only before the first op that uses the session.
 //!
 //! Malformed JSON, an unknown op, a missing or unknown field, a value of the wrong type, a negative number, a
 //! non-integer or a number beyond `u64` are answered with an `invalid_request` error naming the field.
@@ -96,6 +109,16 @@ pub enum Request {
     },
     /// `stats`: the session's counters ([`Session::stats`]).
     Stats,
+    /// `capture_begin`: begin capturing a command's output ([`Session::capture_begin`]; fields in
+    /// [`crate::capture::CAPTURE_CONFIG_FIELDS`]).
+    CaptureBegin(crate::CaptureConfig),
+    /// `capture_chunk`: push output bytes (`text` or `base64`) into the open capture ([`Session::capture_chunk`]).
+    CaptureChunk(Vec<u8>),
+    /// `capture_end`: finish the capture with an optional `exit_status` ([`Session::capture_end`]).
+    CaptureEnd {
+        /// The command's exit status, when known.
+        exit_status: Option<i32>,
+    },
 }
 
 /// `{"status":"ok"}`: a note was taken or a check passed.
@@ -138,15 +161,17 @@ pub fn window_json(result: &ReadResult) -> Value {
         "encoding": {
             "encoding": result.encoding.encoding.as_str(),
             "bom": result.encoding.bom,
+            "origin": result.encoding.origin.as_str(),
             "line_endings": result.encoding.line_endings.as_str(),
             "replaced_invalid": result.encoding.replaced_invalid,
         },
         "budget": budget_json(&result.budget),
     });
-    if !result.warnings.is_empty() {
-        if let Value::Object(map) = &mut value {
+    if let Value::Object(map) = &mut value {
+        if !result.warnings.is_empty() {
             map.insert("warnings".into(), json!(result.warnings));
         }
+        map.insert("text".into(), json!(result.text));
     }
     value
 }
@@ -177,10 +202,13 @@ pub fn stub_json(stub: &UnchangedStub) -> Value {
         "next_offset": stub.next_offset,
         "next_column": stub.next_column,
         "message": stub.message,
+        "text": stub.message,
     })
 }
 
-/// A [`ReadError`] as JSON: `{"status":"error","content_returned":false,"error":{"kind","message",...}}`.
+/// A [`ReadError`] as JSON: `{"status":"error","content_returned":false,"text","error":{"kind","message",
+/// "already_read","path","suggestions","total_lines"}}`; `text` is the message, `suggestions` always a list,
+/// the other optional fields only when present.
 pub fn error_json(error: &ReadError) -> Value {
     let mut inner = Map::new();
     inner.insert("kind".into(), json!(error.kind.as_str()));
@@ -188,7 +216,19 @@ pub fn error_json(error: &ReadError) -> Value {
     if let Some(already_read) = error.already_read {
         inner.insert("already_read".into(), json!(already_read));
     }
-    json!({ "status": "error", "content_returned": false, "error": Value::Object(inner) })
+    if let Some(path) = &error.path {
+        inner.insert("path".into(), json!(path));
+    }
+    inner.insert("suggestions".into(), json!(error.suggestions));
+    if let Some(total_lines) = error.total_lines {
+        inner.insert("total_lines".into(), json!(total_lines));
+    }
+    json!({
+        "status": "error",
+        "content_returned": false,
+        "text": error.message,
+        "error": Value::Object(inner),
+    })
 }
 
 /// A [`HostError`] as JSON: an error object with `"kind":"host_error"`, its `cause` and `session_restarted`.
@@ -196,6 +236,7 @@ pub fn host_error_json(error: &HostError) -> Value {
     json!({
         "status": "error",
         "content_returned": false,
+        "text": error.message(),
         "error": {
             "kind": "host_error",
             "cause": error.kind().as_str(),
@@ -264,8 +305,17 @@ pub fn parse_request(line: &str) -> Result<Request, ReadError> {
     parse_request_value(&value)
 }
 
-/// Parses one request already decoded as JSON; see [`parse_request`].
+/// Parses one request already decoded as JSON; see [`parse_request`]. The notes of
+/// [`parse_request_value_noted`] are dropped.
 pub fn parse_request_value(value: &Value) -> Result<Request, ReadError> {
+    parse_request_value_noted(value).map(|(request, _)| request)
+}
+
+/// Parses one request already decoded as JSON, taking a read's optional numbers (`offset`, `limit`, `column`,
+/// `tail`) the way models send them: `null` and `""` mean absent, and a string holding a plain integer (`"40"`)
+/// is read as that integer and noted (the notes go into the answer's `warnings`). Anything else is an
+/// `invalid_request` error naming the field and its valid range.
+pub fn parse_request_value_noted(value: &Value) -> Result<(Request, Vec<String>), ReadError> {
     let Value::Object(fields) = value else {
         return Err(ReadError::invalid_request(format!(
             "the request must be a JSON object with an `op` field, not {}",
@@ -283,16 +333,19 @@ pub fn parse_request_value(value: &Value) -> Result<Request, ReadError> {
         }
     };
     let allowed: &[&str] = match op {
-        "read" => &["path", "offset", "limit", "column"],
+        "read" => &["path", "offset", "limit", "column", "tail"],
         "other_tool" | "reset_dedup" | "stats" => &[],
         "wrote" => &["path"],
         "check_write" => &["path", "text"],
         "report_tokens" => &["path", "offset", "lines", "tokens"],
         "token_refusal" => &["path", "offset", "limit", "message"],
+        "capture_begin" => crate::capture::CAPTURE_CONFIG_FIELDS,
+        "capture_chunk" => &["text", "base64"],
+        "capture_end" => &["exit_status"],
         unknown => {
             return Err(ReadError::invalid_request(format!(
                 "unknown `op` {unknown:?}: expected one of read, other_tool, reset_dedup, wrote, check_write, \
-                 report_tokens, token_refusal, stats"
+                 report_tokens, token_refusal, stats, capture_begin, capture_chunk, capture_end"
             )));
         }
     };
@@ -310,16 +363,32 @@ pub fn parse_request_value(value: &Value) -> Result<Request, ReadError> {
         )));
     }
     let fields = Fields { op, map: fields };
-    Ok(match op {
+    let mut notes = Vec::new();
+    let request = match op {
         "read" => Request::Read(ReadRequest {
             path: fields.string("path")?,
-            offset: fields.opt_u64("offset")?,
-            limit: fields.opt_u64("limit")?,
-            column: fields.opt_u64("column")?,
+            offset: fields.lenient_u64("offset", OFFSET_RANGE, &mut notes)?,
+            limit: fields.lenient_u64("limit", LIMIT_RANGE, &mut notes)?,
+            column: fields.lenient_u64("column", COLUMN_RANGE, &mut notes)?,
+            tail: fields
+                .lenient_u64("tail", TAIL_RANGE, &mut notes)?
+                .map(|tail| {
+                    u32::try_from(tail).map_err(|_| {
+                        ReadError::invalid_request(format!(
+                            "`tail` must be {TAIL_RANGE} (got {tail})"
+                        ))
+                    })
+                })
+                .transpose()?,
         }),
         "other_tool" => Request::OtherTool,
         "reset_dedup" => Request::ResetDedup,
         "stats" => Request::Stats,
+        "capture_begin" => Request::CaptureBegin(crate::capture::parse_capture_config(fields.map)?),
+        "capture_chunk" => Request::CaptureChunk(crate::capture::parse_chunk(fields.map)?),
+        "capture_end" => Request::CaptureEnd {
+            exit_status: crate::capture::parse_exit_status(fields.map)?,
+        },
         "wrote" => Request::Wrote {
             path: fields.string("path")?,
         },
@@ -340,8 +409,18 @@ pub fn parse_request_value(value: &Value) -> Result<Request, ReadError> {
             limit: fields.u64("limit")?,
             message: fields.string("message")?,
         },
-    })
+    };
+    Ok((request, notes))
 }
+
+/// The valid range of a read's `offset`, in words.
+const OFFSET_RANGE: &str = "a line number from 1 (0 is read as 1) up to the file's line count";
+/// The valid range of a read's `limit`, in words.
+const LIMIT_RANGE: &str = "a count of lines from 1 (larger values are clamped to max-lines)";
+/// The valid range of a read's `column`, in words.
+const COLUMN_RANGE: &str = "a character position from 0 inside the first line";
+/// The valid range of a read's `tail`, in words.
+const TAIL_RANGE: &str = "a count of last lines from 1 to 4294967295";
 
 /// The fields of [`Config`] in JSON, snake_case as in the WIT record (every one optional).
 pub const CONFIG_FIELDS: &[&str] = &[
@@ -505,6 +584,42 @@ impl Fields<'_> {
         }
     }
 
+    /// An optional number as models send it: `null`, `""` (or only spaces) absent; a string of ASCII digits read
+    /// as its integer, with a note; a JSON number as [`number`] reads it; anything else an error naming `field`
+    /// and its valid `range`.
+    fn lenient_u64(
+        &self,
+        field: &str,
+        range: &str,
+        notes: &mut Vec<String>,
+    ) -> Result<Option<u64>, ReadError> {
+        match self.present(field) {
+            None => Ok(None),
+            Some(Value::String(text)) if text.trim().is_empty() => Ok(None),
+            Some(Value::String(text)) => {
+                let digits = text.trim();
+                match digits.parse::<u64>() {
+                    Ok(n) if digits.bytes().all(|byte| byte.is_ascii_digit()) => {
+                        notes.push(format!(
+                            "`{field}` was the string {text:?}; it was read as the number {n}. Send numbers as JSON numbers."
+                        ));
+                        Ok(Some(n))
+                    }
+                    _ => Err(ReadError::invalid_request(format!(
+                        "`{field}` must be {range}, as a JSON number; got the string {text:?}"
+                    ))),
+                }
+            }
+            Some(value @ Value::Number(_)) => number(field, value).map(Some).map_err(|error| {
+                ReadError::invalid_request(format!("{} ({field} must be {range})", error.message))
+            }),
+            Some(other) => Err(ReadError::invalid_request(format!(
+                "`{field}` must be {range}, as a JSON number, not {}",
+                type_name(other)
+            ))),
+        }
+    }
+
     fn opt_u32(&self, field: &str) -> Result<Option<u32>, ReadError> {
         self.opt_u64(field)?.map(|n| to_u32(field, n)).transpose()
     }
@@ -635,6 +750,14 @@ pub fn run(session: &mut Session, request: &Request) -> Result<Value, HostError>
             }
             value
         }
+        Request::CaptureBegin(config) => {
+            session.capture_begin(config)?;
+            note_json()
+        }
+        Request::CaptureChunk(bytes) => unit_json(&session.capture_chunk(bytes)?),
+        Request::CaptureEnd { exit_status } => {
+            crate::capture::end_json(&session.capture_end(*exit_status)?)
+        }
     })
 }
 
@@ -651,14 +774,40 @@ pub fn answer_line(session: &mut Session, line: &str) -> Value {
         }
     };
     let id = value.get("id").cloned();
-    let answer = match parse_request_value(&value) {
-        Ok(request) => match run(session, &request) {
-            Ok(answer) => answer,
+    let answer = match parse_request_value_noted(&value) {
+        Ok((request, notes)) => match run(session, &request) {
+            Ok(answer) => with_notes(answer, notes),
             Err(host) => host_error_json(&host),
         },
         Err(error) => error_json(&error),
     };
     with_id(id, answer)
+}
+
+/// `answer` with `notes` (how arguments were read) added to its `warnings` (created when it has none) and, a line
+/// each, to the end of its `text` (what the model sees learns how its arguments were read).
+pub fn with_notes(answer: Value, notes: Vec<String>) -> Value {
+    if notes.is_empty() {
+        return answer;
+    }
+    match answer {
+        Value::Object(mut fields) => {
+            if let Some(Value::String(text)) = fields.get_mut("text") {
+                for note in &notes {
+                    text.push('\n');
+                    text.push_str(note);
+                }
+            }
+            let warnings = fields
+                .entry("warnings")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(list) = warnings {
+                list.extend(notes.into_iter().map(Value::String));
+            }
+            Value::Object(fields)
+        }
+        answer => answer,
+    }
 }
 
 fn with_id(id: Option<Value>, answer: Value) -> Value {
@@ -754,6 +903,33 @@ mod tests {
     }
 
     #[test]
+    fn optional_numbers_are_taken_the_way_models_send_them() {
+        let noted = |line: &str| {
+            let value: Value = serde_json::from_str(line).unwrap();
+            parse_request_value_noted(&value).unwrap()
+        };
+        assert_eq!(
+            noted(r#"{"op":"read","path":"a.txt","offset":"","limit":null,"column":" "}"#),
+            (Request::Read(ReadRequest::new("a.txt")), Vec::new())
+        );
+        assert_eq!(
+            noted(r#"{"path":"a.txt","offset":"40","tail":null}"#),
+            (
+                Request::Read(ReadRequest::new("a.txt").offset(40)),
+                vec!["`offset` was the string \"40\"; it was read as the number 40. Send numbers as JSON numbers.".to_string()]
+            )
+        );
+        assert_eq!(
+            noted(r#"{"path":"a.txt","tail":"3"}"#).0,
+            Request::Read(ReadRequest::new("a.txt").tail(3))
+        );
+        let answer = with_notes(json!({"status":"ok"}), vec!["n".into()]);
+        assert_eq!(answer, json!({"status":"ok","warnings":["n"]}));
+        let answer = with_notes(json!({"status":"ok","warnings":["w"]}), vec!["n".into()]);
+        assert_eq!(answer, json!({"status":"ok","warnings":["w","n"]}));
+    }
+
+    #[test]
     fn refuses_malformed_requests_naming_the_field() {
         assert!(invalid("{").contains("not valid JSON"));
         assert!(invalid("[1]").contains("JSON object"));
@@ -767,8 +943,18 @@ mod tests {
             invalid(r#"{"path":"a","column":18446744073709551616}"#).contains("`column` is beyond")
         );
         assert!(invalid(r#"{"path":"a","column":-1e30}"#).contains("`column` must not be negative"));
-        assert!(invalid(r#"{"path":"a","offset":"3"}"#)
-            .contains("`offset` must be a non-negative integer"));
+        assert_eq!(
+            invalid(r#"{"path":"a","offset":"3a"}"#),
+            "`offset` must be a line number from 1 (0 is read as 1) up to the file's line count, as a JSON number; got the string \"3a\""
+        );
+        assert_eq!(
+            invalid(r#"{"path":"a","limit":[3]}"#),
+            "`limit` must be a count of lines from 1 (larger values are clamped to max-lines), as a JSON number, not an array"
+        );
+        assert_eq!(
+            invalid(r#"{"path":"a","tail":4294967296}"#),
+            "`tail` must be a count of last lines from 1 to 4294967295 (got 4294967296)"
+        );
         assert!(invalid(r#"{"path":"a","ofset":3}"#).contains("unknown field `ofset`"));
         assert!(
             invalid(r#"{"op":"report_tokens","path":"a","offset":1,"lines":2}"#)
@@ -783,16 +969,21 @@ mod tests {
             kind: crate::ErrorKind::LoopBlocked,
             message: "stop".into(),
             already_read: Some(4),
+            path: Some("/w/a".into()),
+            suggestions: vec!["b".into()],
+            total_lines: None,
         };
         assert_eq!(
             error_json(&error),
-            json!({"status":"error","content_returned":false,
-                   "error":{"kind":"loop_blocked","message":"stop","already_read":4}})
+            json!({"status":"error","content_returned":false,"text":"stop",
+                   "error":{"kind":"loop_blocked","message":"stop","already_read":4,"path":"/w/a",
+                            "suggestions":["b"]}})
         );
         let plain = ReadError::invalid_request("bad");
         assert_eq!(
             error_json(&plain),
-            json!({"status":"error","content_returned":false,"error":{"kind":"invalid_request","message":"bad"}})
+            json!({"status":"error","content_returned":false,"text":"bad",
+                   "error":{"kind":"invalid_request","message":"bad","suggestions":[]}})
         );
     }
 
@@ -812,7 +1003,8 @@ mod tests {
         assert_eq!(
             value,
             json!({"status":"unchanged","content_returned":false,"dedup":true,"path":"/a","start_line":1,
-                   "end_line":9,"total_lines":20,"next_offset":10,"next_column":null,"message":"same"})
+                   "end_line":9,"total_lines":20,"next_offset":10,"next_column":null,"message":"same",
+                   "text":"same"})
         );
     }
 

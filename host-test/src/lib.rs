@@ -40,9 +40,13 @@
 #![warn(missing_docs)]
 
 mod cache;
+pub mod capture;
 pub mod json;
+mod links;
 mod pipe;
 pub mod scenario;
+pub mod settings;
+pub mod tool;
 
 use std::fmt;
 use std::io;
@@ -73,9 +77,9 @@ pub mod bindings {
 }
 
 pub use bindings::exports::read_window::reader::reader::{
-    Budget, BudgetReport, BudgetUnit, ClampedLine, Config, EncodingFacts, ErrorKind, LineEndings,
-    ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow, SessionStats, TextEncoding,
-    TokenBudget, Truncation, UnchangedStub,
+    Budget, BudgetReport, BudgetUnit, CaptureConfig, CaptureResult, ClampedLine, Config,
+    EncodingFacts, EncodingOrigin, ErrorKind, LineEndings, ReadError, ReadOutcome, ReadRequest,
+    ReadResult, RetryWindow, SessionStats, TextEncoding, TokenBudget, Truncation, UnchangedStub,
 };
 
 /// How often the background thread advances the engine's epoch; deadlines are counted in these ticks.
@@ -89,6 +93,19 @@ pub const DEFAULT_MEMORY_BYTES: usize = 256 * 1024 * 1024;
 
 /// The absolute path of the component `build.rs` built (`target/component-build/.../read_window.wasm`).
 pub const COMPONENT_PATH: &str = env!("READ_WINDOW_WASM");
+
+/// The environment variable that names the component to load at run time, for every host: when it is set (and not
+/// empty), [`ReadWindow::load`] loads that file instead of [`COMPONENT_PATH`].
+pub const WASM_ENV: &str = "READ_WINDOW_WASM";
+
+/// The component [`ReadWindow::load`] loads: `$READ_WINDOW_WASM` when it is set and not empty, else
+/// [`COMPONENT_PATH`]. The second value is true when the path came from the environment.
+pub fn component_path() -> (PathBuf, bool) {
+    match std::env::var_os(WASM_ENV) {
+        Some(path) if !path.is_empty() => (PathBuf::from(path), true),
+        _ => (PathBuf::from(COMPONENT_PATH), false),
+    }
+}
 
 /// How much of the guest's stderr a session keeps (its last bytes) to explain a trap.
 const STDERR_TAIL_BYTES: usize = 4096;
@@ -124,6 +141,7 @@ impl ReadRequest {
             offset: None,
             limit: None,
             column: None,
+            tail: None,
         }
     }
 
@@ -144,6 +162,12 @@ impl ReadRequest {
         self.column = Some(column);
         self
     }
+
+    /// Reads the last `tail` lines instead (0, or a tail with an offset or a column, is `invalid-request`).
+    pub fn tail(mut self, tail: u32) -> Self {
+        self.tail = Some(tail);
+        self
+    }
 }
 
 impl ReadError {
@@ -153,6 +177,9 @@ impl ReadError {
             kind: ErrorKind::InvalidRequest,
             message: message.into(),
             already_read: None,
+            path: None,
+            suggestions: Vec::new(),
+            total_lines: None,
         }
     }
 }
@@ -175,6 +202,7 @@ impl ErrorKind {
             ErrorKind::Binary => "binary",
             ErrorKind::LoopBlocked => "loop_blocked",
             ErrorKind::EchoedOutput => "echoed_output",
+            ErrorKind::Unencodable => "unencodable",
         }
     }
 }
@@ -192,14 +220,26 @@ impl Truncation {
 }
 
 impl TextEncoding {
-    /// The name used in JSON: `utf8`, `utf16le`, `utf16be`, `utf32le`, `utf32be`.
-    pub fn as_str(&self) -> &'static str {
+    /// The name used in JSON: `utf8`, `utf16le`, `utf16be`, `utf32le`, `utf32be`, or a legacy encoding's
+    /// lower-case WHATWG name (`windows-1251`, `shift_jis`, ...).
+    pub fn as_str(&self) -> &str {
         match self {
+            TextEncoding::Legacy(name) => name,
             TextEncoding::Utf8 => "utf8",
             TextEncoding::Utf16le => "utf16le",
             TextEncoding::Utf16be => "utf16be",
             TextEncoding::Utf32le => "utf32le",
             TextEncoding::Utf32be => "utf32be",
+        }
+    }
+}
+
+impl EncodingOrigin {
+    /// The name used in JSON: `declared` (a byte order mark) or `detected` (from the content).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            EncodingOrigin::Declared => "declared",
+            EncodingOrigin::Detected => "detected",
         }
     }
 }
@@ -212,6 +252,7 @@ impl LineEndings {
             LineEndings::Lf => "lf",
             LineEndings::Crlf => "crlf",
             LineEndings::Mixed => "mixed",
+            LineEndings::Cr => "cr",
         }
     }
 }
@@ -231,6 +272,7 @@ impl BudgetUnit {
 pub struct Grant {
     host: PathBuf,
     guest: String,
+    writable: bool,
 }
 
 impl Grant {
@@ -242,6 +284,11 @@ impl Grant {
     /// The guest path the directory is preopened at.
     pub fn guest(&self) -> &str {
         &self.guest
+    }
+
+    /// True for a directory granted read-write (a capture's spill directory, see [`Grants::writable_dir`]).
+    pub fn writable(&self) -> bool {
+        self.writable
     }
 }
 
@@ -298,8 +345,41 @@ impl Grants {
         Ok(self.push(canonical, guest))
     }
 
+    /// Grants `host` **read-write** at its canonical absolute path: the one directory a capture may create its
+    /// spill file in (`FsPerms::ReadWrite`). Every other grant stays read-only; a writable directory inside a
+    /// read-only one is a preopen of its own, and the component maps a path onto the longest matching guest path,
+    /// so only paths under it are writable.
+    ///
+    /// Errors: as [`Grants::dir`].
+    pub fn writable_dir(self, host: impl AsRef<Path>) -> io::Result<Self> {
+        let mut grants = self.dir(host)?;
+        if let Some(last) = grants.dirs.last_mut() {
+            last.writable = true;
+        }
+        Ok(grants)
+    }
+
+    /// Grants `host` read-write at the guest path `guest`; see [`Grants::writable_dir`].
+    ///
+    /// Errors: as [`Grants::dir_at`].
+    pub fn writable_dir_at(
+        self,
+        host: impl AsRef<Path>,
+        guest: impl Into<String>,
+    ) -> io::Result<Self> {
+        let mut grants = self.dir_at(host, guest)?;
+        if let Some(last) = grants.dirs.last_mut() {
+            last.writable = true;
+        }
+        Ok(grants)
+    }
+
     fn push(mut self, host: PathBuf, guest: String) -> Self {
-        self.dirs.push(Grant { host, guest });
+        self.dirs.push(Grant {
+            host,
+            guest,
+            writable: false,
+        });
         self
     }
 
@@ -436,6 +516,16 @@ impl HostError {
         self.restarted
     }
 
+    /// The error of a component that could not be loaded ([`ReadWindow::load`] failed): cause
+    /// [`HostErrorKind::Start`], the message saying why.
+    pub fn load_failed(error: &wasmtime::Error) -> Self {
+        HostError {
+            kind: HostErrorKind::Start,
+            message: format!("could not load the read-window component: {error:#}"),
+            restarted: false,
+        }
+    }
+
     fn start(error: &wasmtime::Error) -> Self {
         HostError {
             kind: HostErrorKind::Start,
@@ -504,7 +594,8 @@ impl fmt::Debug for ReadWindow {
 }
 
 impl ReadWindow {
-    /// Loads the component `build.rs` built ([`COMPONENT_PATH`]).
+    /// Loads the component named by `$READ_WINDOW_WASM` when it is set, else the one `build.rs` built
+    /// ([`COMPONENT_PATH`]); see [`component_path`].
     ///
     /// Compiling takes seconds, so the compiled code is cached on disk: `$XDG_CACHE_HOME/read-window/`, else
     /// `$HOME/.cache/read-window/`, else `<temp dir>/read-window/`, in a file named by the SHA-256 of the wasm
@@ -512,10 +603,19 @@ impl ReadWindow {
     /// that is not owned by the current user or is writable by others is not used. A cache file that fails to
     /// deserialize is recompiled and rewritten; a cache that cannot be written is skipped silently.
     ///
-    /// Errors: the file cannot be read, is not a valid component, lacks the `read-window` exports, or the
-    /// engine cannot be built.
+    /// Errors: `$READ_WINDOW_WASM` names a file that does not exist (the message names the variable and the
+    /// path), the file cannot be read, is not a valid component, lacks the `read-window` exports, or the engine
+    /// cannot be built.
     pub fn load() -> wasmtime::Result<Self> {
-        Self::from_file(COMPONENT_PATH)
+        let (path, from_env) = component_path();
+        if from_env && !path.is_file() {
+            return Err(wasmtime::format_err!(
+                "{WASM_ENV} is set to {}, which is not a file; point it at a read_window.wasm component, or unset \
+                 it to load the one this build made ({COMPONENT_PATH})",
+                path.display()
+            ));
+        }
+        Self::from_file(path)
     }
 
     /// Loads the component at `path` (a `.wasm` component of the `read-window` world), with the same disk cache
@@ -610,6 +710,10 @@ impl ReadWindow {
         config: &Config,
         request: &ReadRequest,
     ) -> Result<Result<ReadResult, ReadError>, HostError> {
+        let request = match through_links(grants, config, request) {
+            Ok(request) => request,
+            Err(error) => return Ok(Err(error)),
+        };
         let limits = SessionLimits::default();
         let mut live =
             Live::start(&self.shared, grants, limits, None).map_err(|e| HostError::start(&e))?;
@@ -617,7 +721,7 @@ impl ReadWindow {
         let result = live.bindings.read_window_reader_reader().call_read_once(
             &mut live.store,
             config,
-            request,
+            &request,
         );
         result.map_err(|error| {
             let (kind, detail) = live.classify(&error, &limits);
@@ -627,6 +731,47 @@ impl ReadWindow {
                 restarted: false,
             }
         })
+    }
+}
+
+/// The error of a capture op with no capture open.
+fn no_capture() -> ReadError {
+    ReadError::invalid_request("no capture is open; send capture_begin first.")
+}
+
+/// `request` with the absolute links on the way of its path resolved on the host (see the `links` module: WASI
+/// cannot follow them), or the `outside-sandbox` error for a link out of every grant.
+fn through_links(
+    grants: &Grants,
+    config: &Config,
+    request: &ReadRequest,
+) -> Result<ReadRequest, ReadError> {
+    let working_directory = config.working_directory.as_deref();
+    match links::resolve_absolute_links(grants, working_directory, &request.path) {
+        links::Resolution::AsAsked => Ok(request.clone()),
+        links::Resolution::Guest { resolved, asked } => {
+            // The component checks the credential rules on the path it is given; the name asked for (a link named
+            // `.env`, say) is checked here, by the same rules, as the component does for links it follows itself.
+            let policy = read_window::guards::CredentialPolicy::new(
+                config.deny_patterns.as_deref().unwrap_or_default(),
+                config.allow_patterns.as_deref().unwrap_or_default(),
+            );
+            if let Err(refusal) = policy.check(&asked) {
+                return Err(ReadError {
+                    kind: ErrorKind::Credential,
+                    message: refusal.message,
+                    already_read: None,
+                    path: Some(asked),
+                    suggestions: Vec::new(),
+                    total_lines: None,
+                });
+            }
+            Ok(ReadRequest {
+                path: resolved,
+                ..request.clone()
+            })
+        }
+        links::Resolution::Outside(error) => Err(error),
     }
 }
 
@@ -741,6 +886,8 @@ struct Live {
     store: Store<HostState>,
     bindings: bindings::ReadWindow,
     session: Option<ResourceAny>,
+    /// The open capture resource, between `capture_begin` and `capture_end`.
+    capture: Option<ResourceAny>,
     stderr: TailPipe,
 }
 
@@ -756,8 +903,13 @@ impl Live {
         builder.allow_blocking_current_thread(true);
         builder.stderr(stderr.clone());
         for grant in grants.dirs() {
+            let perms = if grant.writable {
+                FsPerms::ReadWrite
+            } else {
+                FsPerms::ReadOnly
+            };
             builder
-                .preopened_dir(&grant.host, &grant.guest, FsPerms::ReadOnly)
+                .preopened_dir(&grant.host, &grant.guest, perms)
                 .with_context(|| {
                     format!(
                         "could not open the granted directory {}",
@@ -791,6 +943,7 @@ impl Live {
             store,
             bindings,
             session,
+            capture: None,
             stderr,
         })
     }
@@ -863,11 +1016,15 @@ impl Session {
         &mut self,
         request: &ReadRequest,
     ) -> Result<Result<ReadOutcome, ReadError>, HostError> {
+        let request = match through_links(&self.grants, &self.config, request) {
+            Ok(request) => request,
+            Err(error) => return Ok(Err(error)),
+        };
         self.call_session(|live, session| {
             live.bindings
                 .read_window_reader_reader()
                 .session()
-                .call_read(&mut live.store, session, request)
+                .call_read(&mut live.store, session, &request)
         })
     }
 
@@ -970,13 +1127,75 @@ impl Session {
         config: &Config,
         request: &ReadRequest,
     ) -> Result<Result<ReadResult, ReadError>, HostError> {
+        let request = match through_links(&self.grants, config, request) {
+            Ok(request) => request,
+            Err(error) => return Ok(Err(error)),
+        };
         self.call(|live| {
             live.bindings.read_window_reader_reader().call_read_once(
                 &mut live.store,
                 config,
-                request,
+                &request,
             )
         })
+    }
+
+    /// Begins capturing a command's output in this session's store (the component's `capture` resource), so
+    /// reads of its spill can be interleaved. A capture still open is dropped first. Invalid config values are
+    /// replaced by defaults and reported in the result's `warnings`.
+    pub fn capture_begin(&mut self, config: &CaptureConfig) -> Result<(), HostError> {
+        self.capture_drop()?;
+        self.call(|live| {
+            let capture = live
+                .bindings
+                .read_window_reader_reader()
+                .capture()
+                .call_constructor(&mut live.store, config)?;
+            live.capture = Some(capture);
+            Ok(())
+        })
+    }
+
+    /// Pushes a chunk of the command's raw output to the open capture. `Err(ReadError)` of kind
+    /// `invalid-request` when no capture is open.
+    pub fn capture_chunk(&mut self, chunk: &[u8]) -> Result<Result<(), ReadError>, HostError> {
+        self.call(|live| match live.capture {
+            Some(capture) => live
+                .bindings
+                .read_window_reader_reader()
+                .capture()
+                .call_push(&mut live.store, capture, chunk),
+            None => Ok(Err(no_capture())),
+        })
+    }
+
+    /// Ends the open capture with the command's exit status and returns its window; the capture is closed.
+    /// `Err(ReadError)` of kind `invalid-request` when no capture is open.
+    pub fn capture_end(
+        &mut self,
+        exit_status: Option<i32>,
+    ) -> Result<Result<CaptureResult, ReadError>, HostError> {
+        let result = self.call(|live| match live.capture {
+            Some(capture) => live
+                .bindings
+                .read_window_reader_reader()
+                .capture()
+                .call_finish(&mut live.store, capture, exit_status),
+            None => Ok(Err(no_capture())),
+        })?;
+        self.capture_drop()?;
+        Ok(result)
+    }
+
+    /// Drops the open capture resource, if any.
+    fn capture_drop(&mut self) -> Result<(), HostError> {
+        let Some(live) = self.live.as_mut() else {
+            return Ok(());
+        };
+        let Some(capture) = live.capture.take() else {
+            return Ok(());
+        };
+        self.call(|live| capture.resource_drop(&mut live.store))
     }
 
     /// The largest linear memory, in bytes, the guest asked for (any one memory, including a request refused by

@@ -5,12 +5,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use read_window_host::{json, scenario};
+use read_window::config::CONFIG_WARNING_PREFIX;
+use read_window_host::settings::{self, Settings};
+use read_window_host::{json, scenario, tool};
 use read_window_host::{
-    Budget, Config, Grants, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult, ReadWindow,
-    Session, TokenBudget,
+    Config, ErrorKind, Grants, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult,
+    ReadWindow, Session,
 };
+use serde_json::json;
 
+mod capture_cli;
 mod mcp;
 
 /// The longest request line the session mode accepts, in bytes.
@@ -26,32 +30,17 @@ const MAX_REQUEST_LINE: usize = 64 * 1024 * 1024;
     name = "read-window",
     version,
     after_help = "Exit status: 0 a result, 1 a read error (its JSON still printed with --json) or a failure of \
-                  the component, 2 a usage error (a bad option or --root directory)."
+                  the component, 2 a usage error (a bad option, a setting out of its range, a bad --config file \
+                  or --root directory)."
 )]
 struct Cli {
     /// A directory the component may read (repeatable). Default: the current directory.
     #[arg(long = "root", value_name = "DIR", global = true)]
     roots: Vec<PathBuf>,
 
-    /// Lines per window at most (default 2000).
-    #[arg(long, value_name = "N", global = true)]
-    max_lines: Option<u32>,
-
-    /// Characters shown of one line before it is clamped (default 2000).
-    #[arg(long, value_name = "N", global = true)]
-    max_line_length: Option<u32>,
-
-    /// Budget of N characters of formatted content per window (default 100000).
-    #[arg(long, value_name = "N", global = true, conflicts_with = "max_tokens")]
-    max_chars: Option<u32>,
-
-    /// Budget of N estimated tokens per window (a token cap; windows aim at 90% of it).
-    #[arg(long, value_name = "N", global = true)]
-    max_tokens: Option<u32>,
-
-    /// Always return content: never answer a repeated window with an "unchanged" stub.
-    #[arg(long, global = true)]
-    no_dedup: bool,
+    /// The settings: one option per config field, and --config FILE.
+    #[command(flatten)]
+    settings: Settings,
 
     #[command(subcommand)]
     command: Command,
@@ -72,15 +61,20 @@ enum Command {
         /// Lines at most.
         #[arg(long, value_name = "N")]
         limit: Option<u64>,
+        /// Read the last N lines instead (the window ends at the file's last line); not with --offset or --column.
+        #[arg(long, value_name = "N", conflicts_with_all = ["offset", "column"])]
+        tail: Option<u32>,
         /// Print one JSON object instead.
         #[arg(long)]
         json: bool,
     },
     /// A session over JSON Lines: one request object per line on stdin, one answer object per line on stdout.
     ///
-    /// Ops: read (path, offset, limit, column), other_tool, reset_dedup, wrote (path), check_write (path, text),
-    /// report_tokens (path, offset, lines, tokens), token_refusal (path, offset, limit, message), stats. An "id"
-    /// is echoed back.
+    /// Ops: read (path, offset, limit, column, tail), other_tool, reset_dedup, wrote (path), check_write (path, text),
+    /// report_tokens (path, offset, lines, tokens), token_refusal (path, offset, limit, message), stats, config
+    /// (the config in force), configure (config fields, as in --config; before the first read only), and the
+    /// capture ops capture_begin (window_chars, head_share, spill_dir, spill_cap_chars), capture_chunk (text or
+    /// base64) and capture_end (exit_status). An "id" is echoed back.
     Session,
     /// Run scenario files (JSON; see tests/scenarios/README.md) through the component: one `PASS name` or `FAIL
     /// name: why` line each, then `N passed, M failed`. Exit 0 only when every scenario passed.
@@ -89,14 +83,37 @@ enum Command {
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
-    /// Print the path of the component (`.wasm`) this CLI runs, for other hosts (`READ_WINDOW_WASM`).
+    /// Print the path of the component (`.wasm`) this CLI runs ($READ_WINDOW_WASM when set, else the one its
+    /// build made), for other hosts.
     WasmPath,
+    /// Print the read_file tool's definition (name, description for a model, JSON Schema of its parameters) to
+    /// hand to a model.
+    ToolSchema {
+        /// The shape: OpenAI function calling, Anthropic tool use, or an MCP tools/list entry.
+        #[arg(long, value_enum, default_value = "openai")]
+        format: SchemaFormat,
+    },
     /// Serve MCP (Model Context Protocol) on stdin and stdout: the tools read_file and check_write, one session
     /// per connection.
     ///
     /// The directories are the --root options; without any, the roots the client offers (file:// URIs); with
     /// neither, the current directory.
     Mcp,
+    /// Capture a command's output from stdin (`cmd 2>&1 | read-window capture --spill-dir .spill`): print its
+    /// head, a marker line naming the omitted lines and the spill file that holds them, and its tail.
+    Capture {
+        #[command(flatten)]
+        args: capture_cli::CaptureArgs,
+    },
+    /// Run a command on the host and capture its stdout and stderr interleaved in arrival order, like `capture`,
+    /// with its exit status. Exits with the command's status.
+    Run {
+        #[command(flatten)]
+        args: capture_cli::CaptureArgs,
+        /// The command and its arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
     /// Page through a whole file: every window from line 1 to the end, and the rest of every clamped line.
     Page {
         /// The file: absolute, or relative to the working directory.
@@ -108,6 +125,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// The shapes `tool-schema` prints.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum SchemaFormat {
+    /// `{"type":"function","function":{"name","description","parameters"}}`.
+    Openai,
+    /// `{"name","description","input_schema"}`.
+    Anthropic,
+    /// `{"name","title","description","inputSchema","outputSchema","annotations"}`.
+    Mcp,
 }
 
 /// Why the CLI stops early.
@@ -157,22 +185,30 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match &cli.command {
         Command::WasmPath => {
             let mut out = io::stdout().lock();
-            writeln!(out, "{}", read_window_host::COMPONENT_PATH)?;
+            writeln!(out, "{}", read_window_host::component_path().0.display())?;
             out.flush()?;
             return Ok(ExitCode::SUCCESS);
         }
         Command::Scenarios { paths } => return scenarios(paths),
+        Command::ToolSchema { format } => return tool_schema(*format),
         _ => {}
     }
     let (grants, config) = setup(&cli)?;
-    let reader = ReadWindow::load()
-        .map_err(|e| Failure::Host(format!("could not load the component: {e:#}")))?;
+    if matches!(cli.command, Command::Mcp) && cli.roots.is_empty() {
+        mcp::check_fallback(&mcp::Roots::ClientOr(grants.clone())).map_err(Failure::Usage)?;
+    }
+    let reader = match ReadWindow::load() {
+        Ok(reader) => reader,
+        // In the JSON modes a host failure is still a JSON answer on stdout, one per request.
+        Err(error) => return load_failed(&cli.command, &error),
+    };
     match cli.command {
         Command::Read {
             path,
             offset,
             column,
             limit,
+            tail,
             json,
         } => {
             let request = ReadRequest {
@@ -180,10 +216,15 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 offset,
                 limit,
                 column,
+                tail,
             };
             read(&reader, &grants, &config, &request, json)
         }
         Command::Session => session(&reader, &grants, config),
+        Command::Capture { args } => capture_cli::capture_stdin(&reader, &grants, config, &args),
+        Command::Run { args, command } => {
+            capture_cli::run_command(&reader, &grants, config, &args, &command)
+        }
         Command::Page { path, limit, json } => page(&reader, &grants, config, &path, limit, json),
         Command::Mcp => {
             let roots = if cli.roots.is_empty() {
@@ -196,8 +237,66 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 .map_err(Failure::Host)
         }
         // Answered above, before any root was granted.
-        Command::WasmPath | Command::Scenarios { .. } => Ok(ExitCode::SUCCESS),
+        Command::WasmPath | Command::Scenarios { .. } | Command::ToolSchema { .. } => {
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+/// `tool-schema`: the read_file tool in `format`, as pretty JSON.
+fn tool_schema(format: SchemaFormat) -> Result<ExitCode, Failure> {
+    let value = match format {
+        SchemaFormat::Openai => tool::definition(tool::Format::Openai),
+        SchemaFormat::Anthropic => tool::definition(tool::Format::Anthropic),
+        SchemaFormat::Mcp => mcp::tools()
+            .into_iter()
+            .find(|tool| tool.name == tool::READ_FILE)
+            .and_then(|tool| serde_json::to_value(tool).ok()),
+    };
+    let value =
+        value.ok_or_else(|| Failure::Host("the read_file tool could not be rendered".into()))?;
+    let text = serde_json::to_string_pretty(&value)
+        .map_err(|e| Failure::Host(format!("the read_file tool could not be rendered: {e}")))?;
+    let mut out = io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The component could not be loaded: in the JSON modes (`read --json`, `page --json`, `session`) the host error
+/// is the answer on stdout (one per request line in `session`), exit 1; otherwise a message on stderr, exit 1.
+fn load_failed(command: &Command, error: &wasmtime::Error) -> Result<ExitCode, Failure> {
+    let host = HostError::load_failed(error);
+    match command {
+        Command::Read { json: true, .. } | Command::Page { json: true, .. } => {
+            host_error_answers(&host, 1)
+        }
+        Command::Session => answer_every_request(&host),
+        _ => Err(Failure::Host(host.to_string())),
+    }
+}
+
+/// `session` without a session: answers every request line (blank lines skipped) with `host`'s JSON; exit 1.
+fn answer_every_request(host: &HostError) -> Result<ExitCode, Failure> {
+    let mut input = io::stdin().lock();
+    let mut line = Vec::new();
+    let mut answers = 0;
+    while read_request_line(&mut input, &mut line)?.is_some() {
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            answers += 1;
+        }
+    }
+    host_error_answers(host, answers)
+}
+
+/// Prints `host` as its JSON answer `count` times; exit 1.
+fn host_error_answers(host: &HostError, count: usize) -> Result<ExitCode, Failure> {
+    let mut out = io::stdout().lock();
+    for _ in 0..count {
+        writeln!(out, "{}", json::host_error_json(host))?;
+    }
+    out.flush()?;
+    Ok(ExitCode::from(1))
 }
 
 /// `scenarios`: run scenario files; exit 0 only when all pass, 1 when one fails, 2 when a path is missing.
@@ -237,26 +336,13 @@ fn setup(cli: &Cli) -> Result<(Grants, Config), Failure> {
             .dir(root)
             .map_err(|e| Failure::Usage(format!("--root {e}")))?;
     }
-    let working_directory = match &cwd {
-        Ok(cwd) => grants.working_directory_for(cwd),
-        Err(_) => grants.dirs().first().map(|grant| grant.guest().to_owned()),
-    };
-    let budget = match (cli.max_chars, cli.max_tokens) {
-        (Some(chars), _) => Some(Budget::Characters(chars)),
-        (None, Some(cap)) => Some(Budget::Tokens(TokenBudget {
-            cap: Some(cap),
-            headroom: None,
-        })),
-        (None, None) => None,
-    };
-    let config = Config {
-        max_lines: cli.max_lines,
-        max_line_length: cli.max_line_length,
-        budget,
-        working_directory,
-        dedup: cli.no_dedup.then_some(false),
-        ..Config::default()
-    };
+    let mut config = cli.settings.config().map_err(Failure::Usage)?;
+    if config.working_directory.is_none() {
+        config.working_directory = match &cwd {
+            Ok(cwd) => grants.working_directory_for(cwd),
+            Err(_) => grants.dirs().first().map(|grant| grant.guest().to_owned()),
+        };
+    }
     Ok((grants, config))
 }
 
@@ -280,44 +366,46 @@ fn read(
         Err(host) => return Err(host.into()),
     };
     let mut out = io::stdout().lock();
-    if as_json {
-        writeln!(out, "{}", json::once_json(&outcome))?;
-    } else if let Ok(window) = &outcome {
-        write_text(&mut out, window)?;
+    match &outcome {
+        _ if as_json => writeln!(out, "{}", json::once_json(&outcome))?,
+        Ok(window) => write_text(&mut out, window)?,
+        // The error's text is what the model should see, like a window's: stdout, and exit 1.
+        Err(error) => writeln!(out, "{}", error.message)?,
     }
     out.flush()?;
-    match outcome {
-        Ok(_) => Ok(ExitCode::SUCCESS),
-        Err(error) => {
-            if !as_json {
-                report_error(&error);
-            }
-            Ok(ExitCode::from(1))
-        }
-    }
+    Ok(match outcome {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(1),
+    })
 }
 
 fn report_error(error: &ReadError) {
     eprintln!("read-window: {}: {}", error.kind.as_str(), error.message);
 }
 
-/// A window as text: the content, a blank line, the hint, then one `warning:` line per warning.
+/// A window as text: its `text` (the content, a blank line, the hint, the warnings for the model) and a line
+/// feed. Warnings about the config are for whoever runs the CLI, not the model: they go to stderr.
 fn write_text(out: &mut impl Write, window: &ReadResult) -> io::Result<()> {
-    out.write_all(window.content.as_bytes())?;
-    if !window.content.is_empty() && !window.content.ends_with('\n') {
-        writeln!(out)?;
-    }
-    writeln!(out)?;
-    writeln!(out, "{}", window.hint)?;
     for warning in &window.warnings {
-        writeln!(out, "warning: {warning}")?;
+        if warning.starts_with(CONFIG_WARNING_PREFIX) {
+            eprintln!("read-window: warning: {warning}");
+        }
     }
-    Ok(())
+    writeln!(out, "{}", window.text)
 }
 
-/// `session`: JSON Lines in, JSON Lines out, one session for the whole stream.
+/// `session`: JSON Lines in, JSON Lines out, one session for the whole stream. `configure` (before the first other
+/// op but `config` and `stats`) starts the session again with its fields over the options; `config` answers the
+/// config in force.
 fn session(reader: &ReadWindow, grants: &Grants, config: Config) -> Result<ExitCode, Failure> {
-    let mut session = reader.session(grants, config)?;
+    let mut settings = SessionSettings {
+        config: config.clone(),
+        started: None,
+    };
+    let mut session = match reader.session(grants, config) {
+        Ok(session) => session,
+        Err(host) => return answer_every_request(&host),
+    };
     let mut input = io::stdin().lock();
     let mut out = io::stdout().lock();
     let mut line = Vec::new();
@@ -329,7 +417,10 @@ fn session(reader: &ReadWindow, grants: &Grants, config: Config) -> Result<ExitC
         } else {
             match std::str::from_utf8(&line) {
                 Ok(text) if text.trim().is_empty() => continue,
-                Ok(text) => json::answer_line(&mut session, text),
+                Ok(text) => match settings.answer(text, reader, grants, &mut session)? {
+                    Some(answer) => answer,
+                    None => json::answer_line(&mut session, text),
+                },
                 Err(e) => json::error_json(&ReadError::invalid_request(format!(
                     "the request line is not valid UTF-8: {e}"
                 ))),
@@ -339,6 +430,73 @@ fn session(reader: &ReadWindow, grants: &Grants, config: Config) -> Result<ExitC
         out.flush()?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `session` knows about its settings: the config in force and the first op that used the session.
+struct SessionSettings {
+    config: Config,
+    /// The first op other than `configure`, `config` and `stats`, once one ran.
+    started: Option<String>,
+}
+
+impl SessionSettings {
+    /// Answers `configure` and `config` lines; `None` for every other line (the session answers it), noting the
+    /// first op that uses the session.
+    fn answer(
+        &mut self,
+        line: &str,
+        reader: &ReadWindow,
+        grants: &Grants,
+        session: &mut Session,
+    ) -> Result<Option<serde_json::Value>, Failure> {
+        let Ok(serde_json::Value::Object(request)) = serde_json::from_str(line) else {
+            return Ok(None);
+        };
+        let op = match request.get("op") {
+            Some(serde_json::Value::String(op)) => op.as_str(),
+            None | Some(serde_json::Value::Null) => "read",
+            Some(_) => return Ok(None),
+        };
+        let answer = match op {
+            "config" => json!({
+                "status": "ok",
+                "config": settings::effective_json(
+                    &self.config,
+                    grants.dirs().first().map(|grant| grant.guest()),
+                ),
+            }),
+            "configure" => match &self.started {
+                Some(first) => json::error_json(&ReadError::invalid_request(format!(
+                    "`configure` must come before the first read: this session already ran `{first}`, so its \
+                     settings stay as they are; start a new session to change them."
+                ))),
+                None => match settings::configure(&self.config, &request) {
+                    Ok(config) => {
+                        *session = reader.session(grants, config.clone())?;
+                        self.config = config;
+                        json!({ "status": "ok" })
+                    }
+                    Err(error) => json::error_json(&error),
+                },
+            },
+            "stats" => return Ok(None),
+            other => {
+                self.started.get_or_insert_with(|| other.to_owned());
+                return Ok(None);
+            }
+        };
+        Ok(Some(match request.get("id") {
+            Some(id) => {
+                let mut with_id = serde_json::Map::new();
+                with_id.insert("id".into(), id.clone());
+                if let serde_json::Value::Object(fields) = answer {
+                    with_id.extend(fields);
+                }
+                serde_json::Value::Object(with_id)
+            }
+            None => answer,
+        }))
+    }
 }
 
 /// Reads one line (at most [`MAX_REQUEST_LINE`] bytes) into `line`. `None` at the end of input; `Some(true)`
@@ -379,8 +537,13 @@ fn page(
     as_json: bool,
 ) -> Result<ExitCode, Failure> {
     config.dedup = Some(false);
+    let session = match reader.session(grants, config) {
+        Ok(session) => session,
+        Err(host) if as_json => return host_error_answers(&host, 1),
+        Err(host) => return Err(host.into()),
+    };
     let mut pager = Pager {
-        session: reader.session(grants, config)?,
+        session,
         out: io::stdout().lock(),
         as_json,
         first: true,
@@ -392,9 +555,27 @@ fn page(
             offset: Some(cursor.0),
             limit,
             column: cursor.1,
+            tail: None,
         };
-        let Some(window) = pager.read(&request)? else {
-            return Ok(ExitCode::from(1));
+        let window = match pager.try_read(&request)? {
+            None => return Ok(ExitCode::from(1)),
+            Some(Ok(window)) => window,
+            // A window that would show a private key: the lines before it, or past it.
+            Some(Err(error)) if error.kind == ErrorKind::Credential && cursor.1.is_none() => {
+                match pager.around_key(&request, &error)? {
+                    AroundKey::Window(window) => *window,
+                    AroundKey::From(line) => {
+                        cursor = (line, None);
+                        continue;
+                    }
+                    AroundKey::End => return Ok(ExitCode::SUCCESS),
+                    AroundKey::Failed => return Ok(ExitCode::from(1)),
+                }
+            }
+            Some(Err(error)) => {
+                pager.print_error(&error)?;
+                return Ok(ExitCode::from(1));
+            }
         };
         for clamped in &window.clamped_lines {
             // When the window's own cursor continues inside this line, the main loop reads its rest.
@@ -422,6 +603,18 @@ fn page(
     }
 }
 
+/// How `page` goes on after a window refused for a private key.
+enum AroundKey {
+    /// The lines before the key, printed (their cursor continues past it).
+    Window(Box<ReadResult>),
+    /// The key starts at the cursor: the refusal was printed; readable text goes on at this line.
+    From(u64),
+    /// The key starts at the cursor and runs to the end of the file: the refusal was printed.
+    End,
+    /// An error was printed.
+    Failed,
+}
+
 /// The state of `page`: its session and its output.
 struct Pager<W: Write> {
     session: Session,
@@ -433,7 +626,143 @@ struct Pager<W: Write> {
 impl<W: Write> Pager<W> {
     /// Reads and prints one window; `None` after printing a read error.
     fn read(&mut self, request: &ReadRequest) -> Result<Option<ReadResult>, Failure> {
-        let outcome = self.session.read(request)?;
+        match self.try_read(request)? {
+            None => Ok(None),
+            Some(Ok(window)) => Ok(Some(window)),
+            Some(Err(error)) => {
+                self.print_error(&error)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Prints a read error: its JSON answer with `--json`, else on stderr.
+    fn print_error(&mut self, error: &ReadError) -> Result<(), Failure> {
+        if self.as_json {
+            writeln!(self.out, "{}", json::error_json(error))?;
+            self.out.flush()?;
+        } else {
+            report_error(error);
+        }
+        Ok(())
+    }
+
+    /// Reads a window without printing it: `None` after printing a host error.
+    fn quiet(
+        &mut self,
+        request: &ReadRequest,
+    ) -> Result<Option<Result<ReadOutcome, ReadError>>, Failure> {
+        match self.session.read(request) {
+            Ok(outcome) => Ok(Some(outcome)),
+            Err(host) => {
+                if self.as_json {
+                    writeln!(self.out, "{}", json::host_error_json(&host))?;
+                    self.out.flush()?;
+                } else {
+                    eprintln!("read-window: {host}");
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// After `request` (a window from the start of a line) was refused as `refusal` because it would show a
+    /// private key: prints the longest window from the same line that stops before the key (found by halving
+    /// the limit; its cursor goes on past the key), or, when the key starts at that line, prints the refusal
+    /// and finds the next line that reads (one line at a time, at most the longest key).
+    fn around_key(
+        &mut self,
+        request: &ReadRequest,
+        refusal: &ReadError,
+    ) -> Result<AroundKey, Failure> {
+        let offset = request.offset.unwrap_or(1);
+        let limit = request
+            .limit
+            .or(self.session.config().max_lines.map(u64::from))
+            .unwrap_or(read_window::config::DEFAULT_MAX_LINES);
+        let probe = |offset: u64, limit: u64| ReadRequest {
+            offset: Some(offset),
+            limit: Some(limit),
+            column: None,
+            ..request.clone()
+        };
+        let (mut readable, mut refused) = (0u64, limit);
+        let mut best = None;
+        while refused - readable > 1 {
+            let middle = readable + (refused - readable) / 2;
+            match self.quiet(&probe(offset, middle))? {
+                None => return Ok(AroundKey::Failed),
+                Some(Ok(ReadOutcome::Window(window))) => {
+                    readable = middle;
+                    best = Some(window);
+                }
+                Some(Err(error)) if error.kind == ErrorKind::Credential => refused = middle,
+                Some(Err(error)) => {
+                    self.print_error(&error)?;
+                    return Ok(AroundKey::Failed);
+                }
+                Some(Ok(ReadOutcome::Unchanged(_))) => {
+                    return Err(Failure::Host(
+                        "the component answered a stub although dedup is off".into(),
+                    ))
+                }
+            }
+        }
+        if let Some(window) = best {
+            self.show(&window)?;
+            return Ok(AroundKey::Window(Box::new(window)));
+        }
+        self.print_error(refusal)?;
+        for line in offset + 1..=offset + read_window::guards::MAX_KEY_LINES + 1 {
+            match self.quiet(&probe(line, 1))? {
+                None => return Ok(AroundKey::Failed),
+                Some(Ok(_)) => return Ok(AroundKey::From(line)),
+                Some(Err(error)) if error.kind == ErrorKind::Credential => {}
+                // Past the last line: the key ran to the end of the file.
+                Some(Err(error)) if error.kind == ErrorKind::InvalidRequest => {
+                    return Ok(AroundKey::End)
+                }
+                Some(Err(error)) => {
+                    self.print_error(&error)?;
+                    return Ok(AroundKey::Failed);
+                }
+            }
+        }
+        Ok(AroundKey::Failed)
+    }
+
+    /// Prints a window: its JSON answer with `--json`, else its text (after a blank line but for the first).
+    fn show(&mut self, window: &ReadResult) -> Result<(), Failure> {
+        if self.as_json {
+            writeln!(self.out, "{}", json::window_json(window))?;
+        } else {
+            if !self.first {
+                writeln!(self.out)?;
+            }
+            write_text(&mut self.out, window)?;
+        }
+        self.out.flush()?;
+        self.first = false;
+        Ok(())
+    }
+
+    /// Reads and prints one window; a read error is returned unprinted; `None` after printing a host error.
+    fn try_read(
+        &mut self,
+        request: &ReadRequest,
+    ) -> Result<Option<Result<ReadResult, ReadError>>, Failure> {
+        let outcome = match self.session.read(request) {
+            Ok(outcome) => outcome,
+            Err(host) => {
+                if self.as_json {
+                    writeln!(self.out, "{}", json::host_error_json(&host))?;
+                    self.out.flush()?;
+                } else {
+                    eprintln!("read-window: {host}");
+                }
+                return Ok(None);
+            }
+        };
         let window = match outcome {
             Ok(ReadOutcome::Window(window)) => window,
             Ok(ReadOutcome::Unchanged(stub)) => {
@@ -442,27 +771,10 @@ impl<W: Write> Pager<W> {
                     stub.start_line, stub.end_line
                 )));
             }
-            Err(error) => {
-                if self.as_json {
-                    writeln!(self.out, "{}", json::error_json(&error))?;
-                    self.out.flush()?;
-                } else {
-                    report_error(&error);
-                }
-                return Ok(None);
-            }
+            Err(error) => return Ok(Some(Err(error))),
         };
-        if self.as_json {
-            writeln!(self.out, "{}", json::window_json(&window))?;
-        } else {
-            if !self.first {
-                writeln!(self.out)?;
-            }
-            write_text(&mut self.out, &window)?;
-        }
-        self.out.flush()?;
-        self.first = false;
-        Ok(Some(window))
+        self.show(&window)?;
+        Ok(Some(Ok(window)))
     }
 
     /// Reads the rest of clamped line `line` from `column`, one single-line window at a time, following its
@@ -474,6 +786,7 @@ impl<W: Write> Pager<W> {
                 offset: Some(line),
                 limit: Some(1),
                 column: Some(column),
+                tail: None,
             };
             let Some(window) = self.read(&request)? else {
                 return Ok(false);

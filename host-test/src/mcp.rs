@@ -3,9 +3,9 @@
 //! One connection is one read-window [`Session`]: dedup stubs, the loop tripwire, the count of misses and the
 //! line indexes last as long as the client stays connected, exactly as in the `session` command. Two tools:
 //!
-//! - `read_file` (`path`, `offset`, `limit`, `column`): a window. The text content is the window's content, a
-//!   blank line and the hint (then one `warning:` line per warning); a stub answers with its message; an error
-//!   with its message and `isError: true`. The structured content is the JSON answer of [`json`] (a window, a
+//! - `read_file` (`path`, `offset`, `limit`, `column`; described in [`tool`]): a window. The text content is the
+//!   answer's `text` (the window's content, a blank line, the hint, the warnings for the model); a stub answers
+//!   with its message; an error with its message and `isError: true`. The structured content is the JSON answer of [`json`] (a window, a
 //!   stub, an error, or a `host_error`), described by the tool's output schema.
 //! - `check_write` (`path`, `text`): `ok`, or the `echoed_output` error, the same way.
 //!
@@ -27,9 +27,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use read_window_host::json;
+use read_window_host::{json, tool};
 use read_window_host::{
-    Config, Grants, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult, ReadWindow, Session,
+    Config, Grants, HostError, ReadError, ReadOutcome, ReadRequest, ReadWindow, Session,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -41,8 +41,8 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Map, Value};
 use tokio::sync::Mutex;
 
-/// The name of the tool that reads a window.
-pub const READ_FILE: &str = "read_file";
+/// The name of the tool that reads a window (its description and input schema are in [`tool`]).
+pub const READ_FILE: &str = tool::READ_FILE;
 
 /// The name of the tool that checks text before it is written.
 pub const CHECK_WRITE: &str = "check_write";
@@ -60,30 +60,6 @@ column=next_column when given). A repeated read of an unchanged window returns a
 unchanged]\" stub: the content you already received is still current, and the stub ends with the call that \
 continues. Before writing text that came from read_file into a file, check it with check_write: line-number \
 gutters (`N|`) and `[read-window: ...]` markers must never end up in a file.";
-
-const READ_FILE_DESCRIPTION: &str = "Read a text file in bounded windows, with line numbers.
-
-A window is whole lines starting at `offset` (1-based), at most `limit` lines. Each line is shown behind a \
-gutter `N|`: the line number and a bar, which are not part of the file. A line longer than the maximum line \
-length is cut and ends in a marker like `[read-window: line 7 clamped, 5200 more characters; read them with \
-offset=7 column=2000]`. The whole window stays under a size budget.
-
-After the content come a blank line and a hint: which lines were shown, of how many, why the window stopped, \
-and the call that continues, e.g. `Showing lines 1-2000 of 5310 in /src/app.rs (the limit of 2000 lines). Use \
-offset=2001 to continue.` To read on, call read_file again with offset=next_offset, and column=next_column when \
-one is given (the window ended inside a very long line). Following them from line 1 reads the whole file, \
-every character exactly once.
-
-Asking again for a window you already received from this server, while the file is unchanged, returns a short \
-`[read-window: unchanged] ...` stub instead of the content: the earlier result is still current, so use it \
-instead of reading again, or read another range. The stub keeps the cursor (next_offset, next_column) and names \
-the call that continues, so paging goes on through it. Repeating the same read anyway, or going round the same \
-windows in a cycle, is refused with a loop_blocked error; so is asking again and again for a file that does not \
-exist.
-
-Paths are absolute, or relative to the working directory; only files under the directories this server was \
-granted can be read. Directories, binary files, devices and credential files are refused with a message that \
-says why. Never copy the gutters, a stub or a `[read-window: ...]` marker into a file.";
 
 const CHECK_WRITE_DESCRIPTION: &str = "Check text before you write it to a file. Answers `ok`, or an \
 echoed_output error when the text contains read_file output that must never be written into a file: an \
@@ -109,6 +85,7 @@ pub enum Roots {
 /// Errors: the async runtime could not start, the `initialize` handshake failed (or the client left before
 /// it), or the server task failed.
 pub fn run(reader: ReadWindow, roots: Roots, config: Config) -> Result<(), String> {
+    eprintln!("read-window mcp: {}", describe_roots(&roots));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -182,7 +159,15 @@ impl McpServer {
                             .or_else(|| grants.dirs().first().map(|g| g.guest().to_owned()));
                         (grants, config)
                     }
-                    None => (fallback.clone(), self.config.clone()),
+                    None => {
+                        if current.is_none() {
+                            eprintln!(
+                                "read-window mcp: the client offers no roots; reading the current directory {}",
+                                describe_grants(fallback)
+                            );
+                        }
+                        (fallback.clone(), self.config.clone())
+                    }
                 };
                 match current {
                     Some(current) if current == grants => None,
@@ -265,7 +250,7 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.as_ref();
         let parsed = match request.name.as_ref() {
-            READ_FILE => parse_read(arguments).map(Call::Read),
+            READ_FILE => parse_read(arguments).map(|(request, notes)| Call::Read(request, notes)),
             CHECK_WRITE => {
                 parse_check_write(arguments).map(|(path, text)| Call::CheckWrite { path, text })
             }
@@ -293,16 +278,20 @@ impl ServerHandler for McpServer {
 /// A parsed tool call.
 #[derive(Debug)]
 enum Call {
-    Read(ReadRequest),
-    CheckWrite { path: String, text: String },
+    /// A read, with the notes of how its arguments were read.
+    Read(ReadRequest, Vec<String>),
+    CheckWrite {
+        path: String,
+        text: String,
+    },
 }
 
 impl Call {
     /// Runs the call (blocking) and answers it as a tool result.
     fn run(self, session: &mut Session) -> CallToolResult {
         match self {
-            Call::Read(request) => match session.read(&request) {
-                Ok(outcome) => read_result(&outcome),
+            Call::Read(request, notes) => match session.read(&request) {
+                Ok(outcome) => read_result(&outcome, notes),
                 Err(host) => host_error_result(&host),
             },
             Call::CheckWrite { path, text } => match session.check_write(&path, &text) {
@@ -315,32 +304,20 @@ impl Call {
 }
 
 /// The tool result of a read: a window (its text), a stub (its message) or an error (its message).
-fn read_result(outcome: &Result<ReadOutcome, ReadError>) -> CallToolResult {
-    let structured = json::outcome_json(outcome);
-    match outcome {
-        Ok(ReadOutcome::Window(window)) => tool_result(window_text(window), structured, false),
-        Ok(ReadOutcome::Unchanged(stub)) => tool_result(stub.message.clone(), structured, false),
-        Err(error) => tool_result(error.message.clone(), structured, true),
-    }
-}
-
-/// A window as text: the content, a blank line, the hint, then one `warning:` line per warning (like the
-/// `read` command, without its final line feed).
-pub fn window_text(window: &ReadResult) -> String {
-    let mut text = String::with_capacity(window.content.len() + window.hint.len() + 2);
-    text.push_str(&window.content);
-    if !text.is_empty() {
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push('\n');
-    }
-    text.push_str(&window.hint);
-    for warning in &window.warnings {
-        text.push_str("\nwarning: ");
-        text.push_str(warning);
-    }
-    text
+/// A read's answer as a tool result: its `text` as the text content, the CLI's JSON shape as the structured
+/// content, with `notes` (how the arguments were read) added to both.
+fn read_result(outcome: &Result<ReadOutcome, ReadError>, notes: Vec<String>) -> CallToolResult {
+    let structured = json::with_notes(json::outcome_json(outcome), notes);
+    let text = structured
+        .get("text")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .unwrap_or_else(|| match outcome {
+            Ok(ReadOutcome::Window(window)) => window.text.clone(),
+            Ok(ReadOutcome::Unchanged(stub)) => stub.message.clone(),
+            Err(error) => error.message.clone(),
+        });
+    tool_result(text, structured, outcome.is_err())
 }
 
 fn read_error_result(error: &ReadError) -> CallToolResult {
@@ -384,18 +361,30 @@ fn tool_result(text: String, structured: Value, is_error: bool) -> CallToolResul
 // ---------------------------------------------------------------------------------------------------------------
 // Arguments
 
-/// Parses `read_file` arguments: `path` (string), `offset`, `limit`, `column` (optional non-negative integers).
+/// Parses `read_file` arguments: `path` (string), `offset`, `limit`, `column`, `tail` (optional non-negative
+/// integers), with the notes of how they were read (for the answer's `warnings` and `text`).
 ///
-/// Errors: an `invalid_request` error naming the field, with the rules of the session protocol (an unknown
-/// field, a wrong type, a negative number, a fraction or a number beyond `u64` is refused; `null` is absent).
-fn parse_read(arguments: Option<&JsonObject>) -> Result<ReadRequest, ReadError> {
-    let args = Arguments::new(READ_FILE, &["path", "offset", "limit", "column"], arguments)?;
-    Ok(ReadRequest {
-        path: args.string("path")?,
-        offset: args.opt_u64("offset")?,
-        limit: args.opt_u64("limit")?,
-        column: args.opt_u64("column")?,
-    })
+/// The numbers are taken the way models send them, as in the session protocol (`json::parse_request_value_noted`):
+/// `null` and `""` are absent, a string holding a plain integer is read as that integer and noted.
+///
+/// Errors: an `invalid_request` error naming the field (an unknown field, a wrong type, a negative number, a
+/// fraction, a number beyond the field's range, `tail` with `offset` or `column` as the component refuses it).
+fn parse_read(arguments: Option<&JsonObject>) -> Result<(ReadRequest, Vec<String>), ReadError> {
+    let args = Arguments::new(
+        READ_FILE,
+        &["path", "offset", "limit", "column", "tail"],
+        arguments,
+    )?;
+    // The path first, so that its errors name the tool rather than the session op.
+    args.string("path")?;
+    let mut request = arguments.cloned().unwrap_or_default();
+    request.insert("op".to_owned(), Value::String("read".to_owned()));
+    match json::parse_request_value_noted(&Value::Object(request))? {
+        (json::Request::Read(read), notes) => Ok((read, notes)),
+        (other, _) => Err(ReadError::invalid_request(format!(
+            "{READ_FILE} arguments parsed as {other:?}, not a read"
+        ))),
+    }
 }
 
 /// Parses `check_write` arguments: `path` and `text` (strings).
@@ -447,41 +436,6 @@ impl<'a> Arguments<'a> {
                 self.tool
             ))),
         }
-    }
-
-    fn opt_u64(&self, field: &str) -> Result<Option<u64>, ReadError> {
-        let Some(value) = self.present(field) else {
-            return Ok(None);
-        };
-        let Value::Number(number) = value else {
-            return Err(ReadError::invalid_request(format!(
-                "`{field}` must be a non-negative integer, not {}",
-                type_name(value)
-            )));
-        };
-        if let Some(n) = number.as_u64() {
-            return Ok(Some(n));
-        }
-        // A float: JSON parsers read fractions, exponents and integers beyond u64 as f64.
-        let float = number.as_f64().unwrap_or(f64::NAN);
-        if number.as_i64().is_some() || float < 0.0 {
-            return Err(ReadError::invalid_request(format!(
-                "`{field}` must not be negative (got {number})"
-            )));
-        }
-        if !float.is_finite() || float.fract() != 0.0 {
-            return Err(ReadError::invalid_request(format!(
-                "`{field}` must be an integer (got {number})"
-            )));
-        }
-        // 2^64 is exactly representable; every integral float below it fits in u64.
-        if float >= 18_446_744_073_709_551_616.0 {
-            return Err(ReadError::invalid_request(format!(
-                "`{field}` is beyond the largest supported value {} (got {number})",
-                u64::MAX
-            )));
-        }
-        Ok(Some(float as u64))
     }
 }
 
@@ -557,6 +511,53 @@ async fn client_grants(peer: &Peer<RoleServer>) -> Option<Grants> {
         return None;
     }
     Some(grants)
+}
+
+/// What the server will read, in one line for stderr at start.
+pub fn describe_roots(roots: &Roots) -> String {
+    match roots {
+        Roots::Fixed(grants) => format!(
+            "reading {} (read-only, from --root)",
+            describe_grants(grants)
+        ),
+        Roots::ClientOr(fallback) => format!(
+            "no --root given: reading the roots the client offers, or, when it offers none, the current directory \
+             {} (read-only)",
+            describe_grants(fallback)
+        ),
+    }
+}
+
+/// Refuses a fallback grant that would open a whole file system or home directory to the model without anyone
+/// having asked for it: with no `--root`, the current directory is read when the client offers no roots, and
+/// a server started from `/` or `$HOME` (as some clients start servers) would read everything there.
+///
+/// Errors: a message naming the directory and `--root`, when `roots` is [`Roots::ClientOr`] and a fallback
+/// directory is `/` or the home directory (`$HOME`, compared canonically).
+pub fn check_fallback(roots: &Roots) -> Result<(), String> {
+    let Roots::ClientOr(fallback) = roots else {
+        return Ok(());
+    };
+    let home = std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .and_then(|home| std::path::PathBuf::from(home).canonicalize().ok());
+    for grant in fallback.dirs() {
+        let what = if grant.host() == std::path::Path::new("/") {
+            "the root of the file system"
+        } else if home.as_deref() == Some(grant.host()) {
+            "your home directory"
+        } else {
+            continue;
+        };
+        return Err(format!(
+            "mcp: the current directory is {} ({what}), and without --root the server reads it whenever the \
+             client offers no roots. Name the directory to read with --root (for example `read-window --root \
+             /path/to/project mcp`; `--root {}` if you do mean it), or start the server in the project's directory.",
+            grant.host().display(),
+            grant.host().display()
+        ));
+    }
+    Ok(())
 }
 
 fn describe_grants(grants: &Grants) -> String {
@@ -638,8 +639,8 @@ fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
 pub fn tools() -> Vec<Tool> {
     let mut read = Tool::new(
         READ_FILE,
-        READ_FILE_DESCRIPTION,
-        object(read_input_schema()),
+        tool::READ_FILE_DESCRIPTION,
+        object(tool::read_input_schema()),
     );
     read.title = Some("Read a file window".to_owned());
     read.output_schema = Some(Arc::new(object(read_output_schema())));
@@ -671,40 +672,6 @@ fn object(value: Value) -> JsonObject {
     }
 }
 
-fn read_input_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "path": {
-                "type": "string",
-                "description": "The file to read: an absolute path, or a path relative to the working directory."
-            },
-            "offset": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "The first line to show, 1-based; default 1 (0 is read as 1). To continue a \
-                                truncated read, pass the previous result's next_offset."
-            },
-            "limit": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "The most lines to show, at least 1; default and maximum: the server's line limit \
-                                (2000 unless configured). The window may stop earlier at its size budget; the \
-                                hint says so."
-            },
-            "column": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Where to start inside the first line, in characters, 0-based; default 0. Only \
-                                needed to continue inside a long line: pass next_column together with \
-                                offset=next_offset, or the column named in a clamped line's marker."
-            }
-        },
-        "required": ["path"],
-        "additionalProperties": false
-    })
-}
-
 fn check_write_input_schema() -> Value {
     json!({
         "type": "object",
@@ -734,13 +701,27 @@ fn error_schema() -> Value {
                 "type": "string",
                 "enum": ["not_found", "not_a_file", "outside_sandbox", "permission_denied", "invalid_request",
                          "io", "special_file", "device", "credential", "binary", "loop_blocked",
-                         "echoed_output", "host_error"]
+                         "echoed_output", "unencodable", "host_error"]
             },
             "message": { "type": "string", "description": "What happened and what to do instead." },
             "already_read": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "loop_blocked: how many consecutive identical reads there were."
+            },
+            "path": {
+                "type": "string",
+                "description": "The absolute path the read tried (after the working directory, and links once followed)."
+            },
+            "suggestions": {
+                "type": "array",
+                "items": { "type": "string" },
+                "description": "not_found: similar names in the same directory, best first (often empty)."
+            },
+            "total_lines": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "An offset past the end: the file's line count."
             },
             "cause": {
                 "type": "string",
@@ -813,12 +794,17 @@ fn read_output_schema() -> Value {
             "encoding": {
                 "type": "object",
                 "properties": {
-                    "encoding": { "type": "string", "enum": ["utf8", "utf16le", "utf16be", "utf32le", "utf32be"] },
+                    "encoding": {
+                        "type": "string",
+                        "description": "utf8, utf16le, utf16be, utf32le, utf32be, or a legacy encoding's lower-case \
+                                        WHATWG name (windows-1251, shift_jis, gbk, ...): write the file back in it."
+                    },
                     "bom": { "type": "boolean" },
-                    "line_endings": { "type": "string", "enum": ["none", "lf", "crlf", "mixed"] },
+                    "origin": { "type": "string", "enum": ["declared", "detected"] },
+                    "line_endings": { "type": "string", "enum": ["none", "lf", "crlf", "mixed", "cr"] },
                     "replaced_invalid": count
                 },
-                "required": ["encoding", "bom", "line_endings", "replaced_invalid"]
+                "required": ["encoding", "bom", "origin", "line_endings", "replaced_invalid"]
             },
             "budget": {
                 "type": "object",
@@ -836,6 +822,11 @@ fn read_output_schema() -> Value {
                 "type": "string",
                 "description": "The stub's message: the earlier result is still current, then the call that continues."
             },
+            "text": {
+                "type": "string",
+                "description": "Exactly what the model sees: a window's content, a blank line, the hint and its \
+                                warnings; a stub's or an error's message."
+            },
             "error": error_schema()
         },
         "required": ["status", "content_returned"]
@@ -849,6 +840,7 @@ fn check_write_output_schema() -> Value {
         "properties": {
             "status": { "type": "string", "enum": ["ok", "error"] },
             "content_returned": { "type": "boolean" },
+            "text": { "type": "string", "description": "An error's message." },
             "error": error_schema()
         },
         "required": ["status"]
@@ -886,7 +878,21 @@ mod tests {
         let parsed = parse_read(Some(&args(
             json!({"path": "a", "offset": 3, "limit": 2.0, "column": null}),
         )));
-        assert_eq!(parsed.ok(), Some(ReadRequest::new("a").offset(3).limit(2)));
+        assert_eq!(
+            parsed.ok(),
+            Some((ReadRequest::new("a").offset(3).limit(2), Vec::new()))
+        );
+        let (request, notes) = parse_read(Some(&args(
+            json!({"path": "a", "offset": "", "limit": "40", "tail": null}),
+        )))
+        .unwrap();
+        assert_eq!(request, ReadRequest::new("a").limit(40));
+        assert_eq!(
+            notes,
+            ["`limit` was the string \"40\"; it was read as the number 40. Send numbers as JSON numbers."]
+        );
+        let (request, _) = parse_read(Some(&args(json!({"path": "log", "tail": 5})))).unwrap();
+        assert_eq!(request.tail, Some(5));
         let message = |value: Value| match parse_read(Some(&args(value))) {
             Ok(request) => panic!("parsed as {request:?}"),
             Err(error) => error.message,
@@ -895,7 +901,7 @@ mod tests {
         assert!(message(json!({"path": 1})).contains("`path` must be a string"));
         assert!(message(json!({"path": "a", "offset": -1})).contains("must not be negative"));
         assert!(message(json!({"path": "a", "limit": 1.5})).contains("must be an integer"));
-        assert!(message(json!({"path": "a", "column": "3"})).contains("non-negative integer"));
+        assert!(message(json!({"path": "a", "column": "three"})).contains("`column`"));
         assert!(message(json!({"path": "a", "column": 1e30})).contains("beyond the largest"));
         assert!(message(json!({"path": "a", "op": "wrote"})).contains("unknown argument `op`"));
         assert!(parse_read(None).is_err());

@@ -13,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use crate::json::{self, parse_config, parse_request_value};
+use crate::json::{self, parse_config};
 use crate::{Config, Grants, HostError, ReadRequest, ReadWindow, Session};
 
 /// The guest path the scenario's directory is granted at, on every host.
@@ -165,10 +165,19 @@ pub fn run_scenario(reader: &ReadWindow, scenario: &Value) -> Result<(), String>
         return Err("a scenario must be a JSON object".into());
     };
     if let Some(extra) = fields.keys().find(|key| {
-        !["name", "description", "files", "outside", "config", "steps"].contains(&key.as_str())
+        ![
+            "name",
+            "description",
+            "files",
+            "outside",
+            "config",
+            "spill",
+            "steps",
+        ]
+        .contains(&key.as_str())
     }) {
         return Err(format!(
-            "unknown scenario key `{extra}`; the keys are name, description, files, outside, config, steps"
+            "unknown scenario key `{extra}`; the keys are name, description, files, outside, config, spill, steps"
         ));
     }
     let config = match fields.get("config") {
@@ -186,11 +195,24 @@ pub fn run_scenario(reader: &ReadWindow, scenario: &Value) -> Result<(), String>
     for dir in [&root, &outside] {
         std::fs::create_dir(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
-    write_files(&root, fields.get("files"), "files")?;
-    write_files(&outside, fields.get("outside"), "outside")?;
-    let grants = Grants::new()
+    write_files(&root, &root, fields.get("files"), "files")?;
+    write_files(&outside, &root, fields.get("outside"), "outside")?;
+    let mut grants = Grants::new()
         .dir_at(&root, GUEST_ROOT)
         .map_err(|e| format!("cannot grant the scenario directory: {e}"))?;
+    // `spill`: a directory of the scenario made and granted read-write, for the capture ops' spill files.
+    match fields.get("spill") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(name)) => {
+            let dir = fixture_path(&root, name)?;
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            grants = grants
+                .writable_dir_at(&dir, format!("{GUEST_ROOT}/{}", name.trim_matches('/')))
+                .map_err(|e| format!("cannot grant the spill directory: {e}"))?;
+        }
+        Some(_) => return Err("`spill` must be a directory name (a string)".into()),
+    }
 
     let mut runner = Runner {
         reader,
@@ -261,7 +283,7 @@ impl Runner<'_> {
                 only_keys(&request, &["op", "id", "path", "content"])?;
                 let path = self.fixture_path(&request)?;
                 let content = request.get("content").ok_or("`content` is missing")?;
-                write_one(&path, content)?;
+                write_one(&path, &self.root, content)?;
                 json::note_json()
             }
             "remove_file" => {
@@ -274,19 +296,19 @@ impl Runner<'_> {
             "read_once" => {
                 let mut as_read = request.clone();
                 as_read.insert("op".into(), json!("read"));
-                let read = match parse_request_value(&Value::Object(as_read)) {
-                    Ok(json::Request::Read(read)) => read,
+                let (read, notes) = match json::parse_request_value_noted(&Value::Object(as_read)) {
+                    Ok((json::Request::Read(read), notes)) => (read, notes),
                     Ok(_) => return Err("`read_once` takes the fields of `read`".into()),
                     Err(e) => return Err(format!("malformed step: {}", e.message)),
                 };
-                self.read_once(&read)
+                json::with_notes(self.read_once(&read), notes)
             }
             _ => {
-                let parsed = parse_request_value(&Value::Object(request))
+                let (parsed, notes) = json::parse_request_value_noted(&Value::Object(request))
                     .map_err(|e| format!("malformed step: {}", e.message))?;
                 let session = self.session(session_name)?;
                 match json::run(session, &parsed) {
-                    Ok(answer) => answer,
+                    Ok(answer) => json::with_notes(answer, notes),
                     Err(host) => json::host_error_json(&host),
                 }
             }
@@ -355,7 +377,14 @@ fn fixture_path(dir: &Path, name: &str) -> Result<PathBuf, String> {
     Ok(dir.join(relative))
 }
 
-fn write_files(dir: &Path, files: Option<&Value>, key: &str) -> Result<(), String> {
+/// Writes the fixtures `files` under `dir`; `scenario_dir` is the scenario's own directory, which
+/// `{"symlink_absolute"}` targets are relative to.
+fn write_files(
+    dir: &Path,
+    scenario_dir: &Path,
+    files: Option<&Value>,
+    key: &str,
+) -> Result<(), String> {
     let files = match files {
         None | Some(Value::Null) => return Ok(()),
         Some(Value::Object(files)) => files,
@@ -363,14 +392,15 @@ fn write_files(dir: &Path, files: Option<&Value>, key: &str) -> Result<(), Strin
     };
     for (name, content) in files {
         let path = fixture_path(dir, name).map_err(|e| format!("{key}: {e}"))?;
-        write_one(&path, content).map_err(|e| format!("{key}: {name}: {e}"))?;
+        write_one(&path, scenario_dir, content).map_err(|e| format!("{key}: {name}: {e}"))?;
     }
     Ok(())
 }
 
 /// Writes one fixture, replacing what was there: a file value (see [`file_bytes`]), `{"symlink"}`,
-/// `{"dir": true}` or `{"fifo": true}`.
-fn write_one(path: &Path, content: &Value) -> Result<(), String> {
+/// `{"symlink_absolute"}` (a link to the absolute host path of a path relative to `scenario_dir`, the
+/// scenario's directory), `{"dir": true}` or `{"fifo": true}`.
+fn write_one(path: &Path, scenario_dir: &Path, content: &Value) -> Result<(), String> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
@@ -388,6 +418,19 @@ fn write_one(path: &Path, content: &Value) -> Result<(), String> {
             let target = target.as_str().ok_or("`symlink` must be a string")?;
             return symlink(target, path).map_err(io);
         }
+        if let Some(target) = spec.get("symlink_absolute") {
+            let target = target.as_str().ok_or(
+                "`symlink_absolute` must be a string (a path relative to the scenario's directory)",
+            )?;
+            let base = scenario_dir
+                .canonicalize()
+                .map_err(|e| format!("cannot resolve {}: {e}", scenario_dir.display()))?;
+            let absolute = lexical_join(&base, target);
+            let absolute = absolute
+                .to_str()
+                .ok_or("the scenario's directory is not UTF-8")?;
+            return symlink(absolute, path).map_err(io);
+        }
         if spec.contains_key("dir") {
             return std::fs::create_dir(path).map_err(io);
         }
@@ -400,7 +443,8 @@ fn write_one(path: &Path, content: &Value) -> Result<(), String> {
 }
 
 /// The bytes of a file value: text (UTF-8), `{"base64"}`, `{"repeat", "count"}`, `{"numbered", "count",
-/// "from", "width", "suffix"}` or `{"concat": [value, ...]}`.
+/// "from", "width", "suffix"}`, `{"concat": [value, ...]}` or `{"encode": value, "encoding": label}` (the text of
+/// `value`, which must be UTF-8, encoded in the WHATWG encoding `label`; a character it cannot encode is an error).
 fn file_bytes(content: &Value) -> Result<Vec<u8>, String> {
     let spec = match content {
         Value::String(text) => return Ok(text.as_bytes().to_vec()),
@@ -439,6 +483,34 @@ fn file_bytes(content: &Value) -> Result<Vec<u8>, String> {
             let _ = writeln!(text, "{prefix}{n:0width$}{suffix}");
         }
         Ok(text.into_bytes())
+    } else if let Some(inner) = spec.get("encode") {
+        let label = spec
+            .get("encoding")
+            .and_then(Value::as_str)
+            .ok_or("`encode` needs an `encoding` (a WHATWG label such as \"windows-1251\")")?;
+        let encoding = encoding_rs::Encoding::for_label(label.as_bytes()).ok_or(format!(
+            "`encoding` {label:?} is not a WHATWG encoding label"
+        ))?;
+        let bytes = file_bytes(inner)?;
+        let text = String::from_utf8(bytes).map_err(|_| "the text to `encode` is not UTF-8")?;
+        let mut encoder = encoding.new_encoder();
+        let mut out = Vec::with_capacity(
+            encoder
+                .max_buffer_length_from_utf8_without_replacement(text.len())
+                .unwrap_or(text.len() * 4),
+        );
+        let (result, _) =
+            encoder.encode_from_utf8_to_vec_without_replacement(&text, &mut out, true);
+        match result {
+            encoding_rs::EncoderResult::InputEmpty => Ok(out),
+            encoding_rs::EncoderResult::Unmappable(character) => Err(format!(
+                "{label} cannot encode U+{:04X} of the text to `encode`",
+                u32::from(character)
+            )),
+            encoding_rs::EncoderResult::OutputFull => {
+                Err("the encoded text outgrew its buffer".into())
+            }
+        }
     } else if let Some(parts) = spec.get("concat") {
         let parts = parts
             .as_array()
@@ -458,8 +530,31 @@ fn file_bytes(content: &Value) -> Result<Vec<u8>, String> {
 
 /// The keys that say what a file object is.
 const FILE_KINDS: &[&str] = &[
-    "base64", "repeat", "numbered", "concat", "symlink", "dir", "fifo",
+    "base64",
+    "repeat",
+    "numbered",
+    "concat",
+    "encode",
+    "symlink",
+    "symlink_absolute",
+    "dir",
+    "fifo",
 ];
+
+/// `relative` joined to the absolute `base`, with `.` and `..` resolved by name (no file system access).
+fn lexical_join(base: &Path, relative: &str) -> PathBuf {
+    let mut joined = base.to_path_buf();
+    for part in relative.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                joined.pop();
+            }
+            name => joined.push(name),
+        }
+    }
+    joined
+}
 
 #[cfg(unix)]
 fn symlink(target: &str, path: &Path) -> io::Result<()> {
@@ -488,7 +583,7 @@ fn make_fifo(path: &Path) -> Result<(), String> {
 }
 
 /// Standard base64 (RFC 4648, with or without `=` padding; whitespace ignored).
-fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::with_capacity(text.len() / 4 * 3);
     let mut buffer = 0u32;
     let mut bits = 0u32;

@@ -35,14 +35,16 @@ export function windowAnswer(r) {
     hint: r.hint,
     file_size: Number(r.fileSize),
     encoding: {
-      encoding: r.encoding.encoding,
+      encoding: r.encoding.encoding.tag === 'legacy' ? r.encoding.encoding.val : r.encoding.encoding.tag,
       bom: r.encoding.bom,
+      origin: r.encoding.origin,
       line_endings: r.encoding.lineEndings,
       replaced_invalid: Number(r.encoding.replacedInvalid),
     },
     budget,
   };
   if (r.warnings.length > 0) answer.warnings = [...r.warnings];
+  answer.text = r.text;
   return answer;
 }
 
@@ -59,6 +61,7 @@ export function stubAnswer(stub) {
     next_offset: num(stub.nextOffset),
     next_column: num(stub.nextColumn),
     message: stub.message,
+    text: stub.message,
   };
 }
 
@@ -66,7 +69,43 @@ export function stubAnswer(stub) {
 export function errorAnswer(error) {
   const inner = { kind: snake(error.kind), message: error.message };
   if (error.alreadyRead !== undefined && error.alreadyRead !== null) inner.already_read = Number(error.alreadyRead);
-  return { status: 'error', content_returned: false, error: inner };
+  if (error.path !== undefined && error.path !== null) inner.path = error.path;
+  inner.suggestions = [...(error.suggestions ?? [])];
+  if (error.totalLines !== undefined && error.totalLines !== null) inner.total_lines = Number(error.totalLines);
+  return { status: 'error', content_returned: false, text: error.message, error: inner };
+}
+
+/** A finished capture in the JSON shape of `host-test/src/capture.rs`. */
+export function captureAnswer(r) {
+  const answer = {
+    status: 'ok',
+    content: r.content,
+    total_chars: Number(r.totalChars),
+    total_lines: Number(r.totalLines),
+    total_bytes: Number(r.totalBytes),
+    omitted_chars: Number(r.omittedChars),
+    omitted_lines: Number(r.omittedLines),
+  };
+  if (r.omittedFirstLine != null && r.omittedLastLine != null) {
+    answer.omitted_first_line = Number(r.omittedFirstLine);
+    answer.omitted_last_line = Number(r.omittedLastLine);
+  }
+  if (r.spillPath != null) answer.spill_path = r.spillPath;
+  answer.spill_capped = r.spillCapped;
+  if (r.spillError != null) answer.spill_error = r.spillError;
+  answer.exit_status = r.exitStatus ?? null;
+  answer.hint = r.hint;
+  answer.collapsed_redraws = Number(r.collapsedRedraws);
+  answer.encoding = {
+    encoding: r.encoding.encoding.tag === 'legacy' ? r.encoding.encoding.val : r.encoding.encoding.tag,
+    bom: r.encoding.bom,
+    origin: r.encoding.origin,
+    line_endings: r.encoding.lineEndings,
+    replaced_invalid: Number(r.encoding.replacedInvalid),
+  };
+  if (r.warnings.length > 0) answer.warnings = [...r.warnings];
+  answer.text = r.text;
+  return answer;
 }
 
 export const NOTE = Object.freeze({ status: 'ok' });

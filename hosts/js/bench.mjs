@@ -4,9 +4,10 @@
 //
 //   node hosts/js/bench.mjs [--runs N]      (default 2001 warm reads; a tenth as many for the fresh-instance rows)
 //
-// Dedup is off so repeats return content, and consecutive reads alternate between offset 40 and 41 so the loop
-// tripwire never fires (as the Rust bench does). Each timing covers the whole call: argument checks, the
-// component, and the conversion of the answer to its JSON shape.
+// Dedup is off so repeats return content, and the loop tripwire's thresholds are out of reach: consecutive reads
+// alternate between offset 40 and 41, a cycle of two the tripwire would block (as the Rust and Python benches do).
+// Every answer, warm-up included, must be a 21-line window, or the bench stops with the answer and exits 1. Each
+// timing covers the whole call: argument checks, the component, and the conversion of the answer to its JSON shape.
 
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -35,16 +36,21 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+/** Throws unless `answer` is the 21-line window of read `i` (offset 40 or 41). */
+function check(answer, i) {
+  if (answer.status !== 'ok' || answer.lines_returned !== 21 || answer.start_line !== 40 + (i % 2)) {
+    throw new Error(`read ${i}: not the expected window: ${JSON.stringify(answer).slice(0, 400)}`);
+  }
+}
+
 function time(runs, call) {
-  for (let i = 0; i < 20; i += 1) call(i);
+  for (let i = 0; i < 20; i += 1) check(call(i), i);
   const micros = [];
   for (let i = 0; i < runs; i += 1) {
     const start = process.hrtime.bigint();
     const answer = call(i);
     micros.push(Number(process.hrtime.bigint() - start) / 1000);
-    if (answer.status !== 'ok' || answer.lines_returned !== 21) {
-      throw new Error(`unexpected answer: ${JSON.stringify(answer).slice(0, 300)}`);
-    }
+    check(answer, i);
   }
   return { median: median(micros), runs };
 }
@@ -63,7 +69,8 @@ try {
   const source = sampleSource();
   writeFileSync(join(dir, 'sample.rs'), source);
   const path = join(dir, 'sample.rs');
-  const config = { dedup: false };
+  // u32 thresholds: the tripwire warns at the largest value but one and blocks at the largest.
+  const config = { dedup: false, loop_warn_at: 4294967294, loop_block_at: 4294967295 };
   const at = (i) => ({ offset: 40 + (i % 2), limit: 21 });
 
   const loadStart = process.hrtime.bigint();

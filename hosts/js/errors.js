@@ -35,6 +35,7 @@ export class HostError extends Error {
     return {
       status: 'error',
       content_returned: false,
+      text: this.message,
       error: { kind: 'host_error', cause: this.kind, message: this.message, session_restarted: this.sessionRestarted },
     };
   }

@@ -22,8 +22,8 @@ const base = Descriptor.prototype;
  *
  * - Every way to change the file system is refused with `not-permitted`, as wasmtime refuses it for a read-only
  *   preopen (the component imports none of them but `open-at`; this holds if it ever does).
- * - An absolute link target is not revealed (`not-permitted`), as wasmtime does: it would show host paths, and
- *   the component then reports the link as leading outside the sandbox in the same words on every host.
+ * - An absolute link target is not revealed to the component (`not-permitted`), as wasmtime does: it would show
+ *   host paths. The host resolves absolute links itself before a read (links.js, the rule every host shares).
  */
 const readOnlyDescriptor = Object.create(base, {
   openAt: {
@@ -84,6 +84,26 @@ export const preopenDescriptor = Object.create(readOnlyDescriptor, {
       return this.statAt({ symlinkFollow: false }, '.');
     },
   },
+});
+
+/**
+ * The prototype of a capture's spill directory, granted read-write (and of what is opened through it): the shim's
+ * Descriptor as it is, so the component can create its spill file exclusively and write it, but an absolute link
+ * target stays hidden, as in a read-only grant.
+ */
+const writableDescriptor = Object.create(base, {
+  openAt: {
+    value(pathFlags, path, openFlags, descriptorFlags) {
+      return Object.setPrototypeOf(base.openAt.call(this, pathFlags, path, openFlags, descriptorFlags), writableDescriptor);
+    },
+  },
+  readlinkAt: { value: readOnlyDescriptor.readlinkAt },
+});
+
+/** The prototype of a writable grant's own descriptor: {@link writableDescriptor} with the preopen fixes. */
+export const writablePreopenDescriptor = Object.create(writableDescriptor, {
+  readDirectory: { value: preopenDescriptor.readDirectory },
+  stat: { value: preopenDescriptor.stat },
 });
 
 /** Normalizes {@link Grants} to `[guest, host][]` with real, existing host directories. */

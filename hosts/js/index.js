@@ -21,9 +21,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import * as shimFilesystem from '@bytecodealliance/preview2-shim/filesystem';
 
-import { NOTE, errorAnswer, stubAnswer, windowAnswer } from './answers.js';
+import { NOTE, captureAnswer, errorAnswer, stubAnswer, windowAnswer } from './answers.js';
 import { HostError, InvalidRequestError } from './errors.js';
-import { GuestExit, baseImports, normalizeGrants, preopenDescriptor } from './grants.js';
+import { GuestExit, baseImports, normalizeGrants, preopenDescriptor, writablePreopenDescriptor } from './grants.js';
+import { resolveAbsoluteLinks } from './links.js';
 import { isObject, parseConfig, parseRequest, readArguments, readRequest } from './protocol.js';
 
 export { HostError, InvalidRequestError, parseConfig, parseRequest };
@@ -86,6 +87,8 @@ const STATE_LOST =
  * "mid_line"`; `next_offset` (1-based line) and `next_column` (0-based characters) are null when nothing is left;
  * `clamped_lines` items are `{line, shown_chars, total_chars, next_column}`; `file_size` is in bytes; `budget`
  * numbers are in its `unit` (`"characters" | "tokens"`), `cap` only in token mode; `warnings` only when not empty.
+ * `text` is exactly what a model should see: the content, a blank line, the hint, then the warnings meant for the
+ * model (built by the component, the same in every host).
  *
  * @typedef {object} WindowAnswer
  */
@@ -93,17 +96,19 @@ const STATE_LOST =
 /**
  * A dedup stub (the window is unchanged since this session returned it): `{status: "unchanged",
  * content_returned: false, dedup: true, path, start_line, end_line, total_lines, next_offset, next_column,
- * message}`, with no `content` key. `next_offset`/`next_column` are the cursor of the window it stands for (null
+ * message, text}`, with no `content` key and `text` equal to `message`. `next_offset`/`next_column` are the cursor of the window it stands for (null
  * when nothing after it is left), so paging goes on through a stub; `message` ends with the call that continues.
  *
  * @typedef {object} StubAnswer
  */
 
 /**
- * A failed request: `{status: "error", content_returned: false, error: {kind, message, already_read?}}`, `kind`
- * one of `not_found`, `not_a_file`, `outside_sandbox`, `permission_denied`, `invalid_request`, `io`,
- * `special_file`, `device`, `credential`, `binary`, `loop_blocked`, `echoed_output`; `already_read` only for
- * `loop_blocked`.
+ * A failed request: `{status: "error", content_returned: false, text, error: {kind, message, already_read?, path?,
+ * suggestions, total_lines?}}`, `kind` one of `not_found`, `not_a_file`, `outside_sandbox`, `permission_denied`,
+ * `invalid_request`, `io`, `special_file`, `device`, `credential`, `binary`, `loop_blocked`, `echoed_output`;
+ * `text` is the message; `already_read` only for `loop_blocked`; `path` the absolute guest path tried, when one
+ * was formed; `suggestions` the similar names offered (a list, often empty); `total_lines` the file's line count
+ * for an offset past the end.
  *
  * @typedef {object} ErrorAnswer
  */
@@ -193,8 +198,9 @@ export class ReadWindow {
    * @throws {HostError} kind `start`: a grant is not a directory, or instantiation or the constructor failed.
    * @throws {InvalidRequestError} The config has an unknown field or a value its WIT type cannot hold.
    */
-  session(grants, config = {}) {
-    return new Session(this, normalizeGrants(grants), parseConfig(config));
+  session(grants, config = {}, options = {}) {
+    const writable = options.writable === undefined ? [] : normalizeGrants(options.writable);
+    return new Session(this, [...normalizeGrants(grants), ...writable], parseConfig(config), new Set(writable.map(([, host]) => host)));
   }
 
   /**
@@ -219,9 +225,11 @@ export class ReadWindow {
       if (error instanceof InvalidRequestError) return error.answer;
       throw error;
     }
+    const linked = throughLinks(pairs, record, request);
+    if (linked.answer) return linked.answer;
     const instance = this._instantiate(pairs);
     try {
-      return windowAnswer(instance.reader.readOnce(record, readRequest(request)));
+      return withNotes(windowAnswer(instance.reader.readOnce(record, readRequest(linked.request))), request.notes);
     } catch (error) {
       if (isComponentError(error)) return errorAnswer(error.payload);
       throw trapError(error);
@@ -236,9 +244,12 @@ export class ReadWindow {
    * @returns {{reader: any, memories: WebAssembly.Memory[], preopens: [object, string][]}}
    * @internal
    */
-  _instantiate(pairs) {
+  _instantiate(pairs, writable = new Set()) {
     const preopens = pairs.map(([guest, host]) => [
-      Object.setPrototypeOf(shimFilesystem._createPreopenDescriptor(host), preopenDescriptor),
+      Object.setPrototypeOf(
+        shimFilesystem._createPreopenDescriptor(host),
+        writable.has(host) ? writablePreopenDescriptor : preopenDescriptor,
+      ),
       guest,
     ]);
     const imports = {
@@ -269,6 +280,28 @@ export class ReadWindow {
       if (stubbed) delete WebAssembly.promising;
     }
   }
+}
+
+/**
+ * `request` with its path through the host's rule for absolute links (README, "Absolute links"; WASI cannot
+ * follow them): `{request}` to hand the component, or `{answer}` (`outside_sandbox`) for a link out of every grant.
+ */
+function throughLinks(pairs, record, request) {
+  const resolved = resolveAbsoluteLinks(pairs, record.workingDirectory ?? undefined, request.path);
+  if ('answer' in resolved) return { answer: withNotes(resolved.answer, request.notes) };
+  return { request: resolved.path === request.path ? request : { ...request, path: resolved.path } };
+}
+
+/**
+ * `answer` with `notes` (how a read's arguments were read) added to its `warnings` and, a line each, to the end of
+ * its `text` (json.rs `with_notes`).
+ */
+function withNotes(answer, notes) {
+  if (notes && notes.length > 0) {
+    answer.warnings = [...(answer.warnings ?? []), ...notes];
+    if (typeof answer.text === 'string') answer.text += notes.map((note) => `\n${note}`).join('');
+  }
+  return answer;
 }
 
 function isComponentError(error) {
@@ -305,16 +338,19 @@ export class Session {
   #peakBefore = 0;
   #restarts = 0;
 
+  #writable;
+
   /** @private Use {@link ReadWindow#session}. */
-  constructor(reader, grants, config) {
+  constructor(reader, grants, config, writable = new Set()) {
     this.#reader = reader;
     this.#grants = grants;
     this.#config = config;
+    this.#writable = writable;
     this.#live = this.#start();
   }
 
   #start() {
-    const instance = this.#reader._instantiate(this.#grants);
+    const instance = this.#reader._instantiate(this.#grants, this.#writable);
     try {
       return { ...instance, session: new instance.reader.Session(this.#config) };
     } catch (error) {
@@ -353,6 +389,70 @@ export class Session {
   }
 
   /**
+   * Begins capturing a command's output in this session's instance (the component's `capture` resource), so reads
+   * of its spill can be interleaved; a capture still open is dropped. Grant the spill directory with
+   * `reader.session(grants, config, {writable: [dir]})`.
+   *
+   * @param {{window_chars?: number, head_share?: number, spill_dir?: string, spill_cap_chars?: number}} [config]
+   *   Characters of head and tail (default 50,000), the head's share (0 to 0.9, default 0.4), the guest directory
+   *   of the spill file, the spill's cap in characters (default 5,000,000).
+   * @returns {NoteAnswer | ErrorAnswer} `invalid_request` for an unknown field or a value of the wrong type.
+   * @throws {HostError}
+   */
+  captureBegin(config = {}) {
+    let record;
+    try {
+      record = captureConfig(config);
+    } catch (error) {
+      if (error instanceof InvalidRequestError) return error.answer;
+      throw error;
+    }
+    this.#call((live) => {
+      live.capture?.[Symbol.dispose]?.();
+      live.capture = new live.reader.Capture(record);
+    });
+    return { ...NOTE };
+  }
+
+  /**
+   * Pushes a chunk of the command's raw output (a Uint8Array, or a string sent as UTF-8; split anywhere).
+   * @param {Uint8Array | string} chunk
+   * @returns {NoteAnswer | ErrorAnswer} `invalid_request` when no capture is open.
+   * @throws {HostError}
+   */
+  captureChunk(chunk) {
+    const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
+    if (!(bytes instanceof Uint8Array)) return new InvalidRequestError(`a chunk must be bytes or a string, not ${typeof chunk}`).answer;
+    if (!this.#live?.capture) return new InvalidRequestError(NO_CAPTURE).answer;
+    return this.#fallible((live) => live.capture.push(bytes), () => ({ ...NOTE }));
+  }
+
+  /**
+   * Ends the open capture with the command's exit status and returns its window (the JSON shape of
+   * `host-test/src/capture.rs`); the capture is closed.
+   * @param {number | null} [exitStatus]
+   * @returns {object} The capture answer, or an error answer.
+   * @throws {HostError}
+   */
+  captureEnd(exitStatus = null) {
+    if (exitStatus !== null && exitStatus !== undefined && !(Number.isInteger(exitStatus) && exitStatus >= -(2 ** 31) && exitStatus < 2 ** 31)) {
+      return new InvalidRequestError(`\`exit_status\` must be a 32-bit integer, not ${JSON.stringify(exitStatus)}`).answer;
+    }
+    if (!this.#live?.capture) return new InvalidRequestError(NO_CAPTURE).answer;
+    return this.#fallible(
+      (live) => {
+        try {
+          return live.capture.finish(exitStatus ?? undefined);
+        } finally {
+          live.capture[Symbol.dispose]?.();
+          live.capture = null;
+        }
+      },
+      captureAnswer,
+    );
+  }
+
+  /**
    * Reads a window: its content, a stub when this session already returned it unchanged (dedup), or an error.
    *
    * @param {string | ({path: string} & ReadOptions)} pathOrRequest A guest path (absolute, or relative to the
@@ -380,7 +480,12 @@ export class Session {
     const record = config === undefined ? this.#config : parseConfig(config);
     return this.#answerOrInvalid(() => {
       const request = parseRequest(readArguments(pathOrRequest, options));
-      return this.#fallible((live) => live.reader.readOnce(record, readRequest(request)), windowAnswer);
+      const linked = throughLinks(this.#grants, record, request);
+      if (linked.answer) return linked.answer;
+      return this.#fallible(
+        (live) => live.reader.readOnce(record, readRequest(linked.request)),
+        (result) => withNotes(windowAnswer(result), request.notes),
+      );
     });
   }
 
@@ -527,11 +632,21 @@ export class Session {
   /** Runs a parsed request; the answer has no `id`. */
   #run(request) {
     switch (request.op) {
-      case 'read':
+      case 'capture_begin':
+        return this.captureBegin(request.config);
+      case 'capture_chunk':
+        return this.captureChunk(request.bytes);
+      case 'capture_end':
+        return this.captureEnd(request.exitStatus);
+      case 'read': {
+        const linked = throughLinks(this.#grants, this.#config, request);
+        if (linked.answer) return linked.answer;
         return this.#fallible(
-          (live) => live.session.read(readRequest(request)),
-          (outcome) => (outcome.tag === 'window' ? windowAnswer(outcome.val) : stubAnswer(outcome.val)),
+          (live) => live.session.read(readRequest(linked.request)),
+          (outcome) =>
+            withNotes(outcome.tag === 'window' ? windowAnswer(outcome.val) : stubAnswer(outcome.val), request.notes),
         );
+      }
       case 'other_tool':
         this.#call((live) => live.session.noteOtherTool());
         return { ...NOTE };
@@ -574,6 +689,46 @@ export class Session {
         throw new InvalidRequestError(`unknown \`op\` ${JSON.stringify(request.op)}`);
     }
   }
+}
+
+/** The error of a capture op with no capture open. */
+const NO_CAPTURE = 'no capture is open; send capture_begin first.';
+
+/** The fields of `capture_begin`: the WIT `capture-config` record in snake_case. */
+const CAPTURE_CONFIG_FIELDS = ['window_chars', 'head_share', 'spill_dir', 'spill_cap_chars'];
+
+/** The WIT `capture-config` record for a config object with snake_case fields; InvalidRequestError names the field. */
+function captureConfig(config) {
+  if (config === null || config === undefined) config = {};
+  if (!isObject(config)) throw new InvalidRequestError('the capture config must be a JSON object');
+  for (const key of Object.keys(config)) {
+    if (!CAPTURE_CONFIG_FIELDS.includes(key)) {
+      throw new InvalidRequestError(`unknown field \`${key}\` for op \`capture_begin\`; its fields are: ${CAPTURE_CONFIG_FIELDS.join(', ')}`);
+    }
+  }
+  const integer = (field, max) => {
+    const value = config[field];
+    if (value === undefined || value === null) return undefined;
+    if (!Number.isInteger(value) || value < 0 || value > max) {
+      throw new InvalidRequestError(`\`${field}\` must be a non-negative integer, not ${JSON.stringify(value)}`);
+    }
+    return value;
+  };
+  const share = config.head_share;
+  if (share !== undefined && share !== null && typeof share !== 'number') {
+    throw new InvalidRequestError(`\`head_share\` must be a number from 0 to 0.9, not ${JSON.stringify(share)}`);
+  }
+  const dir = config.spill_dir;
+  if (dir !== undefined && dir !== null && typeof dir !== 'string') {
+    throw new InvalidRequestError(`\`spill_dir\` must be a guest path (a string), not ${JSON.stringify(dir)}`);
+  }
+  const cap = integer('spill_cap_chars', Number.MAX_SAFE_INTEGER);
+  return {
+    windowChars: integer('window_chars', 4294967295),
+    headShare: share ?? undefined,
+    spillDir: dir ?? undefined,
+    spillCapChars: cap === undefined ? undefined : BigInt(cap),
+  };
 }
 
 function peakOf(live) {

@@ -6,7 +6,7 @@ import { InvalidRequestError } from './errors.js';
 /** @typedef {import('./index.js').Config} Config */
 
 const OPS = {
-  read: ['path', 'offset', 'limit', 'column'],
+  read: ['path', 'offset', 'limit', 'column', 'tail'],
   other_tool: [],
   reset_dedup: [],
   wrote: ['path'],
@@ -14,6 +14,9 @@ const OPS = {
   report_tokens: ['path', 'offset', 'lines', 'tokens'],
   token_refusal: ['path', 'offset', 'limit', 'message'],
   stats: [],
+  capture_begin: ['window_chars', 'head_share', 'spill_dir', 'spill_cap_chars'],
+  capture_chunk: ['text', 'base64'],
+  capture_end: ['exit_status'],
 };
 
 const U64_MAX = (1n << 64n) - 1n;
@@ -84,6 +87,50 @@ function u64Field(map, field, op) {
   return toU64(field, value);
 }
 
+/** The valid range of each optional number of a read, in words (as json.rs words it). */
+const READ_RANGES = {
+  offset: "a line number from 1 (0 is read as 1) up to the file's line count",
+  limit: 'a count of lines from 1 (larger values are clamped to max-lines)',
+  column: 'a character position from 0 inside the first line',
+  tail: 'a count of last lines from 1 to 4294967295',
+};
+
+/**
+ * An optional number of a read as models send it (json.rs `lenient_u64`): null and `""` (or only spaces) are
+ * absent; a string of ASCII digits is read as its integer and a note is pushed onto `notes`; a number is checked
+ * by `toU64`; anything else is an `InvalidRequestError` naming the field and its valid range.
+ */
+function lenientU64(map, field, notes) {
+  const value = present(map, field);
+  const range = READ_RANGES[field];
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') {
+    const digits = value.trim();
+    if (digits === '') return undefined;
+    if (/^[0-9]+$/.test(digits) && BigInt(digits) <= U64_MAX) {
+      const n = BigInt(digits);
+      notes.push(
+        `\`${field}\` was the string ${JSON.stringify(value)}; it was read as the number ${n}. Send numbers as JSON numbers.`,
+      );
+      return n;
+    }
+    throw new InvalidRequestError(
+      `\`${field}\` must be ${range}, as a JSON number; got the string ${JSON.stringify(value)}`,
+    );
+  }
+  if (typeof value !== 'number' && typeof value !== 'bigint') {
+    throw new InvalidRequestError(`\`${field}\` must be ${range}, as a JSON number, not ${typeName(value)}`);
+  }
+  try {
+    return toU64(field, value);
+  } catch (error) {
+    if (error instanceof InvalidRequestError) {
+      throw new InvalidRequestError(`${error.message} (${field} must be ${range})`);
+    }
+    throw error;
+  }
+}
+
 function optU64(map, field) {
   const value = present(map, field);
   return value === undefined ? undefined : toU64(field, value);
@@ -140,12 +187,15 @@ function rejectUnknown(map, allowed, what, also = []) {
  *
  * | op | fields |
  * | --- | --- |
- * | `read` | `path` (string), `offset`, `limit`, `column` (optional non-negative integers) |
+ * | `read` | `path` (string), `offset`, `limit`, `column`, `tail` (optional non-negative integers; null and `""` are absent, `"40"` is read as 40 with a note in `warnings`) |
  * | `other_tool`, `reset_dedup`, `stats` | none |
  * | `wrote` | `path` |
  * | `check_write` | `path`, `text` (string) |
  * | `report_tokens` | `path`, `offset`, `lines`, `tokens` |
  * | `token_refusal` | `path`, `offset`, `limit`, `message` (string) |
+ * | `capture_begin` | `window_chars`, `head_share`, `spill_dir`, `spill_cap_chars` (all optional; checked by {@link Session#captureBegin}) |
+ * | `capture_chunk` | `text` (string) or `base64` (the bytes), exactly one |
+ * | `capture_end` | `exit_status` (optional integer) |
  *
  * @param {unknown} value The request object.
  * @returns {Request}
@@ -171,11 +221,19 @@ export function parseRequest(value) {
   if (Object.hasOwn(value, 'id')) request.id = value.id;
   if (fields.includes('path')) request.path = stringField(value, 'path', op);
   switch (op) {
-    case 'read':
-      request.offset = optU64(value, 'offset');
-      request.limit = optU64(value, 'limit');
-      request.column = optU64(value, 'column');
+    case 'read': {
+      const notes = [];
+      request.offset = lenientU64(value, 'offset', notes);
+      request.limit = lenientU64(value, 'limit', notes);
+      request.column = lenientU64(value, 'column', notes);
+      const tail = lenientU64(value, 'tail', notes);
+      if (tail !== undefined && tail > U32_MAX) {
+        throw new InvalidRequestError(`\`tail\` must be ${READ_RANGES.tail} (got ${tail})`);
+      }
+      request.tail = tail === undefined ? undefined : Number(tail);
+      request.notes = notes;
       break;
+    }
     case 'check_write':
       request.text = stringField(value, 'text', op);
       break;
@@ -188,6 +246,30 @@ export function parseRequest(value) {
       request.offset = u64Field(value, 'offset', op);
       request.limit = u64Field(value, 'limit', op);
       request.message = stringField(value, 'message', op);
+      break;
+    case 'capture_begin':
+      request.config = Object.fromEntries(fields.filter((key) => Object.hasOwn(value, key)).map((key) => [key, value[key]]));
+      break;
+    case 'capture_chunk': {
+      const hasText = Object.hasOwn(value, 'text');
+      const hasBase64 = Object.hasOwn(value, 'base64');
+      if (hasText && hasBase64) throw new InvalidRequestError('give `text` or `base64`, not both');
+      if (!hasText && !hasBase64) {
+        throw new InvalidRequestError('`capture_chunk` needs `text` (a string) or `base64` (the bytes in base64)');
+      }
+      const given = hasText ? value.text : value.base64;
+      if (typeof given !== 'string') throw new InvalidRequestError('`text` and `base64` must be strings');
+      if (hasText) {
+        request.bytes = new TextEncoder().encode(given);
+      } else {
+        const compact = given.replace(/\s+/g, '').replace(/=+$/, '');
+        if (!/^[A-Za-z0-9+/]*$/.test(compact)) throw new InvalidRequestError('`base64` is not valid base64');
+        request.bytes = new Uint8Array(Buffer.from(compact, 'base64'));
+      }
+      break;
+    }
+    case 'capture_end':
+      request.exitStatus = value.exit_status ?? null;
       break;
     default:
       break;
@@ -271,7 +353,13 @@ export function parseConfig(config) {
 }
 
 export function readRequest(request) {
-  return { path: request.path, offset: request.offset, limit: request.limit, column: request.column };
+  return {
+    path: request.path,
+    offset: request.offset,
+    limit: request.limit,
+    column: request.column,
+    tail: request.tail,
+  };
 }
 
 /** `read(path, options)` or `read({path, ...options})` as a protocol request object. */
@@ -285,6 +373,6 @@ export function readArguments(pathOrRequest, options) {
   if (options !== undefined && options !== null && !isObject(options)) {
     throw new InvalidRequestError(`the read options must be an object, not ${typeName(options)}`);
   }
-  if (options) rejectUnknown(options, ['offset', 'limit', 'column'], 'the read options');
+  if (options) rejectUnknown(options, ['offset', 'limit', 'column', 'tail'], 'the read options');
   return { ...options, op: 'read', path: pathOrRequest };
 }

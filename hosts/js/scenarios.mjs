@@ -19,6 +19,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -26,6 +27,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import iconv from 'iconv-lite';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -37,7 +39,7 @@ export const GUEST_ROOT = '/scenario';
 /** The session a step without a `session` key runs in. */
 export const DEFAULT_SESSION = 'main';
 
-const SCENARIO_KEYS = ['name', 'description', 'files', 'outside', 'config', 'steps'];
+const SCENARIO_KEYS = ['name', 'description', 'files', 'outside', 'config', 'spill', 'steps'];
 const STEP_KEYS = ['expect', 'session'];
 
 /** A failure of one step or of the scenario file: its message is the runner's `why`. */
@@ -126,14 +128,14 @@ function fixturePath(dir, name) {
   return join(dir, ...parts.filter((part) => part !== '' && part !== '.'));
 }
 
-function writeFiles(dir, files, key) {
+function writeFiles(dir, files, key, scenarioDir) {
   if (files === undefined || files === null) return;
   if (typeof files !== 'object' || Array.isArray(files)) throw new Failure(`\`${key}\` must be an object of path: content`);
   for (const [name, content] of Object.entries(files)) {
     let path;
     try {
       path = fixturePath(dir, name);
-      writeOne(path, content);
+      writeOne(path, content, scenarioDir);
     } catch (error) {
       throw new Failure(path === undefined ? `${key}: ${error.message}` : `${key}: ${name}: ${error.message}`);
     }
@@ -143,7 +145,7 @@ function writeFiles(dir, files, key) {
 const BASE64 = /^[A-Za-z0-9+/=\s]*$/;
 
 /** The keys that say what a file object is. */
-const FILE_KINDS = ['base64', 'repeat', 'numbered', 'concat', 'symlink', 'dir', 'fifo'];
+const FILE_KINDS = ['base64', 'repeat', 'numbered', 'concat', 'encode', 'symlink', 'symlink_absolute', 'dir', 'fifo'];
 
 /** A non-negative integer field of a file object, or `fallback` when absent (undefined: required). */
 function countField(spec, key, fallback) {
@@ -154,7 +156,9 @@ function countField(spec, key, fallback) {
 
 /**
  * The bytes of a file value: text (UTF-8), `{base64}`, `{repeat, count}`, `{numbered, count, from, width, suffix}`
- * (lines: prefix, the number zero-padded to `width`, suffix) or `{concat: [value, ...]}`.
+ * (lines: prefix, the number zero-padded to `width`, suffix), `{concat: [value, ...]}` or `{encode: value,
+ * encoding: label}` (the UTF-8 text of `value` encoded by iconv-lite in the WHATWG encoding `label`; iconv-lite has
+ * no ISO-2022-JP, so a scenario gives such a file as base64).
  */
 function fileBytes(content) {
   if (typeof content === 'string') return Buffer.from(content, 'utf8');
@@ -184,6 +188,17 @@ function fileBytes(content) {
     for (let n = from; n < from + count; n += 1) lines.push(`${prefix}${String(n).padStart(width, '0')}${suffix}\n`);
     return Buffer.from(lines.join(''), 'utf8');
   }
+  if (Object.hasOwn(content, 'encode')) {
+    const label = content.encoding;
+    if (typeof label !== 'string') {
+      throw new Failure('`encode` needs an `encoding` (a WHATWG label such as "windows-1251")');
+    }
+    if (!iconv.encodingExists(label)) throw new Failure(`\`encoding\` ${showJson(label)} is not an encoding iconv-lite knows`);
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(fileBytes(content.encode));
+    const bytes = iconv.encode(text, label);
+    if (iconv.decode(bytes, label) !== text) throw new Failure(`${label} cannot encode the text to \`encode\``);
+    return bytes;
+  }
   if (Object.hasOwn(content, 'concat')) {
     if (!Array.isArray(content.concat)) throw new Failure('`concat` must be a list of file values');
     return Buffer.concat(content.concat.map(fileBytes));
@@ -191,8 +206,22 @@ function fileBytes(content) {
   throw new Failure(`a file object needs one of the keys ${FILE_KINDS.join(', ')}`);
 }
 
-/** Writes one fixture (a file value, or a symlink, dir or fifo), replacing what was there. */
-function writeOne(path, content) {
+/** `relative` joined to the absolute `base`, `.` and `..` resolved by name (no file system access). */
+function lexicalJoin(base, relative) {
+  const parts = base.split('/').filter((part) => part !== '');
+  for (const part of relative.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join('/')}`;
+}
+
+/**
+ * Writes one fixture (a file value, or a symlink, dir or fifo), replacing what was there. A `symlink_absolute`
+ * link's target is the absolute host path of a path relative to `scenarioDir`, the scenario's directory.
+ */
+function writeOne(path, content, scenarioDir) {
   mkdirSync(dirname(path), { recursive: true });
   let existing = null;
   try {
@@ -207,6 +236,11 @@ function writeOne(path, content) {
   if (special && Object.hasOwn(content, 'symlink')) {
     if (typeof content.symlink !== 'string') throw new Failure('`symlink` must be a string');
     symlinkSync(content.symlink, path);
+  } else if (special && Object.hasOwn(content, 'symlink_absolute')) {
+    if (typeof content.symlink_absolute !== 'string') {
+      throw new Failure("`symlink_absolute` must be a string (a path relative to the scenario's directory)");
+    }
+    symlinkSync(lexicalJoin(realpathSync(scenarioDir), content.symlink_absolute), path);
   } else if (special && Object.hasOwn(content, 'dir')) {
     mkdirSync(path);
   } else if (special && Object.hasOwn(content, 'fifo')) {
@@ -327,13 +361,21 @@ export function runScenario(reader, host, scenario) {
     const root = join(temp, 'scenario');
     mkdirSync(root);
     mkdirSync(join(temp, 'outside'));
-    writeFiles(root, scenario.files, 'files');
-    writeFiles(join(temp, 'outside'), scenario.outside, 'outside');
+    writeFiles(root, scenario.files, 'files', root);
+    writeFiles(join(temp, 'outside'), scenario.outside, 'outside', root);
     const grants = { [GUEST_ROOT]: root };
+    // `spill`: a directory of the scenario made and granted read-write, for the capture ops' spill files.
+    const options = {};
+    if (scenario.spill !== undefined && scenario.spill !== null) {
+      if (typeof scenario.spill !== 'string') throw new Failure('`spill` must be a directory name (a string)');
+      const dir = join(root, scenario.spill);
+      mkdirSync(dir, { recursive: true });
+      options.writable = { [`${GUEST_ROOT}/${scenario.spill.replace(/^\/+|\/+$/g, '')}`]: dir };
+    }
     const session = (name) => {
       if (!sessions.has(name)) {
         try {
-          sessions.set(name, reader.session(grants, config));
+          sessions.set(name, reader.session(grants, config, options));
         } catch (error) {
           throw new Failure(`session \`${name}\` did not start: ${error.message}`);
         }
@@ -398,7 +440,7 @@ function answerStep(request, name, { reader, host, grants, config, root, session
       onlyKeys(request, ['op', 'id', 'path', 'content']);
       const path = fixturePath(root, request.path);
       if (!Object.hasOwn(request, 'content')) throw new Failure('`content` is missing');
-      writeOne(path, request.content);
+      writeOne(path, request.content, root);
       answer = { status: 'ok' };
       break;
     }
@@ -414,9 +456,15 @@ function answerStep(request, name, { reader, host, grants, config, root, session
       break;
     }
     case 'read_once': {
-      const read = malformed(host, () => host.parseRequest({ ...request, op: 'read' }));
+      malformed(host, () => host.parseRequest({ ...request, op: 'read' }));
+      // The read's fields as the step has them: the host takes optional numbers as models send them.
+      const fields = Object.fromEntries(
+        ['path', 'offset', 'limit', 'column', 'tail']
+          .filter((key) => Object.hasOwn(request, key))
+          .map((key) => [key, request[key]]),
+      );
       try {
-        answer = reader.readOnce(grants, config, read.path, { offset: read.offset, limit: read.limit, column: read.column });
+        answer = reader.readOnce(grants, config, fields);
       } catch (error) {
         if (!(error instanceof host.HostError)) throw error;
         answer = error.toJSON();

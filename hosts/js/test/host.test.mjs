@@ -117,7 +117,9 @@ describe('answers', () => {
       'file_size',
       'encoding',
       'budget',
+      'text',
     ]);
+    assert.equal(answer.text, `${answer.content}\n${answer.hint}`);
     assert.equal(answer.start_line, 40);
     assert.equal(answer.end_line, 60);
     assert.equal(answer.next_offset, 61);
@@ -142,13 +144,17 @@ describe('answers', () => {
     assert.equal('content' in stub, false);
     assert.deepEqual(Object.keys(stub), [
       'status', 'content_returned', 'dedup', 'path', 'start_line', 'end_line', 'total_lines', 'next_offset',
-      'next_column', 'message',
+      'next_column', 'message', 'text',
     ]);
+    assert.equal(stub.text, stub.message);
     assert.equal(stub.total_lines, 1);
     assert.equal(stub.next_offset, null);
     const blocked = session.read('a.txt');
     assert.equal(blocked.error.kind, 'loop_blocked');
     assert.equal(blocked.error.already_read, 3);
+    assert.equal(blocked.text, blocked.error.message);
+    assert.equal(blocked.error.path, join(one, 'a.txt'));
+    assert.deepEqual(blocked.error.suggestions, []);
     assert.deepEqual(session.otherTool(), { status: 'ok' });
     const retry = session.tokenRefusal('lines.txt', 1, 100, '(30000 tokens) exceeds maximum allowed tokens (25000)');
     assert.deepEqual(Object.keys(retry), ['status', 'offset', 'limit', 'refused_tokens', 'cap_tokens', 'hint']);
@@ -235,7 +241,15 @@ describe('requests and config', () => {
     };
     assert.match(message(session.read('a.txt', { offset: -1 })), /`offset` must not be negative/);
     assert.match(message(session.read('a.txt', { limit: 1.5 })), /`limit` must be an integer/);
-    assert.match(message(session.read('a.txt', { column: '3' })), /`column` must be a non-negative integer, not a string/);
+    assert.equal(
+      message(session.read('a.txt', { column: 'x3' })),
+      '`column` must be a character position from 0 inside the first line, as a JSON number; got the string "x3"',
+    );
+    assert.equal(
+      message(session.read('a.txt', { limit: true })),
+      '`limit` must be a count of lines from 1 (larger values are clamped to max-lines), as a JSON number, not a boolean',
+    );
+    assert.match(message(session.read('a.txt', { tail: 2 ** 32 })), /`tail` must be a count of last lines from 1 to 4294967295/);
     assert.match(message(session.read('a.txt', { column: 2n ** 64n })), /beyond the largest supported value/);
     assert.match(message(session.read('a.txt', { ofset: 3 })), /unknown field `ofset`/);
     assert.match(message(session.read(42)), /`path` must be a string, not a number/);
@@ -245,6 +259,22 @@ describe('requests and config', () => {
     assert.equal(session.read('a.txt', { limit: 0 }).error.kind, 'invalid_request', 'the component refuses limit 0');
   });
 
+  test('optional numbers are taken the way models send them', () => {
+    const session = reader.session(one);
+    const plain = session.read('lines.txt', { offset: '', limit: null, column: ' ' });
+    assert.equal(plain.start_line, 1);
+    assert.equal(plain.warnings, undefined);
+    const noted = session.read('lines.txt', { offset: '40', limit: '1' });
+    assert.equal(noted.content, '40|line 40\n');
+    assert.deepEqual(noted.warnings, [
+      '`offset` was the string "40"; it was read as the number 40. Send numbers as JSON numbers.',
+      '`limit` was the string "1"; it was read as the number 1. Send numbers as JSON numbers.',
+    ]);
+    const tail = reader.readOnce(one, undefined, 'lines.txt', { tail: '1' });
+    assert.equal(tail.content, '100|line 100\n');
+    assert.equal(tail.next_offset, null);
+  });
+
   test('parseRequest follows the session protocol', () => {
     assert.deepEqual(parseRequest({ path: 'a', offset: 5, limit: 1e3, column: null }), {
       op: 'read',
@@ -252,6 +282,8 @@ describe('requests and config', () => {
       offset: 5n,
       limit: 1000n,
       column: undefined,
+      tail: undefined,
+      notes: [],
     });
     assert.deepEqual(parseRequest({ op: 'stats', id: 7 }), { op: 'stats', id: 7 });
     assert.throws(() => parseRequest({ op: 'stats', path: 'a' }), /unknown field `path` for op `stats`; its fields are: none/);
@@ -295,6 +327,7 @@ describe('loading', () => {
     assert.deepEqual(error.toJSON(), {
       status: 'error',
       content_returned: false,
+      text: 'boom',
       error: { kind: 'host_error', cause: 'trap', message: 'boom', session_restarted: true },
     });
   });

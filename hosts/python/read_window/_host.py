@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import threading
@@ -15,6 +16,7 @@ import wasmtime
 from wasmtime import Engine, Store, WasiConfig, WasmtimeError
 from wasmtime.component import Component, Linker
 
+from . import _links as links
 from . import _values as values
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -61,6 +63,9 @@ _FUNCTIONS = {
     "report_tokens": "[method]session.report-tokens",
     "token_refusal": "[method]session.token-refusal",
     "stats": "[method]session.stats",
+    "capture_constructor": "[constructor]capture",
+    "capture_push": "[method]capture.push",
+    "capture_finish": "[method]capture.finish",
 }
 
 _CAUSES = ("trap", "deadline", "memory_limit", "start")
@@ -94,11 +99,12 @@ class HostError(Exception):
         self.session_restarted = session_restarted
 
     def to_json(self) -> Dict[str, Any]:
-        """The failure in the JSON shape of json.rs: ``{"status": "error", "content_returned": false, "error":
-        {"kind": "host_error", "cause", "message", "session_restarted"}}``."""
+        """The failure in the JSON shape of json.rs: ``{"status": "error", "content_returned": false, "text",
+        "error": {"kind": "host_error", "cause", "message", "session_restarted"}}`` (``text`` is the message)."""
         return {
             "status": "error",
             "content_returned": False,
+            "text": self.message,
             "error": {
                 "kind": "host_error",
                 "cause": self.cause,
@@ -152,6 +158,20 @@ def _grants(dirs: Dirs) -> List[Tuple[str, str]]:
             raise ValueError(f"{os.fspath(host)}: its guest path must be a non-empty string, not {guest!r}")
         grants.append((guest, canonical))
     return grants
+
+
+def _through_links(grants: List[Tuple[str, str]], config: Any, request: Any) -> Optional[Dict[str, Any]]:
+    """Resolves the absolute links on the way of ``request``'s path on the host (README, "Absolute links"; WASI
+    cannot follow them): rewrites the request's path to the resolved guest path, or returns the
+    ``outside_sandbox`` answer for a link out of every grant (``None`` otherwise)."""
+    fields = request.__dict__
+    working_directory = config.__dict__.get("working-directory")
+    outcome, value = links.resolve_absolute_links(grants, working_directory, fields["path"])
+    if outcome == "outside":
+        return value
+    if outcome == "guest":
+        fields["path"] = value
+    return None
 
 
 def _deadline_ticks(deadline: float) -> int:
@@ -215,6 +235,7 @@ class _Live:
         ticks: int,
         memory_bytes: int,
         config: Optional[Any],
+        writable: Tuple[str, ...] = (),
     ) -> None:
         self.ticks = ticks
         self.memory_bytes = memory_bytes
@@ -223,7 +244,8 @@ class _Live:
         self.store.set_limits(memory_size=memory_bytes)
         wasi = WasiConfig()
         for guest, host in grants:
-            wasi.preopen_dir(host, guest, False)  # read-only: no file or directory can be created or changed
+            # Read-only (no file or directory can be created or changed), but for a capture's spill directory.
+            wasi.preopen_dir(host, guest, host in writable)
         wasi.stderr_custom = self.stderr.write
         self.store.set_wasi(wasi)
         self.store.set_epoch_deadline(ticks)
@@ -235,6 +257,7 @@ class _Live:
                 raise WasmtimeError(f"the component's export `{_FUNCTIONS[key]}` is not a function")
             self.funcs[key] = func
         self.session = None if config is None else self.call("constructor", config)
+        self.capture: Any = None
 
     def call(self, name: str, *args: Any) -> Any:
         self.store.set_epoch_deadline(self.ticks)
@@ -242,6 +265,16 @@ class _Live:
 
     def call_session(self, name: str, *args: Any) -> Any:
         return self.call(name, self.session, *args)
+
+    def drop_capture(self) -> None:
+        """Drops the open capture resource, if any."""
+        if self.capture is not None:
+            try:
+                self.capture.drop(self.store)
+            except WasmtimeError:
+                pass  # a store that trapped cannot run the destructor; closing the store frees it all the same
+            self.capture.close()
+            self.capture = None
 
     def classify(self, error: BaseException, deadline: float) -> Tuple[str, str]:
         """The cause of a failed call and a sentence saying it, with the guest's last stderr output if any."""
@@ -267,6 +300,7 @@ class _Live:
         return cause, detail
 
     def close(self) -> None:
+        self.drop_capture()
         if self.session is not None:
             try:
                 self.session.drop(self.store)
@@ -343,6 +377,7 @@ class ReadWindow:
         offset: Any = None,
         limit: Any = None,
         column: Any = None,
+        tail: Any = None,
         *,
         config: Optional[Mapping] = None,
         deadline: float = DEFAULT_DEADLINE,
@@ -365,16 +400,20 @@ class ReadWindow:
         record = values.config_record(config)
         ticks = _deadline_ticks(deadline)
         memory_bytes = _check_memory(memory_bytes)
+        notes: list = []
         try:
-            request = values.read_request(path, offset, limit, column)
+            request = values.read_request(path, offset, limit, column, tail, notes)
         except values.InvalidValue as error:
             return values.invalid_request_json(str(error))
+        refused = _through_links(grants, record, request)
+        if refused is not None:
+            return values.with_notes(refused, notes)
         try:
             live = _Live(self, grants, ticks, memory_bytes, None)
         except WasmtimeError as error:
             raise HostError("start", f"could not start a read-window store: {_describe(error)}") from error
         try:
-            return values.once_json(live.call("read_once", record, request))
+            return values.with_notes(values.once_json(live.call("read_once", record, request)), notes)
         except WasmtimeError as error:
             cause, detail = live.classify(error, deadline)
             raise HostError(cause, f"the read-window component trapped: {detail}") from error
@@ -401,6 +440,8 @@ class Session:
             once as a warning on the first window.
         deadline: wall-clock seconds one call may take before it is interrupted (exact to about ``EPOCH_TICK``).
         memory_bytes: the most linear memory the guest may use, in bytes.
+        writable: directories granted **read-write** (given like ``dirs``), for a capture's spill file
+            (``capture_begin({"spill_dir": ...})``); every other directory stays read-only.
 
     Every method returns a dict in the JSON shape of ``host-test/src/json.rs``; a read error is such an answer,
     not an exception. Malformed arguments (a negative offset, a path that is not a string) are answered with an
@@ -424,9 +465,13 @@ class Session:
         *,
         deadline: float = DEFAULT_DEADLINE,
         memory_bytes: int = DEFAULT_MEMORY_BYTES,
+        writable: Optional[Dirs] = None,
     ) -> None:
         self._reader = reader
         self._grants = _grants(dirs)
+        extra = _grants(writable) if writable else []
+        self._grants += extra
+        self._writable = tuple(host for _, host in extra)
         self._config = values.config_record(config)
         self._deadline = deadline
         self._ticks = _deadline_ticks(deadline)
@@ -444,18 +489,21 @@ class Session:
 
     def _start(self) -> _Live:
         try:
-            return _Live(self._reader, self._grants, self._ticks, self._memory_bytes, self._config)
+            return _Live(self._reader, self._grants, self._ticks, self._memory_bytes, self._config, self._writable)
         except WasmtimeError as error:
             raise HostError("start", f"could not start a read-window session: {_describe(error)}") from error
 
     def _call(self, name: str, *args: Any) -> Any:
+        return self._invoke(lambda live: live.call_session(name, *args))
+
+    def _invoke(self, call: Any) -> Any:
         if self._closed:
             raise ValueError("the session is closed")
         if self._live is None:
             self._live = self._start()
         live = self._live
         try:
-            return live.call_session(name, *args)
+            return call(live)
         except WasmtimeError as error:
             cause, detail = live.classify(error, self._deadline)
             self._live = None
@@ -475,7 +523,9 @@ class Session:
                 session_restarted=True,
             ) from error
 
-    def read(self, path: Any, offset: Any = None, limit: Any = None, column: Any = None) -> Dict[str, Any]:
+    def read(
+        self, path: Any, offset: Any = None, limit: Any = None, column: Any = None, tail: Any = None
+    ) -> Dict[str, Any]:
         """Reads a window of ``path``.
 
         Args:
@@ -484,6 +534,9 @@ class Session:
             offset: the first line, 1-based (default 1; 0 is read as 1).
             limit: lines at most (default and maximum ``max_lines``; 0 is an ``invalid_request`` error).
             column: where to start inside the first line, 0-based, in characters (Unicode scalar values).
+            tail: read the last ``tail`` lines instead (the window ends at the last line; not with ``offset`` or
+                ``column``). Optional numbers are taken as models send them: ``None`` and ``""`` are absent, a
+                string of digits (``"40"``) is read as that number with a note in ``warnings``.
 
         Returns one of:
             a window: ``{"status": "ok", "content_returned": True, "content", "path", "start_line",
@@ -498,11 +551,15 @@ class Session:
             an error: ``{"status": "error", "content_returned": False, "error": {"kind", "message"}}`` with
             ``"already_read"`` in ``error`` for ``loop_blocked``.
         """
+        notes: list = []
         try:
-            request = values.read_request(path, offset, limit, column)
+            request = values.read_request(path, offset, limit, column, tail, notes)
         except values.InvalidValue as error:
             return values.invalid_request_json(str(error))
-        return values.read_json(self._call("read", request))
+        refused = _through_links(self._grants, self._config, request)
+        if refused is not None:
+            return values.with_notes(refused, notes)
+        return values.with_notes(values.read_json(self._call("read", request)), notes)
 
     def other_tool(self) -> Dict[str, Any]:
         """Notes that the agent ran a tool other than a read: the loop tripwire starts over (identical reads, cycles,
@@ -572,6 +629,58 @@ class Session:
         "peak_memory_bytes"}``. ``peak_memory_bytes`` is always ``None``: wasmtime-py exposes neither a memory
         growth hook nor a component instance's linear memory, so the peak cannot be measured from Python."""
         return values.stats_json(self._call("stats"), None)
+
+    def capture_begin(self, config: Optional[Mapping] = None) -> Dict[str, Any]:
+        """Begins capturing a command's output in this session's store (the component's ``capture`` resource), so
+        reads of its spill can be interleaved; a capture still open is dropped. ``config`` has the WIT
+        ``capture-config`` fields in snake_case, every one optional: ``window_chars`` (characters of head and tail,
+        default 50,000), ``head_share`` (0 to 0.9, default 0.4), ``spill_dir`` (a guest path inside a directory
+        granted with ``writable``), ``spill_cap_chars`` (default 5,000,000). Returns ``{"status": "ok"}`` or an
+        ``invalid_request`` error for a malformed config."""
+        try:
+            record = values.capture_config_record(config)
+        except values.InvalidValue as error:
+            return values.invalid_request_json(str(error))
+
+        def begin(live: _Live) -> None:
+            live.drop_capture()
+            live.capture = live.call("capture_constructor", record)
+
+        self._invoke(begin)
+        return values.note_json()
+
+    def capture_chunk(self, data: Union[bytes, bytearray, str]) -> Dict[str, Any]:
+        """Pushes a chunk of the command's raw output (``bytes``, or ``str`` sent as UTF-8; split anywhere) into
+        the open capture. Returns ``{"status": "ok"}``, or an ``invalid_request`` error when no capture is open."""
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if not isinstance(data, (bytes, bytearray)):
+            return values.invalid_request_json(f"a chunk must be bytes or a string, not {values.type_name(data)}")
+        if self._live is None or self._live.capture is None:
+            return values.invalid_request_json(values.NO_CAPTURE)
+        return values.unit_json(self._invoke(lambda live: live.call("capture_push", live.capture, bytes(data))))
+
+    def capture_end(self, exit_status: Any = None) -> Dict[str, Any]:
+        """Ends the open capture with the command's exit status (an ``int`` or ``None``) and returns its window in
+        the JSON shape of ``host-test/src/capture.rs`` (``content``, ``total_chars``, ``total_lines``,
+        ``total_bytes``, ``omitted_chars``, ``omitted_lines``, ``spill_path``, ``spill_capped``, ``spill_error``,
+        ``exit_status``, ``hint``, ``collapsed_redraws``, ``encoding``, ``text``, ...). The capture is closed."""
+        if exit_status is not None and (
+            isinstance(exit_status, bool) or not isinstance(exit_status, int) or not -(2**31) <= exit_status < 2**31
+        ):
+            return values.invalid_request_json(
+                f"`exit_status` must be a 32-bit integer, not {json.dumps(exit_status, default=repr)}"
+            )
+        if self._live is None or self._live.capture is None:
+            return values.invalid_request_json(values.NO_CAPTURE)
+
+        def finish(live: _Live) -> Any:
+            try:
+                return live.call("capture_finish", live.capture, exit_status)
+            finally:
+                live.drop_capture()
+
+        return values.capture_json(self._invoke(finish))
 
     def close(self) -> None:
         """Drops the session resource and its store; later calls raise ``ValueError``. Closing twice is harmless."""

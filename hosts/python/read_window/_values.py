@@ -123,15 +123,75 @@ def required_number(field: str, value: Any, op: str) -> int:
     return number(field, value)
 
 
-def read_request(path: Any, offset: Any, limit: Any, column: Any) -> Record:
-    """The WIT ``read-request`` record, every field set (absent options as ``None``)."""
+#: The valid range of each optional number of a read, in words (as json.rs words it).
+READ_RANGES = {
+    "offset": "a line number from 1 (0 is read as 1) up to the file's line count",
+    "limit": "a count of lines from 1 (larger values are clamped to max-lines)",
+    "column": "a character position from 0 inside the first line",
+    "tail": "a count of last lines from 1 to 4294967295",
+}
+
+
+def lenient_number(field: str, value: Any, notes: List[str]) -> Optional[int]:
+    """An optional number of a read as models send it (json.rs ``lenient_u64``): ``None`` and ``""`` (or only
+    spaces) are absent; a string of ASCII digits is read as its integer and a note is added to ``notes``; a number
+    is checked by ``number``; anything else raises ``InvalidValue`` naming ``field`` and its valid range."""
+    valid = READ_RANGES[field]
+    if value is None:
+        return None
+    if isinstance(value, str):
+        digits = value.strip()
+        if not digits:
+            return None
+        if digits.isascii() and digits.isdigit() and int(digits) <= U64_MAX:
+            n = int(digits)
+            notes.append(
+                f"`{field}` was the string {_debug_str(value)}; it was read as the number {n}. "
+                "Send numbers as JSON numbers."
+            )
+            return n
+        raise InvalidValue(f"`{field}` must be {valid}, as a JSON number; got the string {_debug_str(value)}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidValue(f"`{field}` must be {valid}, as a JSON number, not {type_name(value)}")
+    try:
+        return number(field, value)
+    except InvalidValue as error:
+        raise InvalidValue(f"{error} ({field} must be {valid})") from None
+
+
+def _debug_str(text: str) -> str:
+    """``text`` quoted as Rust's ``{:?}`` quotes a string (for the ASCII and plain text of arguments)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    return f'"{escaped}"'
+
+
+def read_request(
+    path: Any, offset: Any, limit: Any, column: Any, tail: Any = None, notes: Optional[List[str]] = None
+) -> Record:
+    """The WIT ``read-request`` record, every field set (absent options as ``None``). Optional numbers are taken
+    as models send them (``lenient_number``); how they were read is added to ``notes``."""
+    notes = [] if notes is None else notes
     request = Record()
     fields = request.__dict__
     fields["path"] = guest_path(path, "read")
-    fields["offset"] = optional_number("offset", offset)
-    fields["limit"] = optional_number("limit", limit)
-    fields["column"] = optional_number("column", column)
+    fields["offset"] = lenient_number("offset", offset, notes)
+    fields["limit"] = lenient_number("limit", limit, notes)
+    fields["column"] = lenient_number("column", column, notes)
+    tail = lenient_number("tail", tail, notes)
+    if tail is not None and tail > U32_MAX:
+        raise InvalidValue(f"`tail` must be {READ_RANGES['tail']} (got {tail})")
+    fields["tail"] = tail
     return request
+
+
+def with_notes(answer: Dict[str, Any], notes: List[str]) -> Dict[str, Any]:
+    """``answer`` with ``notes`` (how arguments were read) added to its ``warnings`` and, a line each, to the end of
+    its ``text`` (json.rs ``with_notes``)."""
+    if notes:
+        answer.setdefault("warnings", []).extend(notes)
+        if isinstance(answer.get("text"), str):
+            answer["text"] += "".join("\n" + note for note in notes)
+    return answer
 
 
 def config_record(config: Optional[Mapping]) -> Record:
@@ -239,6 +299,14 @@ def _name(kebab: str) -> str:
     return kebab.replace("-", "_")
 
 
+def _encoding_name(value: Any) -> str:
+    """The ``text-encoding`` variant as JSON names it: ``utf8`` ... ``utf32be``, or a legacy encoding's WHATWG name
+    (the payload of ``legacy``, kept as it is)."""
+    if isinstance(value, Variant):
+        return value.payload if value.tag == "legacy" else _name(value.tag)
+    return value if isinstance(value, str) else str(value)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # The JSON shape of json.rs
 # ---------------------------------------------------------------------------------------------------------------
@@ -284,8 +352,9 @@ def window_json(result: Record) -> Dict[str, Any]:
         "hint": f["hint"],
         "file_size": f["file-size"],
         "encoding": {
-            "encoding": _name(encoding["encoding"]),
+            "encoding": _encoding_name(encoding["encoding"]),
             "bom": encoding["bom"],
+            "origin": _name(encoding["origin"]),
             "line_endings": _name(encoding["line-endings"]),
             "replaced_invalid": encoding["replaced-invalid"],
         },
@@ -293,6 +362,7 @@ def window_json(result: Record) -> Dict[str, Any]:
     }
     if f["warnings"]:
         value["warnings"] = list(f["warnings"])
+    value["text"] = f["text"]
     return value
 
 
@@ -312,16 +382,23 @@ def stub_json(stub: Record) -> Dict[str, Any]:
         "next_offset": f["next-offset"],
         "next_column": f["next-column"],
         "message": f["message"],
+        "text": f["message"],
     }
 
 
 def error_json(error: Record) -> Dict[str, Any]:
-    """A ``read-error`` as json.rs renders it (``already_read`` only when present)."""
+    """A ``read-error`` as json.rs renders it: ``text`` is the message; ``already_read``, ``path`` and
+    ``total_lines`` only when present, ``suggestions`` always a list."""
     f = error.__dict__
     inner: Dict[str, Any] = {"kind": _name(f["kind"]), "message": f["message"]}
     if f["already-read"] is not None:
         inner["already_read"] = f["already-read"]
-    return {"status": "error", "content_returned": False, "error": inner}
+    if f["path"] is not None:
+        inner["path"] = f["path"]
+    inner["suggestions"] = list(f["suggestions"])
+    if f["total-lines"] is not None:
+        inner["total_lines"] = f["total-lines"]
+    return {"status": "error", "content_returned": False, "text": f["message"], "error": inner}
 
 
 def invalid_request_json(message: str) -> Dict[str, Any]:
@@ -329,7 +406,8 @@ def invalid_request_json(message: str) -> Dict[str, Any]:
     return {
         "status": "error",
         "content_returned": False,
-        "error": {"kind": "invalid_request", "message": message},
+        "text": message,
+        "error": {"kind": "invalid_request", "message": message, "suggestions": []},
     }
 
 
@@ -383,3 +461,79 @@ def stats_json(stats: Record, peak_memory_bytes: Optional[int]) -> Dict[str, Any
         "index_bytes": f["index-bytes"],
         "peak_memory_bytes": peak_memory_bytes,
     }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Capture (host-test/src/capture.rs)
+# ---------------------------------------------------------------------------------------------------------------
+
+#: The fields of ``capture_begin``: the WIT ``capture-config`` record in snake_case.
+CAPTURE_CONFIG_FIELDS = ("window_chars", "head_share", "spill_dir", "spill_cap_chars")
+
+#: The error of a capture op with no capture open.
+NO_CAPTURE = "no capture is open; send capture_begin first."
+
+
+def capture_config_record(config: Optional[Mapping]) -> Record:
+    """The WIT ``capture-config`` record for a dict with snake_case field names (``None``: every default). Raises
+    ``InvalidValue`` naming the field: an unknown field or a wrong type. Ranges are the component's to check."""
+    if config is None:
+        config = {}
+    if not isinstance(config, Mapping):
+        raise InvalidValue(f"the capture config must be a JSON object, not {type_name(config)}")
+    for key in config:
+        if key not in CAPTURE_CONFIG_FIELDS:
+            raise InvalidValue(f"unknown field `{key}` for op `capture_begin`; its fields are: {', '.join(CAPTURE_CONFIG_FIELDS)}")
+    record = Record()
+    fields = record.__dict__
+    window = config.get("window_chars")
+    fields["window-chars"] = None if window is None else u32("window_chars", window)
+    share = config.get("head_share")
+    if share is not None and (isinstance(share, bool) or not isinstance(share, (int, float))):
+        raise InvalidValue(f"`head_share` must be a number from 0 to 0.9, not {type_name(share)}")
+    fields["head-share"] = None if share is None else float(share)
+    spill_dir = config.get("spill_dir")
+    fields["spill-dir"] = None if spill_dir is None else text("spill_dir", spill_dir, "capture_begin")
+    cap = config.get("spill_cap_chars")
+    fields["spill-cap-chars"] = None if cap is None else number("spill_cap_chars", cap)
+    return record
+
+
+def capture_json(value: Any) -> Dict[str, Any]:
+    """The answer to ``capture.finish``: the capture in the JSON shape of ``capture.rs``, or an error."""
+    tag, payload = split_result(value)
+    if tag == "err":
+        return error_json(payload)
+    f = payload.__dict__
+    encoding = f["encoding"].__dict__
+    answer: Dict[str, Any] = {
+        "status": "ok",
+        "content": f["content"],
+        "total_chars": f["total-chars"],
+        "total_lines": f["total-lines"],
+        "total_bytes": f["total-bytes"],
+        "omitted_chars": f["omitted-chars"],
+        "omitted_lines": f["omitted-lines"],
+    }
+    if f["omitted-first-line"] is not None and f["omitted-last-line"] is not None:
+        answer["omitted_first_line"] = f["omitted-first-line"]
+        answer["omitted_last_line"] = f["omitted-last-line"]
+    if f["spill-path"] is not None:
+        answer["spill_path"] = f["spill-path"]
+    answer["spill_capped"] = f["spill-capped"]
+    if f["spill-error"] is not None:
+        answer["spill_error"] = f["spill-error"]
+    answer["exit_status"] = f["exit-status"]
+    answer["hint"] = f["hint"]
+    answer["collapsed_redraws"] = f["collapsed-redraws"]
+    answer["encoding"] = {
+        "encoding": _encoding_name(encoding["encoding"]),
+        "bom": encoding["bom"],
+        "origin": _name(encoding["origin"]),
+        "line_endings": _name(encoding["line-endings"]),
+        "replaced_invalid": encoding["replaced-invalid"],
+    }
+    if f["warnings"]:
+        answer["warnings"] = list(f["warnings"])
+    answer["text"] = f["text"]
+    return answer

@@ -28,11 +28,11 @@ GUEST_ROOT = "/scenario"
 #: The session a step without a ``"session"`` key runs in.
 DEFAULT_SESSION = "main"
 
-_SCENARIO_KEYS = ("name", "description", "files", "outside", "config", "steps")
+_SCENARIO_KEYS = ("name", "description", "files", "outside", "config", "spill", "steps")
 
 #: The fields of each op besides ``op`` and ``id`` (the session protocol's, plus the scenario format's own ops).
 _OP_FIELDS: Dict[str, Tuple[str, ...]] = {
-    "read": ("path", "offset", "limit", "column"),
+    "read": ("path", "offset", "limit", "column", "tail"),
     "other_tool": (),
     "reset_dedup": (),
     "stats": (),
@@ -40,12 +40,15 @@ _OP_FIELDS: Dict[str, Tuple[str, ...]] = {
     "check_write": ("path", "text"),
     "report_tokens": ("path", "offset", "lines", "tokens"),
     "token_refusal": ("path", "offset", "limit", "message"),
-    "read_once": ("path", "offset", "limit", "column"),
+    "read_once": ("path", "offset", "limit", "column", "tail"),
     "write_file": ("path", "content"),
     "remove_file": ("path",),
+    "capture_begin": values.CAPTURE_CONFIG_FIELDS,
+    "capture_chunk": ("text", "base64"),
+    "capture_end": ("exit_status",),
 }
 
-_FILE_KINDS = ("base64", "repeat", "numbered", "concat", "symlink", "dir", "fifo")
+_FILE_KINDS = ("base64", "repeat", "numbered", "concat", "encode", "symlink", "symlink_absolute", "dir", "fifo")
 
 
 class ScenarioFailure(Exception):
@@ -179,7 +182,9 @@ def _count(spec: Mapping, key: str = "count", default: Any = None) -> int:
 
 def file_bytes(content: Any) -> bytes:
     """The bytes of a file value: text (UTF-8), ``{"base64"}``, ``{"repeat", "count"}``, ``{"numbered", "count",
-    "from", "width", "suffix"}`` (lines: prefix, the number zero-padded to ``width``, suffix) or ``{"concat": [...]}``."""
+    "from", "width", "suffix"}`` (lines: prefix, the number zero-padded to ``width``, suffix), ``{"concat": [...]}``
+    or ``{"encode": value, "encoding": label}`` (the UTF-8 text of ``value`` encoded with Python's codec for the
+    WHATWG ``label``)."""
     if isinstance(content, str):
         return values.text("content", content, "write_file").encode("utf-8")
     if not isinstance(content, Mapping):
@@ -199,6 +204,20 @@ def file_bytes(content: Any) -> bytes:
         start, width = _count(content, "from", 1), _count(content, "width", 0)
         lines = (f"{prefix}{str(n).zfill(width)}{suffix}\n" for n in range(start, start + _count(content)))
         return "".join(lines).encode("utf-8")
+    if "encode" in content:
+        label = content.get("encoding")
+        if not isinstance(label, str):
+            raise ScenarioFailure('`encode` needs an `encoding` (a WHATWG label such as "windows-1251")')
+        try:
+            decoded = file_bytes(content["encode"]).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ScenarioFailure("the text to `encode` is not UTF-8") from None
+        try:
+            return decoded.encode(label)
+        except LookupError:
+            raise ScenarioFailure(f"`encoding` {label!r} is not an encoding Python knows") from None
+        except UnicodeEncodeError as error:
+            raise ScenarioFailure(f"{label} cannot encode the text to `encode`: {error}") from None
     if "concat" in content:
         if not isinstance(content["concat"], list):
             raise ScenarioFailure("`concat` must be a list of file values")
@@ -206,9 +225,24 @@ def file_bytes(content: Any) -> bytes:
     raise ScenarioFailure(f"a file object needs one of the keys {', '.join(_FILE_KINDS)}")
 
 
-def write_one(path: Path, content: Any) -> None:
+def _lexical_join(base: str, relative: str) -> str:
+    """``relative`` joined to the absolute ``base``, ``.`` and ``..`` resolved by name (no file system access)."""
+    parts = [part for part in base.split("/") if part]
+    for part in relative.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    return "/" + "/".join(parts)
+
+
+def write_one(path: Path, content: Any, scenario_dir: Path) -> None:
     """Writes one fixture, replacing what was there: a file value (see ``file_bytes``), ``{"symlink"}`` (the
-    target written as given), ``{"dir": true}`` or ``{"fifo": true}``."""
+    target written as given), ``{"symlink_absolute"}`` (a link to the absolute host path of a path relative to
+    ``scenario_dir``, the scenario's directory), ``{"dir": true}`` or ``{"fifo": true}``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         if path.is_symlink() or path.exists():
@@ -220,6 +254,10 @@ def write_one(path: Path, content: Any) -> None:
             if not isinstance(content["symlink"], str):
                 raise ScenarioFailure("`symlink` must be a string")
             os.symlink(content["symlink"], path)
+        elif isinstance(content, Mapping) and "symlink_absolute" in content:
+            if not isinstance(content["symlink_absolute"], str):
+                raise ScenarioFailure("`symlink_absolute` must be a string (a path relative to the scenario's directory)")
+            os.symlink(_lexical_join(os.path.realpath(scenario_dir), content["symlink_absolute"]), path)
         elif isinstance(content, Mapping) and "dir" in content:
             path.mkdir()
         elif isinstance(content, Mapping) and "fifo" in content:
@@ -232,14 +270,14 @@ def write_one(path: Path, content: Any) -> None:
         raise ScenarioFailure(f"cannot write {path}: {error}") from None
 
 
-def _write_files(root: Path, files: Any, key: str) -> None:
+def _write_files(root: Path, files: Any, key: str, scenario_dir: Path) -> None:
     if files is None:
         return
     if not isinstance(files, Mapping):
         raise ScenarioFailure(f"`{key}` must be an object of path: content")
     for name, content in files.items():
         try:
-            write_one(fixture_path(root, name), content)
+            write_one(fixture_path(root, name), content, scenario_dir)
         except ScenarioFailure as error:
             raise ScenarioFailure(f"{key}: {name}: {error}") from None
 
@@ -270,6 +308,9 @@ def _parse_step(step: Any) -> Tuple[str, str, Dict[str, Any]]:
     if not isinstance(session, str):
         raise ScenarioFailure("`session` must be a string")
     fields = {key: step.get(key) for key in allowed}
+    if op.startswith("capture_"):
+        # Checked by the session's capture methods, which answer a malformed one with `invalid_request`.
+        return op, session, {key: step[key] for key in allowed if key in step}
     try:
         if op in ("write_file", "remove_file"):
             return op, session, fields
@@ -278,9 +319,10 @@ def _parse_step(step: Any) -> Tuple[str, str, Dict[str, Any]]:
         for key in ("text", "message"):
             if key in fields:
                 fields[key] = values.text(key, fields[key], op)
-        for key in ("offset", "limit", "column"):
-            if key in fields and op in ("read", "read_once"):
-                fields[key] = values.optional_number(key, fields[key])
+        # A read's optional numbers go to the host as the step has them (it takes them as models send them);
+        # a step the host would refuse is malformed, as in the Rust runner.
+        if op in ("read", "read_once"):
+            values.read_request(fields.get("path"), fields.get("offset"), fields.get("limit"), fields.get("column"), fields.get("tail"))
         for key in ("offset", "lines", "tokens", "limit"):
             if key in fields and op in ("report_tokens", "token_refusal"):
                 fields[key] = values.required_number(key, fields[key], op)
@@ -298,18 +340,37 @@ def _describe(step: Any) -> str:
     return f"{op} {path}" if isinstance(path, str) else op
 
 
+def _capture_chunk(session: Session, fields: Dict[str, Any]) -> Dict[str, Any]:
+    """``capture_chunk``: ``text`` or ``base64``, exactly one (the messages of host-test/src/capture.rs)."""
+    text, encoded = fields.get("text"), fields.get("base64")
+    if "text" in fields and "base64" in fields:
+        return values.invalid_request_json("give `text` or `base64`, not both")
+    if isinstance(text, str) and "base64" not in fields:
+        return session.capture_chunk(text.encode("utf-8"))
+    if isinstance(encoded, str) and "text" not in fields:
+        try:
+            data = base64.b64decode("".join(encoded.split()) + "=" * (-len("".join(encoded.split())) % 4), validate=True)
+        except (binascii.Error, ValueError) as error:
+            return values.invalid_request_json(f"`base64` is not valid base64: {error}")
+        return session.capture_chunk(data)
+    if not fields:
+        return values.invalid_request_json("`capture_chunk` needs `text` (a string) or `base64` (the bytes in base64)")
+    return values.invalid_request_json("`text` and `base64` must be strings")
+
+
 class _Runner:
-    def __init__(self, reader: ReadWindow, root: Path, config: Optional[Mapping]) -> None:
+    def __init__(self, reader: ReadWindow, root: Path, config: Optional[Mapping], spill: Optional[Dict[str, str]] = None) -> None:
         self.reader = reader
         self.root = root
         self.dirs = {GUEST_ROOT: str(root)}
         self.config = config
+        self.spill = spill
         self.sessions: Dict[str, Session] = {}
 
     def session(self, name: str) -> Session:
         if name not in self.sessions:
             try:
-                self.sessions[name] = self.reader.session(self.dirs, self.config)
+                self.sessions[name] = Session(self.reader, self.dirs, self.config, writable=self.spill)
             except HostError as error:
                 raise ScenarioFailure(f"session `{name}` did not start: {error.message}") from None
         return self.sessions[name]
@@ -318,7 +379,7 @@ class _Runner:
         if op == "write_file":
             if fields["content"] is None:
                 raise ScenarioFailure("`content` is missing")
-            write_one(fixture_path(self.root, fields["path"]), fields["content"])
+            write_one(fixture_path(self.root, fields["path"]), fields["content"], self.root)
             return values.note_json()
         if op == "remove_file":
             path = fixture_path(self.root, fields["path"])
@@ -345,6 +406,12 @@ class _Runner:
                 return session.check_write(**fields)
             if op == "report_tokens":
                 return session.report_tokens(**fields)
+            if op == "capture_begin":
+                return session.capture_begin(fields)
+            if op == "capture_chunk":
+                return _capture_chunk(session, fields)
+            if op == "capture_end":
+                return session.capture_end(fields.get("exit_status"))
             return session.token_refusal(**fields)
         except HostError as error:
             return error.to_json()
@@ -388,9 +455,17 @@ def run_scenario(reader: ReadWindow, scenario: Any) -> None:
         outside = Path(temp) / "outside"
         root.mkdir()
         outside.mkdir()
-        _write_files(root, scenario.get("files"), "files")
-        _write_files(outside, scenario.get("outside"), "outside")
-        runner = _Runner(reader, root, config)
+        _write_files(root, scenario.get("files"), "files", root)
+        _write_files(outside, scenario.get("outside"), "outside", root)
+        spill = scenario.get("spill")
+        if spill is not None and not isinstance(spill, str):
+            raise ScenarioFailure("`spill` must be a directory name (a string)")
+        writable = None
+        if spill is not None:
+            spill_dir = fixture_path(root, spill)
+            spill_dir.mkdir(parents=True, exist_ok=True)
+            writable = {f"{GUEST_ROOT}/{spill.strip('/')}": str(spill_dir)}
+        runner = _Runner(reader, root, config, writable)
         try:
             for index, step in enumerate(steps, start=1):
                 try:

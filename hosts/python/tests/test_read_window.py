@@ -18,7 +18,7 @@ from read_window._host import WASM_ENV, find_component
 WINDOW_KEYS = [
     "status", "content_returned", "content", "path", "start_line", "start_column", "end_line", "lines_returned",
     "total_lines", "truncated", "truncated_by", "next_offset", "next_column", "clamped_lines", "hint", "file_size",
-    "encoding", "budget",
+    "encoding", "budget", "text",
 ]
 
 
@@ -46,7 +46,7 @@ class HostTest(unittest.TestCase):
         self.assertEqual(list(answer), WINDOW_KEYS)
         self.assertEqual(answer["content"], "1|alpha\n2|beta\n")
         self.assertEqual(answer["path"], "/w/a.txt")
-        self.assertEqual(list(answer["encoding"]), ["encoding", "bom", "line_endings", "replaced_invalid"])
+        self.assertEqual(list(answer["encoding"]), ["encoding", "bom", "origin", "line_endings", "replaced_invalid"])
         self.assertEqual(answer["budget"], {"unit": "characters", "limit": 100000, "used": 15})
 
     def test_clamped_lines_truncation_names_and_token_cap(self):
@@ -60,8 +60,12 @@ class HostTest(unittest.TestCase):
 
     def test_warnings_appear_only_when_there_are_some(self):
         answer = self.session({"max_lines": 0}).read("a.txt")
-        self.assertEqual(list(answer)[-1], "warnings")
+        self.assertEqual(list(answer)[-2:], ["warnings", "text"])
         self.assertTrue(answer["warnings"])
+        # A warning about the config is for the host: the model's text leaves it out.
+        self.assertEqual(
+            answer["text"], "1|alpha\n2|beta\n\nShowing lines 1-2 of 2 in /w/a.txt: the whole file."
+        )
 
     def test_stub_error_and_loop_block_shapes(self):
         session = self.session()
@@ -71,21 +75,24 @@ class HostTest(unittest.TestCase):
             stub,
             {"status": "unchanged", "content_returned": False, "dedup": True, "path": "/w/a.txt",
              "start_line": 1, "end_line": 2, "total_lines": 2, "next_offset": None, "next_column": None,
-             "message": stub["message"]},
+             "message": stub["message"], "text": stub["message"]},
         )
         self.assertEqual(
             list(stub),
             ["status", "content_returned", "dedup", "path", "start_line", "end_line", "total_lines", "next_offset",
-             "next_column", "message"],
+             "next_column", "message", "text"],
         )
         session.read("a.txt")
         blocked = session.read("a.txt")
         self.assertEqual(blocked["error"]["kind"], "loop_blocked")
         self.assertIsInstance(blocked["error"]["already_read"], int)
-        missing = session.read("nope.txt")
-        self.assertEqual(list(missing), ["status", "content_returned", "error"])
-        self.assertEqual(list(missing["error"]), ["kind", "message"])
+        missing = session.read("missing.txt")
+        self.assertEqual(list(missing), ["status", "content_returned", "text", "error"])
+        self.assertEqual(list(missing["error"]), ["kind", "message", "path", "suggestions"])
         self.assertEqual(missing["error"]["kind"], "not_found")
+        self.assertEqual(missing["error"]["path"], "/w/missing.txt")
+        self.assertEqual(missing["error"]["suggestions"], [])
+        self.assertEqual(missing["text"], missing["error"]["message"])
 
     def test_notes_checks_retry_and_stats(self):
         session = self.session()
@@ -128,7 +135,16 @@ class HostTest(unittest.TestCase):
         cases = [
             (lambda: session.read("a.txt", offset=-1), "`offset` must not be negative"),
             (lambda: session.read("a.txt", limit=1.5), "`limit` must be an integer"),
-            (lambda: session.read("a.txt", column=True), "`column` must be a non-negative integer, not a boolean"),
+            (
+                lambda: session.read("a.txt", column=True),
+                "`column` must be a character position from 0 inside the first line, as a JSON number, not a boolean",
+            ),
+            (
+                lambda: session.read("a.txt", offset="forty"),
+                "`offset` must be a line number from 1 (0 is read as 1) up to the file's line count, as a JSON number; "
+                'got the string "forty"',
+            ),
+            (lambda: session.read("a.txt", tail=2**32), "`tail` must be a count of last lines from 1 to 4294967295"),
             (lambda: session.read("a.txt", offset=2**64), "`offset` is beyond"),
             (lambda: session.read(3), "`path` must be a string"),
             (lambda: session.read("\ud800"), "lone surrogate"),
@@ -140,6 +156,23 @@ class HostTest(unittest.TestCase):
             self.assertEqual(answer["error"]["kind"], "invalid_request", message)
             self.assertIn(message, answer["error"]["message"])
         self.assertEqual(session.read("a.txt", offset=2.0, limit=1)["content"], "2|beta\n")
+
+    def test_optional_numbers_are_taken_the_way_models_send_them(self):
+        session = self.session()
+        plain = session.read("a.txt", offset="", limit=None, column=" ")
+        self.assertEqual(plain["start_line"], 1)
+        self.assertNotIn("warnings", plain)
+        noted = session.read("a.txt", offset="2", limit="1")
+        self.assertEqual(noted["content"], "2|beta\n")
+        self.assertEqual(
+            noted["warnings"],
+            [
+                '`offset` was the string "2"; it was read as the number 2. Send numbers as JSON numbers.',
+                '`limit` was the string "1"; it was read as the number 1. Send numbers as JSON numbers.',
+            ],
+        )
+        tail = self.reader.read_once([self.dir], "a.txt", tail=1)
+        self.assertEqual(tail["end_line"], tail["total_lines"])
 
     def test_malformed_config_raises_naming_the_field(self):
         cases = [
@@ -176,12 +209,13 @@ class HostTest(unittest.TestCase):
 
     def test_the_memory_cap_traps_and_the_session_restarts(self):
         (self.dir / "lines.txt").write_text(("y" * 100 + "\n") * 2000, encoding="utf-8")
-        session = self.session(memory_bytes=20 * 65536)  # too little for a window of 100,000 characters
+        # Enough to start (the component's static data takes 22 pages), too little for a window of 100,000 characters.
+        session = self.session(memory_bytes=24 * 65536)
         with self.assertRaises(HostError) as caught:
             session.read("lines.txt")
         # "memory_limit" when the guest says so on stderr, "trap" when it aborts silently (see HostError).
         self.assertIn(caught.exception.cause, ("memory_limit", "trap"))
-        self.assertIn("cap of 1310720 bytes", caught.exception.message)
+        self.assertIn("cap of 1572864 bytes", caught.exception.message)
         self.assertTrue(caught.exception.session_restarted)
         self.assertEqual(session.read("a.txt")["status"], "ok")
 

@@ -1,0 +1,260 @@
+//! Absolute links, resolved on the host.
+//!
+//! WASI runtimes never follow a symbolic link whose target is absolute (wasmtime refuses even to read it: it would
+//! show host paths), so to the component `/usr/share/X11/rgb.txt -> /etc/X11/rgb.txt` leads outside the sandbox
+//! even when `/` is granted. The host can see the target, so it resolves what WASI cannot, by one rule that every
+//! host of this repository implements (README, "Absolute links"):
+//!
+//! 1. The requested path is made absolute against the working directory (the config's, else the first grant's
+//!    guest path) and normalized lexically (`.` dropped, `..` removes the previous name), as the component does.
+//!    A path under `/dev` or `/proc` is left to the component (whose guards refuse devices and process files by
+//!    the name asked for, before any link: `/dev/stdin` is a link to `/proc/self/fd/0`), and so is a walk that
+//!    arrives there.
+//! 2. It is walked one name at a time through the grant with the longest guest-path prefix, with `lstat` on the
+//!    host. A link with a relative target is spliced in (resolved against the link's directory) and the walk
+//!    starts over; a link with an absolute target (a host path) is mapped back to a guest path through the grant
+//!    whose host directory holds it (the longest), and the walk starts over. At most 40 links are followed.
+//! 3. An absolute target under no grant ends the read: `outside_sandbox`, naming the link and its target.
+//! 4. When the walk crossed at least one absolute link, the component is handed the resolved guest path (with
+//!    the request's trailing `/` kept); otherwise the request goes to the component unchanged. A walk that
+//!    cannot go on (a missing name, a file in the middle, a relative link out of every grant, a non-UTF-8
+//!    target) stops there and hands over what it resolved so far: the component answers for the rest, and still
+//!    checks every step of the path it is given.
+
+use std::path::{Component, PathBuf};
+
+use crate::{ErrorKind, Grant, Grants, ReadError};
+
+/// Links followed in one resolution at most (Linux's `MAXSYMLINKS`, as the component).
+const MAX_LINK_HOPS: u32 = 40;
+
+/// What the host does with a requested path.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Resolution {
+    /// No absolute link on the way: hand the request to the component as it is.
+    AsAsked,
+    /// Absolute links were resolved: hand the component `resolved` (a guest path) instead. `asked` is the request's
+    /// own path made absolute and normalized: the host checks the credential rules on it, since the component
+    /// only sees `resolved` (it checks the name asked for and the file reached when it follows a link itself).
+    Guest {
+        /// The guest path the links lead to.
+        resolved: String,
+        /// The path asked for, absolute and normalized.
+        asked: String,
+    },
+    /// An absolute link leads out of every grant: the answer, without calling the component.
+    Outside(ReadError),
+}
+
+/// Resolves the absolute links on the way of `requested` (a guest path, relative to `working_directory` or the
+/// first grant) inside `grants`; see the module documentation for the rule.
+pub(crate) fn resolve_absolute_links(
+    grants: &Grants,
+    working_directory: Option<&str>,
+    requested: &str,
+) -> Resolution {
+    if requested.is_empty() || requested.contains('\0') || grants.is_empty() {
+        return Resolution::AsAsked;
+    }
+    let base = match working_directory {
+        Some(directory) => normalize(directory, "/"),
+        None => grants
+            .dirs()
+            .first()
+            .map_or_else(|| "/".to_string(), |grant| normalize(grant.guest(), "/")),
+    };
+    let asked = normalize(requested, &base);
+    let mut current = asked.clone();
+    let mut crossed = false;
+    let mut hops = 0u32;
+    'restart: loop {
+        if is_guarded(&current) {
+            break;
+        }
+        let Some((grant, relative)) = find_grant(grants, &current) else {
+            break;
+        };
+        let names: Vec<&str> = relative
+            .split('/')
+            .filter(|name| !name.is_empty())
+            .collect();
+        let mut host = grant.host().to_path_buf();
+        for (position, name) in names.iter().enumerate() {
+            host.push(name);
+            let Ok(metadata) = std::fs::symlink_metadata(&host) else {
+                break 'restart;
+            };
+            let is_last = position + 1 == names.len();
+            if metadata.file_type().is_symlink() {
+                hops += 1;
+                if hops > MAX_LINK_HOPS {
+                    break 'restart;
+                }
+                let Some(target) = std::fs::read_link(&host)
+                    .ok()
+                    .and_then(|target| target.to_str().map(str::to_owned))
+                else {
+                    break 'restart;
+                };
+                let directory = join_guest(grant.guest(), &names[..position]);
+                let rest = names[position + 1..].join("/");
+                let target_guest = if target.starts_with('/') {
+                    match host_to_guest(grants, &target) {
+                        Some(guest) => {
+                            crossed = true;
+                            guest
+                        }
+                        None => {
+                            let link = join_guest(grant.guest(), &names[..=position]);
+                            return Resolution::Outside(outside(requested, &link, &target, grants));
+                        }
+                    }
+                } else {
+                    normalize(&target, &directory)
+                };
+                current = if rest.is_empty() {
+                    target_guest
+                } else {
+                    normalize(&rest, &target_guest)
+                };
+                continue 'restart;
+            }
+            if !is_last && !metadata.is_dir() {
+                break 'restart;
+            }
+        }
+        break;
+    }
+    if !crossed {
+        return Resolution::AsAsked;
+    }
+    if requested.ends_with('/') || requested.ends_with("/.") {
+        current.push('/');
+    }
+    Resolution::Guest {
+        resolved: current,
+        asked,
+    }
+}
+
+/// Whether `path` (absolute, normalized) lies in a namespace the component guards by name: `/dev`, `/proc`.
+fn is_guarded(path: &str) -> bool {
+    ["/dev", "/proc"].iter().any(|prefix| {
+        path.strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
+}
+
+/// The `outside_sandbox` answer for an absolute link out of every grant, in the words the component uses for a
+/// relative one.
+fn outside(requested: &str, link: &str, target: &str, grants: &Grants) -> ReadError {
+    let roots: Vec<&str> = grants.dirs().iter().map(Grant::guest).collect();
+    ReadError {
+        kind: ErrorKind::OutsideSandbox,
+        path: Some(link.to_string()),
+        ..ReadError::invalid_request(format!(
+            "{requested} goes through the link {link}, which points to {target}: outside the directories \
+             read-window may read ({}). Read the file under a granted directory instead.",
+            roots.join(", ")
+        ))
+    }
+}
+
+/// `path` made absolute against `base` (an absolute guest path) and normalized: no empty or `.` names, `..`
+/// removes the previous name (and stays at `/`). The component's own rule.
+fn normalize(path: &str, base: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    let joined_base = if path.starts_with('/') { "" } else { base };
+    for part in joined_base.split('/').chain(path.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    if parts.is_empty() {
+        "/".to_string()
+    } else {
+        parts.iter().map(|part| format!("/{part}")).collect()
+    }
+}
+
+/// The guest path of `names` under the guest directory `guest`.
+fn join_guest(guest: &str, names: &[&str]) -> String {
+    normalize(&names.join("/"), &normalize(guest, "/"))
+}
+
+/// The grant with the longest guest path holding `path` (absolute, normalized), and the path relative to it.
+fn find_grant<'a>(grants: &'a Grants, path: &str) -> Option<(&'a Grant, String)> {
+    grants
+        .dirs()
+        .iter()
+        .filter_map(|grant| {
+            let root = normalize(grant.guest(), "/");
+            let relative = if root == "/" {
+                Some(path.trim_start_matches('/').to_string())
+            } else if path == root {
+                Some(String::new())
+            } else {
+                path.strip_prefix(&root)
+                    .and_then(|rest| rest.strip_prefix('/'))
+                    .map(str::to_owned)
+            }?;
+            Some((grant, relative, root.len()))
+        })
+        .max_by_key(|(_, _, length)| *length)
+        .map(|(grant, relative, _)| (grant, relative))
+}
+
+/// The guest path of the host path `target` (absolute), through the grant whose host directory holds it (the
+/// longest); `None` when no grant does.
+fn host_to_guest(grants: &Grants, target: &str) -> Option<String> {
+    let target = PathBuf::from(normalize(target, "/"));
+    grants
+        .dirs()
+        .iter()
+        .filter_map(|grant| {
+            let rest = target.strip_prefix(grant.host()).ok()?;
+            let names: Vec<&str> = rest
+                .components()
+                .filter_map(|component| match component {
+                    Component::Normal(name) => name.to_str(),
+                    _ => None,
+                })
+                .collect();
+            Some((grant, names, grant.host().as_os_str().len()))
+        })
+        .max_by_key(|(_, _, length)| *length)
+        .map(|(grant, names, _)| join_guest(grant.guest(), &names))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_matches_the_component() {
+        assert_eq!(normalize("a/./b/../c", "/project"), "/project/a/c");
+        assert_eq!(normalize("/x//y/", "/ignored"), "/x/y");
+        assert_eq!(normalize("../../..", "/a"), "/");
+    }
+
+    #[test]
+    fn host_paths_map_to_the_longest_grant() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        let grants = Grants::new()
+            .dir_at(&root, "/w")
+            .unwrap()
+            .dir_at(root.join("sub"), "/s")
+            .unwrap();
+        let inside = format!("{}/sub/a.txt", root.display());
+        assert_eq!(host_to_guest(&grants, &inside).as_deref(), Some("/s/a.txt"));
+        let top = format!("{}/b.txt", root.display());
+        assert_eq!(host_to_guest(&grants, &top).as_deref(), Some("/w/b.txt"));
+        assert_eq!(host_to_guest(&grants, "/nowhere/else"), None);
+    }
+}

@@ -1,0 +1,373 @@
+//! Settings at the edge: one command-line option for every field of the WIT `config`, config files (JSON or TOML,
+//! the same snake_case field names), the session protocol's `configure` op, and the refusal of out-of-range values
+//! before they reach the component.
+//!
+//! The component itself replaces an out-of-range value by its default and says so in a warning (for hosts that
+//! pass config programmatically); the CLI, the MCP server and the session protocol refuse it instead, with a
+//! message naming the field and its range. The ranges are the component's own ([`read_window::config`]).
+//!
+//! | field | option | default | range |
+//! | --- | --- | --- | --- |
+//! | `max_lines` | `--max-lines` | 2,000 | 1 to 1,000,000 |
+//! | `max_line_length` | `--max-line-length` | 2,000 characters | 16 to 10,000,000 |
+//! | `budget.characters` | `--max-chars` | 100,000 characters | 200 to 10,000,000 |
+//! | `budget.tokens.cap` | `--max-tokens` | 25,000 tokens (token mode only) | 100 to 1,000,000 |
+//! | `budget.tokens.headroom` | `--token-headroom` | 0.9 | above 0, at most 1 |
+//! | `working_directory` | `--cwd` | the current directory (CLI), the first root | a directory under a root |
+//! | `dedup` | `--no-dedup` | true | |
+//! | `loop_warn_at` | `--loop-warn-at` | 3 | at least 2, below `loop_block_at` |
+//! | `loop_block_at` | `--loop-block-at` | 4 | above `loop_warn_at` |
+//! | `not_found_ttl_ms` | `--not-found-ttl-ms` | 60,000 ms | 0 to 86,400,000 |
+//! | `deny_patterns` | `--deny` (repeatable) | none (added to the built-in deny-list) | glob patterns |
+//! | `allow_patterns` | `--allow` (repeatable) | none | glob patterns |
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use read_window::config::{Budget as CoreBudget, Config as CoreConfig, ConfigInput, ConfigProblem};
+use serde_json::{json, Map, Value};
+
+use crate::{json as answers, Budget, Config, ReadError, TokenBudget};
+
+/// One option for every config field, shared by every command that reads (`read`, `session`, `page`, `mcp`).
+/// Options override the `--config` file field by field (a list option replaces the file's list).
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    /// A config file: JSON, or TOML (by a `.toml` extension, else by content), with the WIT config's field names
+    /// in snake_case (max_lines, max_line_length, budget, working_directory, dedup, loop_warn_at, loop_block_at,
+    /// not_found_ttl_ms, deny_patterns, allow_patterns). The options below override it.
+    #[arg(long = "config", value_name = "FILE", global = true)]
+    pub config_file: Option<PathBuf>,
+
+    /// Lines per window at most: 1 to 1000000 (default 2000).
+    #[arg(long, value_name = "N", global = true)]
+    pub max_lines: Option<u32>,
+
+    /// Characters shown of one line before it is clamped: 16 to 10000000 (default 2000).
+    #[arg(long, value_name = "N", global = true)]
+    pub max_line_length: Option<u32>,
+
+    /// Budget of N characters of formatted content per window: 200 to 10000000 (default 100000).
+    #[arg(long, value_name = "N", global = true, conflicts_with_all = ["max_tokens", "token_headroom"])]
+    pub max_chars: Option<u32>,
+
+    /// Budget of N estimated tokens per window (a token cap): 100 to 1000000; windows aim at the headroom of it.
+    #[arg(long, value_name = "N", global = true)]
+    pub max_tokens: Option<u32>,
+
+    /// Token mode: the share of the cap a window aims at, above 0 and at most 1 (default 0.9).
+    #[arg(long, value_name = "F", global = true)]
+    pub token_headroom: Option<f64>,
+
+    /// The directory relative paths resolve against (default: the current directory when it lies under a root,
+    /// else the first root).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub cwd: Option<PathBuf>,
+
+    /// Always return content: never answer a repeated window with an "unchanged" stub.
+    #[arg(long, global = true)]
+    pub no_dedup: bool,
+
+    /// The repeated read of an unchanged window that carries a loop warning: at least 2 (default 3).
+    #[arg(long, value_name = "N", global = true)]
+    pub loop_warn_at: Option<u32>,
+
+    /// The repeated read that is refused (`loop_blocked`): above --loop-warn-at (default 4).
+    #[arg(long, value_name = "N", global = true)]
+    pub loop_block_at: Option<u32>,
+
+    /// How long a miss counts towards the next miss of the same path, in milliseconds: 0 to 86400000 (default
+    /// 60000; 0 turns the count off).
+    #[arg(long, value_name = "MS", global = true)]
+    pub not_found_ttl_ms: Option<u64>,
+
+    /// A glob pattern of credential files to refuse, added to the built-in deny-list (repeatable; matched against
+    /// the absolute path, `**/` matches any directories).
+    #[arg(long = "deny", value_name = "GLOB", global = true)]
+    pub deny: Vec<String>,
+
+    /// A glob pattern excepted from the credential deny-list (repeatable).
+    #[arg(long = "allow", value_name = "GLOB", global = true)]
+    pub allow: Vec<String>,
+}
+
+impl Settings {
+    /// The config the file and the options describe, options over the file. `working_directory` is `--cwd`
+    /// (made absolute against the current directory and canonical, so host and guest paths agree), else the
+    /// file's; absent when neither gives one.
+    ///
+    /// Errors: a usage message (the file cannot be read or parsed, a field of it is malformed, `--cwd` is not a
+    /// directory, or a value is out of its range; see [`check`]).
+    pub fn config(&self) -> Result<Config, String> {
+        let file = match &self.config_file {
+            Some(path) => read_config_file(path)?,
+            None => Config::default(),
+        };
+        let working_directory = match &self.cwd {
+            Some(dir) => Some(
+                dir.canonicalize()
+                    .map_err(|e| format!("--cwd {}: {e}", dir.display()))?
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
+            None => None,
+        };
+        let budget = match (self.max_chars, self.max_tokens, self.token_headroom) {
+            (Some(chars), _, _) => Some(Budget::Characters(chars)),
+            (None, None, None) => None,
+            (None, cap, headroom) => {
+                let file_tokens = match &file.budget {
+                    Some(Budget::Tokens(tokens)) => Some(*tokens),
+                    _ => None,
+                };
+                Some(Budget::Tokens(TokenBudget {
+                    cap: cap.or(file_tokens.and_then(|tokens| tokens.cap)),
+                    headroom: headroom.or(file_tokens.and_then(|tokens| tokens.headroom)),
+                }))
+            }
+        };
+        let options = Config {
+            max_lines: self.max_lines,
+            max_line_length: self.max_line_length,
+            budget,
+            working_directory,
+            dedup: self.no_dedup.then_some(false),
+            loop_warn_at: self.loop_warn_at,
+            loop_block_at: self.loop_block_at,
+            not_found_ttl_ms: self.not_found_ttl_ms,
+            deny_patterns: (!self.deny.is_empty()).then(|| self.deny.clone()),
+            allow_patterns: (!self.allow.is_empty()).then(|| self.allow.clone()),
+        };
+        let config = merge(file, options);
+        check(&config, |field, value| {
+            let given = match field {
+                "max-lines" => self.max_lines.is_some(),
+                "max-line-length" => self.max_line_length.is_some(),
+                "budget.characters" => self.max_chars.is_some(),
+                "budget.tokens.cap" => self.max_tokens.is_some(),
+                "budget.tokens.headroom" => self.token_headroom.is_some(),
+                "loop-warn-at" => self.loop_warn_at.is_some(),
+                "loop-block-at" => self.loop_block_at.is_some(),
+                "not-found-ttl-ms" => self.not_found_ttl_ms.is_some(),
+                _ => false,
+            };
+            if given {
+                format!("{} {value}", option_name(field))
+            } else {
+                format!("`{}` {value} in the config file", snake_name(field))
+            }
+        })?;
+        Ok(config)
+    }
+}
+
+/// Refuses the out-of-range values of `config`: `Err` says `WHAT is out of range: RANGE.` for each, where WHAT is
+/// what `describe` makes of the WIT field name and the value given (`--max-chars 150`).
+pub fn check(config: &Config, describe: impl Fn(&str, &str) -> String) -> Result<(), String> {
+    let problems: Vec<ConfigProblem> = CoreConfig::problems(core_input(config));
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(problems
+        .iter()
+        .map(|problem| {
+            format!(
+                "{} is out of range: {}.",
+                describe(problem.field, &problem.value),
+                problem.range
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+/// The option that sets the WIT config field `field` (`max-line-length` is `--max-line-length`, `budget.characters`
+/// is `--max-chars`).
+pub fn option_name(field: &str) -> &'static str {
+    match field {
+        "max-lines" => "--max-lines",
+        "max-line-length" => "--max-line-length",
+        "budget.characters" => "--max-chars",
+        "budget.tokens.cap" => "--max-tokens",
+        "budget.tokens.headroom" => "--token-headroom",
+        "working-directory" => "--cwd",
+        "dedup" => "--no-dedup",
+        "loop-warn-at" => "--loop-warn-at",
+        "loop-block-at" => "--loop-block-at",
+        "not-found-ttl-ms" => "--not-found-ttl-ms",
+        "deny-patterns" => "--deny",
+        "allow-patterns" => "--allow",
+        _ => "--config",
+    }
+}
+
+/// The snake_case JSON name of the WIT config field `field` (`max-line-length` is `max_line_length`).
+pub fn snake_name(field: &str) -> String {
+    field.replace('-', "_")
+}
+
+/// `over` on top of `base`: each field `over` sets replaces the field of `base` (a budget as a whole).
+pub fn merge(base: Config, over: Config) -> Config {
+    Config {
+        max_lines: over.max_lines.or(base.max_lines),
+        max_line_length: over.max_line_length.or(base.max_line_length),
+        budget: over.budget.or(base.budget),
+        working_directory: over.working_directory.or(base.working_directory),
+        dedup: over.dedup.or(base.dedup),
+        loop_warn_at: over.loop_warn_at.or(base.loop_warn_at),
+        loop_block_at: over.loop_block_at.or(base.loop_block_at),
+        not_found_ttl_ms: over.not_found_ttl_ms.or(base.not_found_ttl_ms),
+        deny_patterns: over.deny_patterns.or(base.deny_patterns),
+        allow_patterns: over.allow_patterns.or(base.allow_patterns),
+    }
+}
+
+/// Reads a config file: TOML when its name ends in `.toml`, JSON when it ends in `.json`, else JSON when it
+/// parses as JSON and TOML otherwise. Fields as in [`answers::parse_config`].
+///
+/// Errors: a usage message naming the file (unreadable, not JSON or TOML, or a malformed field).
+pub fn read_config_file(path: &Path) -> Result<Config, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("--config {}: {e}", path.display()))?;
+    let extension = path
+        .extension()
+        .and_then(|ext| ext.to_str())
+        .map(str::to_ascii_lowercase);
+    let value: Value = match extension.as_deref() {
+        Some("toml") => {
+            parse_toml(&text).map_err(|e| format!("--config {}: {e}", path.display()))?
+        }
+        Some("json") => serde_json::from_str(&text)
+            .map_err(|e| format!("--config {}: not valid JSON: {e}", path.display()))?,
+        _ => match serde_json::from_str(&text) {
+            Ok(value) => value,
+            Err(json_error) => parse_toml(&text).map_err(|toml_error| {
+                format!(
+                    "--config {}: neither JSON ({json_error}) nor TOML ({toml_error})",
+                    path.display()
+                )
+            })?,
+        },
+    };
+    answers::parse_config(&value).map_err(|e| format!("--config {}: {}", path.display(), e.message))
+}
+
+fn parse_toml(text: &str) -> Result<Value, String> {
+    toml::from_str::<Value>(text).map_err(|e| format!("not valid TOML: {}", e.message()))
+}
+
+/// The `configure` op of the session protocol: the config fields of `request` (every key but `op` and `id`, as
+/// in [`answers::parse_config`]) on top of `base`.
+///
+/// Errors: an `invalid_request` error naming the field: a malformed field, or a value out of its range.
+pub fn configure(base: &Config, request: &Map<String, Value>) -> Result<Config, ReadError> {
+    let fields: Map<String, Value> = request
+        .iter()
+        .filter(|(key, _)| !["op", "id"].contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    let over = answers::parse_config(&Value::Object(fields))?;
+    let config = merge(base.clone(), over);
+    check(&config, |field, value| {
+        format!("`{}` {value}", snake_name(field))
+    })
+    .map_err(ReadError::invalid_request)?;
+    Ok(config)
+}
+
+/// The core's view of `config` (the component's `config-input`), for validation and the effective values.
+pub fn core_input(config: &Config) -> ConfigInput {
+    let (budget_chars, token_mode, token_cap, token_headroom) = match &config.budget {
+        Some(Budget::Characters(chars)) => (Some(u64::from(*chars)), false, None, None),
+        Some(Budget::Tokens(tokens)) => (None, true, tokens.cap.map(u64::from), tokens.headroom),
+        None => (None, false, None, None),
+    };
+    ConfigInput {
+        max_lines: config.max_lines.map(u64::from),
+        max_line_chars: config.max_line_length.map(u64::from),
+        budget_chars,
+        token_cap,
+        token_headroom,
+        token_mode,
+        working_directory: config.working_directory.clone(),
+        dedup: config.dedup,
+        loop_warn_at: config.loop_warn_at,
+        loop_block_at: config.loop_block_at,
+        not_found_ttl_ms: config.not_found_ttl_ms,
+        deny_patterns: config.deny_patterns.clone().unwrap_or_default(),
+        allow_patterns: config.allow_patterns.clone().unwrap_or_default(),
+    }
+}
+
+/// The config in force as a config object (every field present, defaults filled in, the same snake_case names
+/// [`answers::parse_config`] reads, so it round-trips). `first_root` stands for an absent working directory.
+pub fn effective_json(config: &Config, first_root: Option<&str>) -> Value {
+    let (core, _) = CoreConfig::resolve(core_input(config));
+    let budget = match core.budget {
+        CoreBudget::Characters(chars) => json!({ "characters": chars }),
+        CoreBudget::Tokens { cap, headroom } => {
+            json!({ "tokens": { "cap": cap, "headroom": headroom } })
+        }
+    };
+    json!({
+        "max_lines": core.max_lines,
+        "max_line_length": core.max_line_chars,
+        "budget": budget,
+        "working_directory": core.working_directory.as_deref().or(first_root),
+        "dedup": core.dedup,
+        "loop_warn_at": core.loop_warn_at,
+        "loop_block_at": core.loop_block_at,
+        "not_found_ttl_ms": core.not_found_ttl_ms,
+        "deny_patterns": core.deny_patterns,
+        "allow_patterns": core.allow_patterns,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configure_refuses_a_value_out_of_range_naming_the_field() {
+        let request = json!({"op": "configure", "max_line_length": 5});
+        let error = configure(
+            &Config::default(),
+            request.as_object().unwrap_or(&Map::new()),
+        )
+        .err()
+        .map(|e| e.message);
+        assert_eq!(
+            error.as_deref(),
+            Some("`max_line_length` 5 is out of range: from 16 to 10000000.")
+        );
+        let request = json!({"op": "configure", "budget": {"characters": 150}, "id": 1});
+        let error = configure(
+            &Config::default(),
+            request.as_object().unwrap_or(&Map::new()),
+        )
+        .err()
+        .map(|e| e.message);
+        assert_eq!(
+            error.as_deref(),
+            Some("`budget.characters` 150 is out of range: from 200 to 10000000.")
+        );
+    }
+
+    #[test]
+    fn the_effective_config_round_trips() {
+        let config = Config {
+            max_lines: Some(40),
+            deny_patterns: Some(vec!["**/*.key".into()]),
+            ..Config::default()
+        };
+        let shown = effective_json(&config, Some("/w"));
+        assert_eq!(shown["max_lines"], json!(40));
+        assert_eq!(shown["budget"], json!({"characters": 100000}));
+        assert_eq!(shown["working_directory"], json!("/w"));
+        let parsed = answers::parse_config(&shown).ok();
+        assert_eq!(
+            parsed.map(|parsed| effective_json(&parsed, None)),
+            Some(shown)
+        );
+    }
+}

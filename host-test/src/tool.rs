@@ -1,0 +1,146 @@
+//! The `read_file` tool as a model sees it: its name, a description written for a model, and the JSON Schema of
+//! its parameters (exactly the fields of a `read` request). One source for `read-window tool-schema` and the MCP
+//! server's `read_file` tool.
+//!
+//! [`definition`] renders the tool for the three formats agents use: OpenAI function calling, Anthropic tool use,
+//! and MCP (`tools/list`).
+
+use serde_json::{json, Value};
+
+/// The tool's name.
+pub const READ_FILE: &str = "read_file";
+
+/// The tool's description, written for a model: what a window is, how cursors work, `offset`/`limit`/`column`/
+/// `tail`, what a clamp marker, a stub and a block mean.
+pub const READ_FILE_DESCRIPTION: &str = "Read a text file in bounded windows, with line numbers.
+
+A window is whole lines starting at `offset` (1-based), at most `limit` lines. Each line is shown behind a \
+gutter `N|`: the line number and a bar, which are not part of the file. A line longer than the maximum line \
+length is cut (clamped) and ends in a marker like `[read-window: line 7 clamped, 5200 more characters; read them \
+with offset=7 column=2000]`. The whole window stays under a size budget. `tail` reads the last lines of the file \
+instead of starting at `offset`.
+
+After the content come a blank line and a hint: which lines were shown, of how many, why the window stopped, \
+and the call that continues, e.g. `Showing lines 1-2000 of 5310 in /src/app.rs (the limit of 2000 lines). Use \
+offset=2001 to continue.` That call is the cursor: call read_file again with offset=next_offset, and \
+column=next_column when one is given (the window ended inside a very long line; `column` counts characters \
+from 0). Following the cursors from line 1 reads the whole file, every character exactly once.
+
+Asking again for a window you already received, while the file is unchanged, returns a short \
+`[read-window: unchanged] ...` stub instead of the content: the earlier result is still current, so use it \
+instead of reading again, or read another range. The stub keeps the cursor and names the call that continues, \
+so paging goes on through it. Repeating the same read anyway, or going round the same windows in a cycle, is \
+blocked: a loop_blocked error that says to stop re-reading; so is asking again and again for a file that does \
+not exist.
+
+`path` is absolute, or relative to the working directory; only files under the granted directories can be \
+read. A missing file is answered with similar names when there are some. Directories, binary files, devices \
+and credential files are refused with a message that says why and what to do instead. Never copy the gutters, \
+a stub or a `[read-window: ...]` marker into a file.";
+
+/// The JSON Schema (draft 2020-12, an object) of the tool's parameters: `path` (required), `offset`, `limit`,
+/// `column` and `tail`, each with its type, range and a description for the model. No other property is allowed.
+pub fn read_input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The file to read: an absolute path, or a path relative to the working directory."
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The first line to show, 1-based; default 1 (0 is read as 1). To continue a \
+                                truncated read, pass the previous result's next_offset."
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The most lines to show, at least 1; default and maximum: the line limit \
+                                (2000 unless configured). The window may stop earlier at its size budget; the \
+                                hint says so."
+            },
+            "column": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Where to start inside the first line, in characters, 0-based; default 0. Only \
+                                needed to continue inside a long line: pass next_column together with \
+                                offset=next_offset, or the column named in a clamped line's marker."
+            },
+            "tail": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": u32::MAX,
+                "description": "Read the last N lines of the file instead of starting at offset (a log's newest \
+                                entries): the window ends at the last line, at most limit lines. Not together \
+                                with offset or column."
+            }
+        },
+        "required": ["path"],
+        "additionalProperties": false
+    })
+}
+
+/// The formats `read-window tool-schema` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// OpenAI function calling: `{"type":"function","function":{"name","description","parameters"}}`.
+    Openai,
+    /// Anthropic tool use: `{"name","description","input_schema"}`.
+    Anthropic,
+    /// MCP `tools/list` entry: `{"name","title","description","inputSchema",...}` (the MCP server's own tool).
+    Mcp,
+}
+
+/// The tool definition in `format` for the OpenAI and Anthropic formats; `None` for [`Format::Mcp`], which the
+/// MCP server renders from its own `Tool` (with the same description and schema, plus its output schema).
+pub fn definition(format: Format) -> Option<Value> {
+    match format {
+        Format::Openai => Some(json!({
+            "type": "function",
+            "function": {
+                "name": READ_FILE,
+                "description": READ_FILE_DESCRIPTION,
+                "parameters": read_input_schema(),
+            }
+        })),
+        Format::Anthropic => Some(json!({
+            "name": READ_FILE,
+            "description": READ_FILE_DESCRIPTION,
+            "input_schema": read_input_schema(),
+        })),
+        Format::Mcp => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_description_names_every_parameter() {
+        let schema = read_input_schema();
+        let properties = schema["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        for name in properties.keys() {
+            assert!(
+                READ_FILE_DESCRIPTION.contains(&format!("`{name}`"))
+                    || READ_FILE_DESCRIPTION.contains(&format!("{name}=")),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn openai_and_anthropic_carry_the_same_schema() {
+        let openai = definition(Format::Openai).unwrap_or_default();
+        let anthropic = definition(Format::Anthropic).unwrap_or_default();
+        assert_eq!(openai["function"]["parameters"], anthropic["input_schema"]);
+        assert_eq!(anthropic["name"], json!("read_file"));
+        assert_eq!(definition(Format::Mcp), None);
+    }
+}

@@ -1,0 +1,477 @@
+//! The spill: a capture's raw stream written to a new file in a writable preopen, so the ordinary reader pages the
+//! whole output with exact line numbers, and the capture run that feeds the window and the spill together.
+//!
+//! Nothing is written while the output fits the window: the raw bytes are held in memory (at most
+//! [`raw_hold_bytes`]) until the cleaned output overflows the window, or the held bytes outgrow that bound (a
+//! stream of terminal noise that cleans down to little), and then the whole stream from its first byte goes to the
+//! spill. The file is created exclusively (`capture-N.log`, the first free `N` from 1), so an existing file, a
+//! directory or a link at that name (dangling or not) is never followed, replaced or written: the next name is
+//! taken. The spill keeps the raw bytes (escape sequences and redraws included) up to its cap in characters,
+//! cut on a character boundary. A spill that cannot be made or written never costs the window: the result says
+//! why, and that the text it does not hold is gone.
+
+use crate::capture::{CaptureConfig, CaptureInput, CaptureSummary, SpillReport, StreamWindow};
+use crate::error::{ErrorKind, FsError, ReadError};
+use crate::sandbox::{normalize, resolve, FileKind, FileSystem, ResolveError};
+
+/// How a spill file is named: `capture-N.log`.
+pub const SPILL_PREFIX: &str = "capture-";
+/// See [`SPILL_PREFIX`].
+pub const SPILL_SUFFIX: &str = ".log";
+/// Names tried at most before the spill gives up (`capture-1.log` to `capture-10000.log`).
+pub const MAX_NAME_PROBES: u64 = 10_000;
+/// Raw bytes held at least before the spill starts anyway, in bytes (1 MiB).
+pub const MIN_RAW_HOLD_BYTES: usize = 1 << 20;
+
+/// Raw bytes held in memory at most before the spill starts even though the cleaned output still fits: 16 bytes
+/// a character of the window, at least [`MIN_RAW_HOLD_BYTES`].
+pub fn raw_hold_bytes(config: &CaptureConfig) -> usize {
+    usize::try_from(config.window_chars.saturating_mul(16))
+        .unwrap_or(usize::MAX)
+        .max(MIN_RAW_HOLD_BYTES)
+}
+
+/// A file the spill appends to.
+pub trait SpillWriter {
+    /// Appends all of `bytes` to the file. Errors: the file system's (a full disk, a revoked permission).
+    fn append(&mut self, bytes: &[u8]) -> Result<(), FsError>;
+}
+
+/// A file system the spill can create files in: the sandbox's [`FileSystem`] plus an exclusive create.
+pub trait SpillFs: FileSystem {
+    /// An open spill file.
+    type Writer: SpillWriter;
+    /// Creates the regular file `relative` under preopen `root` for writing, exclusively and without following a
+    /// link at its name. `Ok(None)` when the name is taken (a file, a directory or a link, dangling or not).
+    /// Errors: the directory is missing, is not writable (a read-only preopen), or the file system refused.
+    fn create_new(&mut self, root: usize, relative: &str) -> Result<Option<Self::Writer>, FsError>;
+}
+
+/// The state of the spill.
+enum Spill<W> {
+    /// Nothing written yet: the raw bytes so far.
+    Holding(Vec<u8>),
+    /// The file is open.
+    Writing {
+        path: String,
+        writer: W,
+        chars: u64,
+        newlines: u64,
+    },
+    /// Writing stopped at the cap.
+    Capped { path: String, newlines: u64 },
+    /// The spill could not be made (`path` absent) or a write failed (`path` holds what was written).
+    Failed {
+        path: Option<String>,
+        error: String,
+        newlines: u64,
+    },
+}
+
+/// What a finished capture returns: the window and the spill's facts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureResult {
+    /// The window, its counts and its hint.
+    pub summary: CaptureSummary,
+    /// The guest path of the spill file, when one was created.
+    pub spill_path: Option<String>,
+    /// The spill stopped at its cap.
+    pub spill_capped: bool,
+    /// Why the spill failed or was never made, when the output overflowed the window and it did.
+    pub spill_error: Option<String>,
+    /// The command's exit status, as the host gave it.
+    pub exit_status: Option<i32>,
+    /// Config values replaced by their defaults (for the host).
+    pub warnings: Vec<String>,
+}
+
+/// One command's capture: the window in memory and the spill on disk.
+pub struct Capture<W> {
+    window: StreamWindow,
+    spill: Spill<W>,
+    hold_limit: usize,
+    warnings: Vec<String>,
+    finished: bool,
+}
+
+impl<W: SpillWriter> Capture<W> {
+    /// A capture with `input`'s settings (out-of-range values replaced by defaults, with warnings).
+    pub fn new(input: CaptureInput) -> Self {
+        let (config, warnings) = CaptureConfig::from_input(input);
+        Capture {
+            hold_limit: raw_hold_bytes(&config),
+            window: StreamWindow::new(config),
+            spill: Spill::Holding(Vec::new()),
+            warnings,
+            finished: false,
+        }
+    }
+
+    fn finished_error() -> ReadError {
+        ReadError::new(
+            ErrorKind::InvalidRequest,
+            "this capture is finished; begin a new capture for more output.",
+        )
+    }
+
+    /// Pushes one chunk of the raw stream. Errors: `invalid-request` after [`Capture::finish`]. Spill failures
+    /// are not errors: they are reported by `finish`.
+    pub fn push<F: SpillFs<Writer = W> + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        chunk: &[u8],
+    ) -> Result<(), ReadError> {
+        if self.finished {
+            return Err(Self::finished_error());
+        }
+        let overflowed = self.window.push(chunk);
+        match &mut self.spill {
+            Spill::Holding(held) => {
+                held.extend_from_slice(chunk);
+                if overflowed || held.len() > self.hold_limit {
+                    self.start_spill(fs);
+                }
+            }
+            _ => self.write(chunk),
+        }
+        Ok(())
+    }
+
+    /// Ends the stream and returns the window. Errors: `invalid-request` when already finished.
+    pub fn finish<F: SpillFs<Writer = W> + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        exit_status: Option<i32>,
+    ) -> Result<CaptureResult, ReadError> {
+        if self.finished {
+            return Err(Self::finished_error());
+        }
+        self.finished = true;
+        if self.window.close() {
+            self.start_spill(fs);
+        }
+        let cap_chars = self.window.config().spill_cap_chars;
+        let report = match &self.spill {
+            Spill::Holding(_) => {
+                // The output fit: nothing spilled, unless there was no place for it (reported only then).
+                SpillReport {
+                    cap_chars,
+                    ..SpillReport::default()
+                }
+            }
+            Spill::Writing { path, newlines, .. } => SpillReport {
+                path: Some(path.clone()),
+                newlines_held: *newlines,
+                cap_chars,
+                ..SpillReport::default()
+            },
+            Spill::Capped { path, newlines } => SpillReport {
+                path: Some(path.clone()),
+                capped: true,
+                newlines_held: *newlines,
+                cap_chars,
+                ..SpillReport::default()
+            },
+            Spill::Failed {
+                path,
+                error,
+                newlines,
+            } => SpillReport {
+                path: path.clone(),
+                error: Some(error.clone()),
+                newlines_held: *newlines,
+                cap_chars,
+                capped: false,
+            },
+        };
+        self.spill = Spill::Holding(Vec::new());
+        let summary = self.window.finish(&report, exit_status);
+        Ok(CaptureResult {
+            summary,
+            spill_path: report.path,
+            spill_capped: report.capped,
+            spill_error: report.error,
+            exit_status,
+            warnings: std::mem::take(&mut self.warnings),
+        })
+    }
+
+    /// Creates the spill file and writes the held bytes to it.
+    fn start_spill<F: SpillFs<Writer = W> + ?Sized>(&mut self, fs: &mut F) {
+        let Spill::Holding(held) = std::mem::replace(&mut self.spill, Spill::Holding(Vec::new()))
+        else {
+            return;
+        };
+        self.spill = match create_spill(fs, self.window.config().spill_dir.as_deref()) {
+            Ok((path, writer)) => Spill::Writing {
+                path,
+                writer,
+                chars: 0,
+                newlines: 0,
+            },
+            Err(error) => Spill::Failed {
+                path: None,
+                error,
+                newlines: 0,
+            },
+        };
+        self.write(&held);
+    }
+
+    /// Appends `bytes` to the spill up to its cap.
+    fn write(&mut self, bytes: &[u8]) {
+        let cap = self.window.config().spill_cap_chars;
+        let Spill::Writing {
+            path,
+            writer,
+            chars,
+            newlines,
+        } = &mut self.spill
+        else {
+            return;
+        };
+        let (end, count) = cut_at_chars(bytes, cap.saturating_sub(*chars));
+        let kept = bytes.get(..end).unwrap_or(bytes);
+        if let Err(error) = writer.append(kept) {
+            let held = *newlines;
+            self.spill = Spill::Failed {
+                path: Some(path.clone()),
+                error: format!("writing {path} failed: {}", fs_words(&error)),
+                newlines: held,
+            };
+            return;
+        }
+        *chars += count;
+        *newlines += memchr::memchr_iter(b'\n', kept).count() as u64;
+        if end < bytes.len() {
+            self.spill = Spill::Capped {
+                path: path.clone(),
+                newlines: *newlines,
+            };
+        }
+    }
+}
+
+/// The prefix of `bytes` holding at most `allowed` characters (a character starts at every byte that is not a
+/// UTF-8 continuation byte), cut before the first character over it: its length in bytes and its characters.
+fn cut_at_chars(bytes: &[u8], allowed: u64) -> (usize, u64) {
+    let mut count = 0u64;
+    for (index, byte) in bytes.iter().enumerate() {
+        if byte & 0xc0 != 0x80 {
+            if count == allowed {
+                return (index, count);
+            }
+            count += 1;
+        }
+    }
+    (bytes.len(), count)
+}
+
+fn fs_words(error: &FsError) -> String {
+    match error {
+        FsError::NotFound => "not found".to_string(),
+        FsError::PermissionDenied => "permission denied".to_string(),
+        FsError::NotADirectory => "not a directory".to_string(),
+        FsError::Other(message) => message.clone(),
+    }
+}
+
+/// Resolves the spill directory inside the sandbox and creates the first free `capture-N.log` in it. Errors, in
+/// words for the result's `spill-error`: no directory configured, the directory outside every preopen, missing,
+/// not a directory, not writable, or every name taken.
+fn create_spill<F: SpillFs + ?Sized>(
+    fs: &mut F,
+    dir: Option<&str>,
+) -> Result<(String, F::Writer), String> {
+    let Some(dir) = dir else {
+        return Err("no spill directory was configured".to_string());
+    };
+    let absolute = normalize(dir, "/");
+    let resolved = match resolve(fs, dir, &absolute) {
+        Ok(resolved) => resolved,
+        Err(ResolveError::NotFound(missing)) => {
+            return Err(format!(
+                "the spill directory {} does not exist",
+                missing.path
+            ))
+        }
+        Err(ResolveError::Other(error)) => return Err(error.message),
+    };
+    if resolved.stat.kind != FileKind::Directory {
+        return Err(format!(
+            "the spill directory {} is {}, not a directory",
+            resolved.path,
+            resolved.stat.kind.describe()
+        ));
+    }
+    for n in 1..=MAX_NAME_PROBES {
+        let name = format!("{SPILL_PREFIX}{n}{SPILL_SUFFIX}");
+        let relative = if resolved.relative.is_empty() {
+            name.clone()
+        } else {
+            format!("{}/{name}", resolved.relative)
+        };
+        match fs.create_new(resolved.root, &relative) {
+            Ok(Some(writer)) => {
+                let path = if resolved.path == "/" {
+                    format!("/{name}")
+                } else {
+                    format!("{}/{name}", resolved.path)
+                };
+                return Ok((path, writer));
+            }
+            Ok(None) => continue,
+            Err(FsError::PermissionDenied) => {
+                return Err(format!(
+                    "the spill directory {} is not writable (permission denied; the host must grant it \
+                     read-write)",
+                    resolved.path
+                ))
+            }
+            Err(error) => {
+                return Err(format!(
+                    "creating a spill file in {} failed: {}",
+                    resolved.path,
+                    fs_words(&error)
+                ))
+            }
+        }
+    }
+    Err(format!(
+        "every spill name from {SPILL_PREFIX}1{SPILL_SUFFIX} to {SPILL_PREFIX}{MAX_NAME_PROBES}{SPILL_SUFFIX} in {} \
+         is taken",
+        resolved.path
+    ))
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use crate::native_fs::NativeFileSystem;
+    use crate::reader::{read_once, ReadOutcome, ReadRequest};
+
+    fn mount(dir: &std::path::Path) -> NativeFileSystem {
+        NativeFileSystem::new(&[(dir.to_path_buf(), "/out".to_string())])
+    }
+
+    fn input(window: u64) -> CaptureInput {
+        CaptureInput {
+            window_chars: Some(window),
+            spill_dir: Some("/out".into()),
+            ..CaptureInput::default()
+        }
+    }
+
+    #[test]
+    fn nothing_is_spilled_while_the_output_fits() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(input(200));
+        capture.push(&mut fs, b"short\n").unwrap();
+        let result = capture.finish(&mut fs, Some(0)).unwrap();
+        assert_eq!(result.summary.content, "short\n");
+        assert_eq!(result.spill_path, None);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert_eq!(
+            capture.push(&mut fs, b"x").unwrap_err().kind,
+            ErrorKind::InvalidRequest
+        );
+    }
+
+    #[test]
+    fn the_spill_is_the_raw_stream_and_pages_at_the_marker_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(input(200));
+        let text: String = (1..=100)
+            .map(|n| format!("\x1b[32mline {n:04}\x1b[0m\n"))
+            .collect();
+        for chunk in text.as_bytes().chunks(7) {
+            capture.push(&mut fs, chunk).unwrap();
+        }
+        let result = capture.finish(&mut fs, Some(2)).unwrap();
+        assert_eq!(result.spill_path.as_deref(), Some("/out/capture-1.log"));
+        assert_eq!(
+            std::fs::read(dir.path().join("capture-1.log")).unwrap(),
+            text.as_bytes()
+        );
+        assert_eq!(result.summary.omitted_range, Some((9, 88)));
+        let window = read_once(
+            Default::default(),
+            &mut fs,
+            &ReadRequest {
+                path: "/out/capture-1.log".into(),
+                offset: Some(9),
+                limit: Some(1),
+                ..ReadRequest::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(window.window.content, "9|\x1b[32mline 0009\x1b[0m\n");
+        assert!(result
+            .summary
+            .hint
+            .ends_with("The command failed: exit status 2."));
+        let _ = ReadOutcome::Window;
+    }
+
+    #[test]
+    fn a_link_at_the_spill_name_is_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("victim");
+        std::fs::write(&target, b"keep").unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join("capture-1.log")).unwrap();
+        std::os::unix::fs::symlink("/nowhere", dir.path().join("capture-2.log")).unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(input(200));
+        capture.push(&mut fs, "x\n".repeat(300).as_bytes()).unwrap();
+        let result = capture.finish(&mut fs, None).unwrap();
+        assert_eq!(result.spill_path.as_deref(), Some("/out/capture-3.log"));
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+    }
+
+    #[test]
+    fn the_spill_stops_at_its_cap_on_a_character_boundary() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(CaptureInput {
+            spill_cap_chars: Some(1_000),
+            ..input(200)
+        });
+        let text = "é\n".repeat(2_000);
+        capture.push(&mut fs, text.as_bytes()).unwrap();
+        let result = capture.finish(&mut fs, None).unwrap();
+        assert!(result.spill_capped);
+        let spilled = std::fs::read(dir.path().join("capture-1.log")).unwrap();
+        assert_eq!(spilled, "é\n".repeat(500).as_bytes());
+    }
+
+    #[test]
+    fn a_missing_spill_directory_keeps_the_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(CaptureInput {
+            spill_dir: Some("/out/missing".into()),
+            ..input(200)
+        });
+        capture.push(&mut fs, "y\n".repeat(300).as_bytes()).unwrap();
+        let result = capture.finish(&mut fs, None).unwrap();
+        assert_eq!(
+            result.spill_error.as_deref(),
+            Some("the spill directory /out/missing does not exist")
+        );
+        assert!(result.summary.content.starts_with("y\n"));
+        assert!(result.summary.content.ends_with("y\n"));
+        assert!(result.summary.content.contains(
+            "the spill failed: the spill directory /out/missing does not exist, so they are gone]"
+        ));
+    }
+
+    #[test]
+    fn cut_at_chars_counts_scalar_values() {
+        assert_eq!(cut_at_chars("aé😀b".as_bytes(), 2), (3, 2));
+        assert_eq!(cut_at_chars(b"abc", 5), (3, 3));
+        assert_eq!(cut_at_chars(b"abc", 0), (0, 0));
+    }
+}

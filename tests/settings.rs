@@ -1,0 +1,498 @@
+//! Settings at the edge, through the `read-window` CLI and the real component: every option and every `--config`
+//! key round-trips into the session's effective config (the `config` op), out-of-range values are usage errors,
+//! `configure` works before the first read and is refused after it, `tool-schema` matches the request fields,
+//! and `text` is what text mode prints.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use common::Sandbox;
+use serde_json::{json, Value};
+
+fn read_window() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_read-window"))
+}
+
+/// Runs `read-window ARGS session` with `lines` on stdin; the output and the answers, one per line.
+fn session(args: &[&str], lines: &[Value]) -> (Output, Vec<Value>) {
+    let mut child = read_window()
+        .args(args)
+        .arg("session")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let answers = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    (output, answers)
+}
+
+/// The effective config a session started with `args` reports.
+fn effective(args: &[&str]) -> Value {
+    let (output, answers) = session(args, &[json!({"op": "config"})]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(answers[0]["status"], "ok");
+    answers[0]["config"].clone()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn every_option_round_trips_into_the_effective_config() {
+    let sandbox = Sandbox::new();
+    sandbox.write("sub/a.txt", "a\n");
+    let root = sandbox.root.display().to_string();
+    let sub = sandbox.guest("sub");
+    let config = effective(&[
+        "--root",
+        &root,
+        "--max-lines",
+        "40",
+        "--max-line-length",
+        "300",
+        "--max-chars",
+        "5000",
+        "--cwd",
+        &sub,
+        "--no-dedup",
+        "--loop-warn-at",
+        "5",
+        "--loop-block-at",
+        "9",
+        "--not-found-ttl-ms",
+        "1500",
+        "--deny",
+        "**/*.key",
+        "--deny",
+        "**/secret*",
+        "--allow",
+        "**/public.key",
+    ]);
+    assert_eq!(
+        config,
+        json!({
+            "max_lines": 40,
+            "max_line_length": 300,
+            "budget": {"characters": 5000},
+            "working_directory": sub,
+            "dedup": false,
+            "loop_warn_at": 5,
+            "loop_block_at": 9,
+            "not_found_ttl_ms": 1500,
+            "deny_patterns": ["**/*.key", "**/secret*"],
+            "allow_patterns": ["**/public.key"],
+        })
+    );
+    let tokens = effective(&[
+        "--root",
+        &root,
+        "--max-tokens",
+        "4000",
+        "--token-headroom",
+        "0.5",
+    ]);
+    assert_eq!(
+        tokens["budget"],
+        json!({"tokens": {"cap": 4000, "headroom": 0.5}})
+    );
+    // No option: the defaults, the working directory the root (the process runs elsewhere).
+    let defaults = effective(&["--root", &root]);
+    assert_eq!(
+        defaults,
+        json!({
+            "max_lines": 2000,
+            "max_line_length": 2000,
+            "budget": {"characters": 100000},
+            "working_directory": defaults["working_directory"].clone(),
+            "dedup": true,
+            "loop_warn_at": 3,
+            "loop_block_at": 4,
+            "not_found_ttl_ms": 60000,
+            "deny_patterns": [],
+            "allow_patterns": [],
+        })
+    );
+}
+
+#[test]
+fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    let json_file = sandbox.write(
+        "rw.json",
+        r#"{"max_lines": 12, "max_line_length": 100, "budget": {"tokens": {"cap": 3000}},
+            "working_directory": "/elsewhere", "dedup": false, "loop_warn_at": 4, "loop_block_at": 6,
+            "not_found_ttl_ms": 0, "deny_patterns": ["**/*.pem"], "allow_patterns": ["**/ok.pem"]}"#,
+    );
+    let from_json = effective(&["--root", &root, "--config", &json_file]);
+    assert_eq!(
+        from_json,
+        json!({
+            "max_lines": 12,
+            "max_line_length": 100,
+            "budget": {"tokens": {"cap": 3000, "headroom": 0.9}},
+            "working_directory": "/elsewhere",
+            "dedup": false,
+            "loop_warn_at": 4,
+            "loop_block_at": 6,
+            "not_found_ttl_ms": 0,
+            "deny_patterns": ["**/*.pem"],
+            "allow_patterns": ["**/ok.pem"],
+        })
+    );
+    // The effective config is itself a config file that gives the same config.
+    let again = sandbox.write("again.json", from_json.to_string());
+    assert_eq!(effective(&["--root", &root, "--config", &again]), from_json);
+    let toml_file = sandbox.write(
+        "rw.toml",
+        "max_lines = 12\nmax_line_length = 100\ndedup = false\nloop_warn_at = 4\nloop_block_at = 6\n\
+         not_found_ttl_ms = 0\nworking_directory = \"/elsewhere\"\ndeny_patterns = [\"**/*.pem\"]\n\
+         allow_patterns = [\"**/ok.pem\"]\n\n[budget.tokens]\ncap = 3000\n",
+    );
+    assert_eq!(
+        effective(&["--root", &root, "--config", &toml_file]),
+        from_json
+    );
+    // TOML without the extension is recognised by its content.
+    let toml_plain = sandbox.write("rw.conf", "max_lines = 7\n");
+    assert_eq!(
+        effective(&["--root", &root, "--config", &toml_plain])["max_lines"],
+        7
+    );
+    // Options override the file, field by field; a headroom joins the file's token cap.
+    let overridden = effective(&[
+        "--root",
+        &root,
+        "--config",
+        &toml_file,
+        "--max-lines",
+        "99",
+        "--token-headroom",
+        "0.5",
+        "--deny",
+        "**/*.p12",
+    ]);
+    assert_eq!(overridden["max_lines"], 99);
+    assert_eq!(overridden["max_line_length"], 100);
+    assert_eq!(
+        overridden["budget"],
+        json!({"tokens": {"cap": 3000, "headroom": 0.5}})
+    );
+    assert_eq!(overridden["deny_patterns"], json!(["**/*.p12"]));
+    let chars = effective(&[
+        "--root",
+        &root,
+        "--config",
+        &toml_file,
+        "--max-chars",
+        "900",
+    ]);
+    assert_eq!(chars["budget"], json!({"characters": 900}));
+}
+
+#[test]
+fn each_out_of_range_value_is_a_usage_error_naming_the_field_and_its_range() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.write("f.txt", "x\n");
+    let root = sandbox.root.display().to_string();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--max-chars", "150"],
+            "--max-chars 150 is out of range: from 200 to 10000000.",
+        ),
+        (
+            &["--max-chars", "10000001"],
+            "--max-chars 10000001 is out of range: from 200 to 10000000.",
+        ),
+        (
+            &["--max-line-length", "5"],
+            "--max-line-length 5 is out of range: from 16 to 10000000.",
+        ),
+        (
+            &["--max-line-length", "4294967295"],
+            "--max-line-length 4294967295 is out of range: from 16 to 10000000.",
+        ),
+        (
+            &["--max-lines", "0"],
+            "--max-lines 0 is out of range: from 1 to 1000000.",
+        ),
+        (
+            &["--max-lines", "1000001"],
+            "--max-lines 1000001 is out of range: from 1 to 1000000.",
+        ),
+        (
+            &["--max-tokens", "99"],
+            "--max-tokens 99 is out of range: from 100 to 1000000.",
+        ),
+        (
+            &["--max-tokens", "1000001"],
+            "--max-tokens 1000001 is out of range: from 100 to 1000000.",
+        ),
+        (
+            &["--token-headroom", "1.5"],
+            "--token-headroom 1.5 is out of range: above 0, at most 1.",
+        ),
+        (
+            &["--token-headroom", "0"],
+            "--token-headroom 0 is out of range: above 0, at most 1.",
+        ),
+        (
+            &["--loop-warn-at", "1"],
+            "--loop-warn-at 1 is out of range: at least 2, below loop-block-at 4.",
+        ),
+        (
+            &["--loop-block-at", "3"],
+            "--loop-block-at 3 is out of range: above loop-warn-at 3.",
+        ),
+        (
+            &["--not-found-ttl-ms", "86400001"],
+            "--not-found-ttl-ms 86400001 is out of range: from 0 to 86400000.",
+        ),
+    ];
+    for (options, message) in cases {
+        let output = read_window()
+            .args(["--root", &root])
+            .args(*options)
+            .args(["read", &path])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{options:?}");
+        assert!(output.stdout.is_empty(), "{options:?}");
+        assert_eq!(stderr(&output), format!("read-window: {message}\n"));
+    }
+    // A value out of range in a config file names the key and the file's role.
+    let file = sandbox.write("bad.json", r#"{"budget": {"characters": 150}}"#);
+    let output = read_window()
+        .args(["--root", &root, "--config", &file, "read", &path])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "read-window: `budget.characters` 150 in the config file is out of range: from 200 to 10000000.\n"
+    );
+    // A malformed file is a usage error naming the file and the field.
+    let unknown = sandbox.write("unknown.json", r#"{"max_chars": 500}"#);
+    let output = read_window()
+        .args(["--root", &root, "--config", &unknown, "read", &path])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains(&format!(
+        "--config {unknown}: unknown config field `max_chars`"
+    )));
+    let missing = read_window()
+        .args([
+            "--root",
+            &root,
+            "--config",
+            "/no/such/rw.toml",
+            "read",
+            &path,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let broken = sandbox.write("broken.toml", "max_lines = = 3\n");
+    let output = read_window()
+        .args(["--root", &root, "--config", &broken, "read", &path])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("not valid TOML"),
+        "{}",
+        stderr(&output)
+    );
+    // The MCP server takes the same options and refuses the same way.
+    let output = read_window()
+        .args(["--root", &root, "--max-line-length", "5", "mcp"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "read-window: --max-line-length 5 is out of range: from 16 to 10000000.\n"
+    );
+}
+
+#[test]
+fn configure_applies_before_the_first_read_and_is_refused_after_it() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    let path = sandbox.write("f.txt", "one\ntwo\nthree\n");
+    let (output, answers) = session(
+        &["--root", &root, "--max-lines", "50"],
+        &[
+            json!({"op": "configure", "id": 1, "max_line_length": 5}),
+            json!({"op": "configure", "id": 2, "max_lines": 2, "dedup": false}),
+            json!({"op": "config", "id": 3}),
+            json!({"op": "read", "id": 4, "path": path}),
+            json!({"op": "configure", "id": 5, "max_lines": 9}),
+            json!({"op": "config", "id": 6}),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(answers.len(), 6);
+    assert_eq!(
+        answers[0],
+        json!({"id": 1, "status": "error", "content_returned": false,
+               "text": "`max_line_length` 5 is out of range: from 16 to 10000000.",
+               "error": {"kind": "invalid_request",
+                         "message": "`max_line_length` 5 is out of range: from 16 to 10000000.",
+                         "suggestions": []}})
+    );
+    assert_eq!(answers[1], json!({"id": 2, "status": "ok"}));
+    assert_eq!(answers[2]["config"]["max_lines"], 2);
+    assert_eq!(answers[2]["config"]["dedup"], false);
+    assert_eq!(answers[2]["config"]["max_line_length"], 2000);
+    assert_eq!(answers[3]["lines_returned"], 2);
+    assert_eq!(answers[3]["next_offset"], 3);
+    assert_eq!(answers[4]["error"]["kind"], "invalid_request");
+    assert_eq!(
+        answers[4]["error"]["message"],
+        "`configure` must come before the first read: this session already ran `read`, so its settings stay \
+         as they are; start a new session to change them."
+    );
+    assert_eq!(answers[5]["config"]["max_lines"], 2);
+}
+
+/// The request fields the session protocol accepts for `read`, from its own refusal of an unknown field.
+fn read_request_fields() -> Vec<String> {
+    let error = read_window_host::json::parse_request(r#"{"op":"read","path":"a","zz":1}"#)
+        .err()
+        .map(|error| error.message)
+        .unwrap_or_default();
+    let (_, fields) = error.split_once("its fields are: ").unwrap_or(("", ""));
+    let mut fields: Vec<String> = fields.split(", ").map(str::to_owned).collect();
+    fields.sort();
+    fields
+}
+
+#[test]
+fn tool_schema_is_json_schema_whose_parameters_are_the_request_fields() {
+    let mut schemas = Vec::new();
+    for (format, pointer) in [
+        ("openai", "/function/parameters"),
+        ("anthropic", "/input_schema"),
+        ("mcp", "/inputSchema"),
+    ] {
+        let output = read_window()
+            .args(["tool-schema", "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{format}");
+        let tool: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let description = tool
+            .pointer("/function/description")
+            .or(tool.get("description"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        for words in [
+            "window",
+            "offset=next_offset",
+            "column",
+            "stub",
+            "loop_blocked",
+        ] {
+            assert!(description.contains(words), "{format}: {words}");
+        }
+        let schema = tool.pointer(pointer).cloned().unwrap_or_default();
+        assert!(
+            jsonschema::meta::is_valid(&schema),
+            "{format}: not a valid JSON Schema"
+        );
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        assert!(
+            validator.is_valid(&json!({"path": "a.txt", "offset": 3, "limit": 10, "column": 0}))
+        );
+        assert!(!validator.is_valid(&json!({"offset": 3})));
+        assert!(!validator.is_valid(&json!({"path": "a.txt", "lines": 3})));
+        assert!(!validator.is_valid(&json!({"path": "a.txt", "limit": 0})));
+        assert!(!validator.is_valid(&json!({"path": "a.txt", "offset": -1})));
+        let mut names: Vec<String> = schema["properties"]
+            .as_object()
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default();
+        names.sort();
+        assert_eq!(names, read_request_fields(), "{format}");
+        schemas.push(schema);
+    }
+    assert_eq!(schemas[0], schemas[1]);
+    assert_eq!(schemas[0], schemas[2]);
+    let bad = read_window()
+        .args(["tool-schema", "--format", "xml"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn text_is_what_text_mode_prints_for_a_window_and_an_error() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    let path = sandbox.write("notes.txt", "alpha\nbeta\ngamma\n");
+    let run = |args: &[&str]| {
+        read_window()
+            .args(["--root", &root])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for args in [
+        vec!["read", path.as_str(), "--limit", "2"],
+        vec!["read", path.as_str(), "--offset", "9"],
+        vec!["read", "notez.txt"],
+        vec!["read", root.as_str()],
+    ] {
+        let text_mode = run(&args);
+        let mut json_args = args.clone();
+        json_args.push("--json");
+        let json_mode = run(&json_args);
+        assert_eq!(text_mode.status.code(), json_mode.status.code(), "{args:?}");
+        let answer: Value = serde_json::from_slice(&json_mode.stdout).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&text_mode.stdout),
+            format!("{}\n", answer["text"].as_str().unwrap_or_default()),
+            "{args:?}"
+        );
+        assert!(text_mode.stderr.is_empty(), "{args:?}");
+    }
+    let window = run(&["read", &path, "--limit", "2", "--json"]);
+    let answer: Value = serde_json::from_slice(&window.stdout).unwrap();
+    assert_eq!(
+        answer["text"],
+        format!("1|alpha\n2|beta\n\nShowing lines 1-2 of 3 in {path} (the limit of 2 lines). Use offset=3 to continue.")
+    );
+    let missing = run(&["read", "notez.txt", "--json"]);
+    let answer: Value = serde_json::from_slice(&missing.stdout).unwrap();
+    assert_eq!(answer["text"], answer["error"]["message"]);
+    assert_eq!(answer["error"]["path"], sandbox.guest("notez.txt"));
+    assert_eq!(answer["error"]["suggestions"], json!(["notes.txt"]));
+    let past = run(&["read", &path, "--offset", "9", "--json"]);
+    let answer: Value = serde_json::from_slice(&past.stdout).unwrap();
+    assert_eq!(answer["error"]["kind"], "invalid_request");
+    assert_eq!(answer["error"]["total_lines"], 3);
+    assert_eq!(answer["error"]["path"], path);
+}
