@@ -706,3 +706,48 @@ fn the_cli_captures_stdin_and_runs_a_failing_command() {
         "read-window: --window 5 is out of range (200 to 10000000)\n"
     );
 }
+
+#[test]
+fn the_cli_session_spills_to_its_spill_dir_and_reads_the_spill_at_the_marker_lines() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let sandbox = Sandbox::new();
+    let cli = env!("CARGO_BIN_EXE_read-window");
+    let mut child = Command::new(cli)
+        .args([
+            "--root",
+            sandbox.root.to_str().unwrap(),
+            "session",
+            "--spill-dir",
+        ])
+        .arg(sandbox.host(".spill"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let text: String = (1..=100).map(|n| format!("line {n:04}\n")).collect();
+    let spill = sandbox.guest(".spill/capture-1.log");
+    let requests = [
+        json!({"op": "capture_begin", "window_chars": 200}),
+        json!({"op": "capture_chunk", "text": text}),
+        json!({"op": "capture_end", "exit_status": 0}),
+        json!({"op": "read", "path": spill, "offset": 9, "limit": 2}),
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for request in &requests {
+        writeln!(stdin, "{request}").unwrap();
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let answers: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 4, "{answers:?}");
+    // No spill_dir in capture_begin: the session's one writable grant takes the spill.
+    assert_eq!(answers[2]["spill_path"], spill, "{}", answers[2]);
+    assert_eq!(answers[2]["omitted_first_line"], 9);
+    assert_eq!(answers[3]["content"], "9|line 0009\n10|line 0010\n");
+}

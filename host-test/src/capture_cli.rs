@@ -2,7 +2,7 @@
 //! output spilled to a file in `--spill-dir`, the one directory the component may write.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use read_window_host::capture::{self, PumpError};
@@ -56,21 +56,7 @@ impl CaptureArgs {
                 )));
             }
         }
-        std::fs::create_dir_all(&self.spill_dir).map_err(|e| {
-            Failure::Usage(format!(
-                "--spill-dir {}: cannot create it: {e}",
-                self.spill_dir.display()
-            ))
-        })?;
-        let grants = grants
-            .clone()
-            .writable_dir(&self.spill_dir)
-            .map_err(|e| Failure::Usage(format!("--spill-dir {e}")))?;
-        let guest = grants
-            .dirs()
-            .last()
-            .map(|grant| grant.guest().to_owned())
-            .ok_or_else(|| Failure::Usage("--spill-dir could not be granted".into()))?;
+        let (grants, guest) = grant_spill_dir(grants, &self.spill_dir)?;
         Ok((
             grants,
             CaptureConfig {
@@ -81,6 +67,27 @@ impl CaptureArgs {
             },
         ))
     }
+}
+
+/// Makes `dir` when it is missing and grants it read-write on top of `grants`: the grants, and the guest path the
+/// spill directory has in them. Errors: a usage error naming `--spill-dir` when it cannot be made or granted.
+pub fn grant_spill_dir(grants: &Grants, dir: &Path) -> Result<(Grants, String), Failure> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Failure::Usage(format!(
+            "--spill-dir {}: cannot create it: {e}",
+            dir.display()
+        ))
+    })?;
+    let grants = grants
+        .clone()
+        .writable_dir(dir)
+        .map_err(|e| Failure::Usage(format!("--spill-dir {e}")))?;
+    let guest = grants
+        .dirs()
+        .last()
+        .map(|grant| grant.guest().to_owned())
+        .ok_or_else(|| Failure::Usage("--spill-dir could not be granted".into()))?;
+    Ok((grants, guest))
 }
 
 fn pump_failure(error: PumpError) -> Failure {

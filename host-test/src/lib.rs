@@ -1142,9 +1142,18 @@ impl Session {
 
     /// Begins capturing a command's output in this session's store (the component's `capture` resource), so
     /// reads of its spill can be interleaved. A capture still open is dropped first. Invalid config values are
-    /// replaced by defaults and reported in the result's `warnings`.
+    /// replaced by defaults and reported in the result's `warnings`. Without a `spill_dir`, the spill goes to the
+    /// session's writable grant ([`Grants::writable_dir`]) when it has exactly one.
     pub fn capture_begin(&mut self, config: &CaptureConfig) -> Result<(), HostError> {
         self.capture_drop()?;
+        let mut config = config.clone();
+        if config.spill_dir.is_none() {
+            let mut writable = self.grants.dirs().iter().filter(|grant| grant.writable());
+            if let (Some(only), None) = (writable.next(), writable.next()) {
+                config.spill_dir = Some(only.guest().to_owned());
+            }
+        }
+        let config = &config;
         self.call(|live| {
             let capture = live
                 .bindings

@@ -75,7 +75,12 @@ enum Command {
     /// (the config in force), configure (config fields, as in --config; before the first read only), and the
     /// capture ops capture_begin (window_chars, head_share, spill_dir, spill_cap_chars), capture_chunk (text or
     /// base64) and capture_end (exit_status). An "id" is echoed back.
-    Session,
+    Session {
+        /// A directory granted read-write for the captures' spill files (made when missing); capture_begin
+        /// spills there when it names no spill_dir. Without it, a capture over its window loses its middle.
+        #[arg(long, value_name = "DIR")]
+        spill_dir: Option<PathBuf>,
+    },
     /// Run scenario files (JSON; see tests/scenarios/README.md) through the component: one `PASS name` or `FAIL
     /// name: why` line each, then `N passed, M failed`. Exit 0 only when every scenario passed.
     Scenarios {
@@ -220,7 +225,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             };
             read(&reader, &grants, &config, &request, json)
         }
-        Command::Session => session(&reader, &grants, config),
+        Command::Session { spill_dir } => {
+            let grants = match spill_dir {
+                Some(dir) => capture_cli::grant_spill_dir(&grants, &dir)?.0,
+                None => grants,
+            };
+            session(&reader, &grants, config)
+        }
         Command::Capture { args } => capture_cli::capture_stdin(&reader, &grants, config, &args),
         Command::Run { args, command } => {
             capture_cli::run_command(&reader, &grants, config, &args, &command)
@@ -271,7 +282,7 @@ fn load_failed(command: &Command, error: &wasmtime::Error) -> Result<ExitCode, F
         Command::Read { json: true, .. } | Command::Page { json: true, .. } => {
             host_error_answers(&host, 1)
         }
-        Command::Session => answer_every_request(&host),
+        Command::Session { .. } => answer_every_request(&host),
         _ => Err(Failure::Host(host.to_string())),
     }
 }

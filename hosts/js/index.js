@@ -391,7 +391,8 @@ export class Session {
   /**
    * Begins capturing a command's output in this session's instance (the component's `capture` resource), so reads
    * of its spill can be interleaved; a capture still open is dropped. Grant the spill directory with
-   * `reader.session(grants, config, {writable: [dir]})`.
+   * `reader.session(grants, config, {writable: [dir]})`; without `spill_dir`, the spill goes to the session's
+   * writable directory when it has exactly one (as the Rust host does).
    *
    * @param {{window_chars?: number, head_share?: number, spill_dir?: string, spill_cap_chars?: number}} [config]
    *   Characters of head and tail (default 50,000), the head's share (0 to 0.9, default 0.4), the guest directory
@@ -400,6 +401,12 @@ export class Session {
    * @throws {HostError}
    */
   captureBegin(config = {}) {
+    const writableGuests = this.#grants.filter(([, host]) => this.#writable.has(host)).map(([guest]) => guest);
+    if ((config === null || config === undefined || isObject(config)) && writableGuests.length === 1) {
+      if (config?.spill_dir === undefined || config?.spill_dir === null) {
+        config = { ...(config ?? {}), spill_dir: writableGuests[0] };
+      }
+    }
     let record;
     try {
       record = captureConfig(config);

@@ -47,6 +47,19 @@ test('an overflowing output is spilled and read back at the marker lines', () =>
   assert.equal(session.read(path, { offset: 9, limit: 1 }).content, '9|line 0009\n');
 });
 
+test('without a spill_dir the one writable directory takes the spill', () => {
+  const own = join(root, 'own');
+  mkdirSync(own);
+  const session = reader.session([root], {}, { writable: [own] });
+  session.captureBegin({ window_chars: 200 });
+  let raw = '';
+  for (let n = 1; n <= 100; n++) raw += `line ${String(n).padStart(4, '0')}\n`;
+  session.captureChunk(raw);
+  const end = session.captureEnd();
+  assert.equal(end.spill_path, join(own, 'capture-1.log'));
+  assert.equal(end.omitted_first_line, 9);
+});
+
 test('a link planted at the spill name is not followed', () => {
   const dir = join(root, 'linked');
   mkdirSync(dir);

@@ -472,6 +472,7 @@ class Session:
         extra = _grants(writable) if writable else []
         self._grants += extra
         self._writable = tuple(host for _, host in extra)
+        self._writable_guests = tuple(guest for guest, _ in extra)
         self._config = values.config_record(config)
         self._deadline = deadline
         self._ticks = _deadline_ticks(deadline)
@@ -636,7 +637,11 @@ class Session:
         ``capture-config`` fields in snake_case, every one optional: ``window_chars`` (characters of head and tail,
         default 50,000), ``head_share`` (0 to 0.9, default 0.4), ``spill_dir`` (a guest path inside a directory
         granted with ``writable``), ``spill_cap_chars`` (default 5,000,000). Returns ``{"status": "ok"}`` or an
-        ``invalid_request`` error for a malformed config."""
+        ``invalid_request`` error for a malformed config. Without ``spill_dir``, the spill goes to the session's
+        writable directory when it has exactly one (as the Rust host does)."""
+        if (config is None or isinstance(config, Mapping)) and len(self._writable_guests) == 1:
+            if config is None or config.get("spill_dir") is None:
+                config = {**(config or {}), "spill_dir": self._writable_guests[0]}
         try:
             record = values.capture_config_record(config)
         except values.InvalidValue as error:

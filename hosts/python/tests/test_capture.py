@@ -42,6 +42,16 @@ class CaptureTest(unittest.TestCase):
             self.assertIn(f"they are lines 9-89 of the spill {path}]\n", end["content"])
             self.assertEqual(session.read(path, offset=9, limit=1)["content"], "9|line 0009\n")
 
+    def test_without_a_spill_dir_the_one_writable_directory_takes_the_spill(self):
+        own = os.path.join(self.root, "own")
+        os.mkdir(own)
+        with Session(self.reader, [self.root], writable=[own]) as session:
+            session.capture_begin({"window_chars": 200})
+            session.capture_chunk("".join(f"line {n:04}\n" for n in range(1, 101)))
+            end = session.capture_end()
+            self.assertEqual(end["spill_path"], os.path.join(own, "capture-1.log"))
+            self.assertEqual(end["omitted_first_line"], 9)
+
     def test_a_read_only_spill_directory_keeps_the_window_and_says_why(self):
         with Session(self.reader, [self.root]) as session:
             session.capture_begin({"window_chars": 200, "spill_dir": self.spill})
