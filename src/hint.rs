@@ -118,12 +118,7 @@ pub fn hint_past_key(
             );
         }
         if let Some(call) = continuation(window.next_offset, window.next_column) {
-            out.push_str(". ");
-            out.push_str(&call);
-            if !window.clamped_lines.is_empty() {
-                out.push(' ');
-                push_clamped(&mut out, &window.clamped_lines, true);
-            }
+            push_call(&mut out, &call, &window.clamped_lines);
         } else if !window.clamped_lines.is_empty() {
             out.push_str("; no readable line follows it. Text is left unshown: ");
             push_clamped(&mut out, &window.clamped_lines, false);
@@ -137,12 +132,7 @@ pub fn hint_past_key(
             out.push_str(": the end of the file.");
         }
     } else if let Some(call) = continuation(window.next_offset, window.next_column) {
-        out.push_str(". ");
-        out.push_str(&call);
-        if !window.clamped_lines.is_empty() {
-            out.push(' ');
-            push_clamped(&mut out, &window.clamped_lines, true);
-        }
+        push_call(&mut out, &call, &window.clamped_lines);
     } else if !window.clamped_lines.is_empty() {
         // No line follows the window, but the clamped lines' tails are unshown: that is what is left.
         out.push_str(". Text is left unshown: ");
@@ -194,6 +184,16 @@ pub fn continuation(next_offset: Option<u64>, next_column: Option<u64>) -> Optio
         )),
         (Some(offset), None) => Some(format!("Use offset={offset} to continue.")),
         (None, _) => None,
+    }
+}
+
+/// Appends the call that continues (`. Use offset=N ...`) and, after it, the clamped lines' calls.
+fn push_call(out: &mut String, call: &str, clamped_lines: &[ClampedLine]) {
+    out.push_str(". ");
+    out.push_str(call);
+    if !clamped_lines.is_empty() {
+        out.push(' ');
+        push_clamped(out, clamped_lines, true);
     }
 }
 

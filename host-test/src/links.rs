@@ -160,25 +160,10 @@ fn outside(requested: &str, link: &str, target: &str, grants: &Grants) -> ReadEr
     }
 }
 
-/// `path` made absolute against `base` (an absolute guest path) and normalized: no empty or `.` names, `..`
-/// removes the previous name (and stays at `/`). The component's own rule.
+/// `path` made absolute against `base` (an absolute guest path) and normalized: the component's own rule, from
+/// the core crate, so host and component agree on every path.
 fn normalize(path: &str, base: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    let joined_base = if path.starts_with('/') { "" } else { base };
-    for part in joined_base.split('/').chain(path.split('/')) {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            other => parts.push(other),
-        }
-    }
-    if parts.is_empty() {
-        "/".to_string()
-    } else {
-        parts.iter().map(|part| format!("/{part}")).collect()
-    }
+    read_window::sandbox::normalize(path, base)
 }
 
 /// The guest path of `names` under the guest directory `guest`.
