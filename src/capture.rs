@@ -142,6 +142,9 @@ pub struct SpillReport {
     pub capped: bool,
     /// Line breaks (`\n`) the spill file holds: its lines 1 to this are complete.
     pub newlines_held: u64,
+    /// The spill file ends inside a line (its last line, `newlines_held + 1`, is a fragment cut at the cap or at a
+    /// failed write); false when it ends with a line break or is empty.
+    pub cut_line: bool,
     /// The cap, in characters, for the marker.
     pub cap_chars: u64,
 }
@@ -171,6 +174,9 @@ pub struct CaptureSummary {
     pub lf_count: u64,
     /// See `lf_count`.
     pub crlf_count: u64,
+    /// Line breaks that were a lone `\r`: set when the stream had no `\n` at all and was split on `\r` (a
+    /// CR-separated output, see [`crate::spill`]); 0 otherwise.
+    pub cr_count: u64,
     /// A sentence for the model: what is shown, what is omitted and where it is, the exit status.
     pub hint: String,
 }
@@ -184,7 +190,8 @@ enum Escape {
     Start,
     /// Inside `ESC [` ... final byte.
     Csi,
-    /// Inside `ESC ]` ... `BEL` or `ESC \`; the characters removed so far.
+    /// Inside a string sequence: OSC (`ESC ]`), DCS (`ESC P`), SOS (`ESC X`), PM (`ESC ^`) or APC (`ESC _`), up to
+    /// `BEL` or `ESC \`; the characters removed so far.
     Osc(usize),
     /// After `ESC` inside an OSC sequence.
     OscEsc,
@@ -355,9 +362,35 @@ struct Cleaner {
     redraws: u64,
     lf: u64,
     crlf: u64,
+    /// Escape sequences removed.
+    escapes: u64,
+    /// The parameter bytes of the CSI sequence being read (at most [`MAX_CSI_PARAMS`] kept).
+    csi: String,
 }
 
+/// Parameter bytes of a CSI sequence kept to tell a redraw (`ESC [ 2 K`, `ESC [ 1 G`) from other sequences.
+const MAX_CSI_PARAMS: usize = 16;
+
 impl Cleaner {
+    /// A CSI sequence ended with `final_byte`: erase-line (`ESC [ 2 K`) and cursor-to-column-1 (`ESC [ G`,
+    /// `ESC [ 1 G`, `ESC [ 0 G`) redraw the line, as npm-style spinners do, so the unfinished line is cleared (a
+    /// redraw, counted when it cleared something). Other sequences (colours, `ESC [ K` after the cursor, cursor
+    /// up) are only removed.
+    fn csi_end(&mut self, final_byte: u8) {
+        let params = self.csi.as_str();
+        let redraw = match final_byte {
+            b'K' => params == "2",
+            b'G' => matches!(params, "" | "0" | "1"),
+            _ => false,
+        };
+        if redraw && !self.pending_cr && !self.line.is_empty() {
+            // After a `\r` the redraw is already pending (counted once, when text follows).
+            self.redraws += 1;
+            self.line.clear();
+            self.line_chars = 0;
+        }
+    }
+
     fn text(&mut self, run: &str, out: &mut HeadTail) {
         if run.is_empty() {
             return;
@@ -445,9 +478,10 @@ impl Cleaner {
                 Escape::Start => match byte {
                     b'[' => {
                         self.escape = Escape::Csi;
+                        self.csi.clear();
                         at += 1;
                     }
-                    b']' => {
+                    b']' | b'P' | b'X' | b'^' | b'_' => {
                         self.escape = Escape::Osc(0);
                         at += 1;
                     }
@@ -457,6 +491,7 @@ impl Cleaner {
                     }
                     0x30..=0x7e => {
                         self.escape = Escape::None;
+                        self.escapes += 1;
                         at += 1;
                     }
                     0x1b => at += 1,
@@ -466,9 +501,16 @@ impl Cleaner {
                 Escape::Csi => match byte {
                     0x40..=0x7e => {
                         self.escape = Escape::None;
+                        self.escapes += 1;
+                        self.csi_end(byte);
                         at += 1;
                     }
-                    0x20..=0x3f => at += 1,
+                    0x20..=0x3f => {
+                        if self.csi.len() < MAX_CSI_PARAMS {
+                            self.csi.push(char::from(byte));
+                        }
+                        at += 1;
+                    }
                     _ => self.escape = Escape::None,
                 },
                 Escape::Intermediate => match byte {
@@ -484,7 +526,10 @@ impl Cleaner {
                     match memchr::memchr3(0x07, 0x1b, b'\n', rest) {
                         Some(found) => {
                             let (next, skip) = match rest.get(found) {
-                                Some(0x07) => (Escape::None, 1),
+                                Some(0x07) => {
+                                    self.escapes += 1;
+                                    (Escape::None, 1)
+                                }
                                 Some(0x1b) => (Escape::OscEsc, 1),
                                 // A line break ends a runaway OSC: it is text again.
                                 _ => (Escape::None, 0),
@@ -507,6 +552,7 @@ impl Cleaner {
                     if byte == b'\\' {
                         at += 1;
                     }
+                    self.escapes += 1;
                     self.escape = Escape::None;
                 }
             }
@@ -523,6 +569,8 @@ pub struct StreamWindow {
     cleaner: Cleaner,
     out: HeadTail,
     total_bytes: u64,
+    /// The stream was a CR-separated output fed with its `\r` as `\n` (see [`StreamWindow::split_on_cr`]).
+    cr_split: bool,
 }
 
 impl StreamWindow {
@@ -541,9 +589,12 @@ impl StreamWindow {
                 redraws: 0,
                 lf: 0,
                 crlf: 0,
+                escapes: 0,
+                csi: String::new(),
             },
             out,
             total_bytes: 0,
+            cr_split: false,
             config,
         }
     }
@@ -561,6 +612,23 @@ impl StreamWindow {
     /// Bytes pushed so far.
     pub fn total_bytes(&self) -> u64 {
         self.total_bytes
+    }
+
+    /// Redraws collapsed so far (carriage returns followed by text, erase-line and cursor-to-column-1 sequences
+    /// that cleared a line).
+    pub fn collapsed_redraws(&self) -> u64 {
+        self.cleaner.redraws
+    }
+
+    /// Marks this window as a CR-separated output whose `\r` the caller turned into `\n` before pushing: the line
+    /// breaks are reported as lone `\r` (`cr_count`) and the hint says the output was split on them.
+    pub fn split_on_cr(&mut self) {
+        self.cr_split = true;
+    }
+
+    /// Line breaks (`\n` and `\r\n`) seen so far.
+    pub fn line_feeds(&self) -> u64 {
+        self.cleaner.lf + self.cleaner.crlf
     }
 
     /// Decodes and cleans one chunk of the raw stream (any size, split anywhere). Returns true when this chunk
@@ -606,6 +674,63 @@ impl StreamWindow {
         self.end_stream()
     }
 
+    /// The finished result of a binary output (`kind` as [`crate::sniff`] names it): no text window, one line
+    /// saying it is binary, its size in bytes and where the raw bytes are, for a binary tool (`file`, `xxd`) and not
+    /// the reader. The character and line counts are 0: the output is not text.
+    pub fn finish_binary(
+        &self,
+        kind: &str,
+        spill: &SpillReport,
+        exit_status: Option<i32>,
+    ) -> CaptureSummary {
+        let size = plural(self.total_bytes, "byte", "bytes");
+        let (line, kept) = match (&spill.path, &spill.error) {
+            (Some(path), None) => {
+                let capped = if spill.capped {
+                    format!(
+                        " (its start: the spill stopped at its cap of {} characters)",
+                        grouped(spill.cap_chars)
+                    )
+                } else {
+                    String::new()
+                };
+                (
+                    format!("it is in the spill {path}{capped}, for a binary tool (file, xxd), not the reader"),
+                    format!(
+                        " The raw bytes are in {path}{capped}: inspect them with a binary tool (`file {path}`, \
+                         `xxd {path} | head`), not with the reader."
+                    ),
+                )
+            }
+            (_, Some(error)) => (
+                format!("the spill failed ({error}), so the bytes are gone"),
+                format!(" The raw bytes were not kept: the spill failed: {error}."),
+            ),
+            (None, None) => (
+                "no spill was made, so the bytes are gone".to_string(),
+                " The raw bytes were not kept: no spill was made.".to_string(),
+            ),
+        };
+        CaptureSummary {
+            content: format!("[read-window: the output is binary ({kind}), {size}; {line}]\n"),
+            total_chars: 0,
+            total_lines: 0,
+            total_bytes: self.total_bytes,
+            omitted_chars: 0,
+            omitted_lines: 0,
+            omitted_range: None,
+            collapsed_redraws: 0,
+            replaced_invalid: self.decoder.replaced(),
+            lf_count: 0,
+            crlf_count: 0,
+            cr_count: 0,
+            hint: format!(
+                "The output is binary ({kind}), {size}, so no text window is shown.{kept}{}",
+                exit_sentence(exit_status)
+            ),
+        }
+    }
+
     /// The finished window, with the spill's outcome for the marker and the hint, and the command's exit status.
     /// Call [`StreamWindow::close`] first.
     pub fn finish(&self, spill: &SpillReport, exit_status: Option<i32>) -> CaptureSummary {
@@ -623,8 +748,13 @@ impl StreamWindow {
             replaced_invalid: self.decoder.replaced(),
             lf_count: self.cleaner.lf,
             crlf_count: self.cleaner.crlf,
+            cr_count: 0,
             hint: String::new(),
         };
+        if self.cr_split {
+            summary.cr_count = summary.lf_count;
+            summary.lf_count = 0;
+        }
         if !out.overflowed {
             summary.content = out.all.clone();
             summary.hint = whole_hint(&summary, spill, exit_status);
@@ -719,13 +849,25 @@ impl StreamWindow {
         } else {
             head_newlines + 1
         };
+        // The omitted text starts inside line `first_omitted` when the head ends inside it: the column (0-based,
+        // in characters) the reader continues at, exact only when no escape sequence or redraw was removed (the
+        // spill keeps the raw bytes, so a removed sequence would shift it).
+        let column = if head.is_empty() || head.ends_with('\n') {
+            None
+        } else if self.cleaner.escapes == 0 && self.cleaner.redraws == 0 {
+            let line_start = head.rfind('\n').map_or(0, |newline| newline + 1);
+            head.get(line_start..)
+                .map(|part| part.chars().count() as u64)
+        } else {
+            None
+        };
         summary.hint = overflow_hint(
             &summary,
             spill,
             exit_status,
-            head_last,
-            tail_start_line,
+            (head_last, tail_start_line),
             (first_omitted, last_omitted),
+            column,
         );
         summary
     }
@@ -761,8 +903,9 @@ fn spill_cover(spill: &SpillReport, last: u64, first: u64) -> SpillCover {
     match (&spill.path, why) {
         (Some(path), None) if !spill.capped => SpillCover::Holds(path.clone(), last),
         (Some(path), error) => {
-            // A capped or failed spill holds its complete lines, and the partial one after them.
-            let held = spill.newlines_held + 1;
+            // A capped or failed spill holds its complete lines, and the fragment after them when it ends inside
+            // a line.
+            let held = spill.newlines_held + u64::from(spill.cut_line);
             if held >= first {
                 SpillCover::Holds(path.clone(), held.min(last))
             } else {
@@ -798,10 +941,21 @@ fn marker_line(summary: &CaptureSummary, spill: &SpillReport, first: u64, last: 
             format!("{omitted}; they are {lines} of the spill {path}]")
         }
         SpillCover::Holds(path, held) => format!(
-            "{omitted}; the spill {path} holds them up to line {held} ({}); lines after it are gone]",
+            "{omitted}; the spill {path} holds them up to line {held}{} ({}); lines after it are gone]",
+            cut_words(spill, held),
             spill_stop(spill)
         ),
         SpillCover::Gone(why) => format!("{omitted}; {why}, so they are gone]"),
+    }
+}
+
+/// `, whose end is cut off` when the spill's last line `held` is a fragment (the spill stays a byte-prefix of the
+/// stream, so the cut is said here, not marked in the file).
+fn cut_words(spill: &SpillReport, held: u64) -> &'static str {
+    if spill.cut_line && held == spill.newlines_held + 1 {
+        " (cut short: the spill ends inside it)"
+    } else {
+        ""
     }
 }
 
@@ -815,9 +969,40 @@ fn spill_stop(spill: &SpillReport) -> String {
     }
 }
 
+/// The name of POSIX signal `number` (Linux numbering for the common ones), when it has a well-known one.
+pub fn signal_name(number: i32) -> Option<&'static str> {
+    Some(match number {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        10 => "SIGUSR1",
+        11 => "SIGSEGV",
+        12 => "SIGUSR2",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        _ => return None,
+    })
+}
+
+/// The exit status in words: a status from 129 to 159 is how shells report a death by signal `status - 128`
+/// (`exit status 137: killed by signal 9 (SIGKILL)`).
 fn exit_sentence(exit_status: Option<i32>) -> String {
     match exit_status {
         Some(0) => " The command exited with status 0.".to_string(),
+        Some(status @ 129..=159) => {
+            let signal = status - 128;
+            let name = signal_name(signal).map_or(String::new(), |name| format!(" ({name})"));
+            format!(" The command failed: exit status {status}, killed by signal {signal}{name}.")
+        }
         Some(status) => format!(" The command failed: exit status {status}."),
         None => String::new(),
     }
@@ -825,6 +1010,12 @@ fn exit_sentence(exit_status: Option<i32>) -> String {
 
 fn noise_sentence(summary: &CaptureSummary) -> String {
     let mut out = String::new();
+    if summary.cr_count > 0 {
+        out.push_str(&format!(
+            " The output has no line feed: its {} split it into lines, as the reader splits a CR-only file.",
+            plural(summary.cr_count, "carriage return", "carriage returns")
+        ));
+    }
     if summary.collapsed_redraws > 0 {
         out.push_str(&format!(
             " {} collapsed to the line's final state.",
@@ -848,40 +1039,85 @@ fn noise_sentence(summary: &CaptureSummary) -> String {
     out
 }
 
+/// The hint of an output that fit the window. When redraws were collapsed, the window is not the whole output: the
+/// hint says so and where the raw stream (every redraw) is, instead of "the whole output".
 fn whole_hint(summary: &CaptureSummary, spill: &SpillReport, exit_status: Option<i32>) -> String {
-    let mut hint = format!(
-        "The whole output: {} ({}).",
+    let size = format!(
+        "{} ({})",
         plural(summary.total_lines, "line", "lines"),
         plural(summary.total_chars, "character", "characters")
     );
-    if let Some(path) = &spill.path {
-        hint.push_str(&format!(" The raw output is also in {path}."));
-    }
-    hint.push_str(&noise_sentence(summary));
+    let mut hint = if summary.collapsed_redraws > 0 {
+        let mut hint = format!(
+            "The output after redraws were collapsed: {size}; {} collapsed to the line's final state.",
+            plural(
+                summary.collapsed_redraws,
+                "carriage-return or erase-line redraw was",
+                "carriage-return or erase-line redraws were"
+            )
+        );
+        match (&spill.path, &spill.error) {
+            (Some(path), None) => hint.push_str(&format!(
+                " The raw output, every redraw included, is in {path} (offset=1)."
+            )),
+            (_, Some(error)) => hint.push_str(&format!(
+                " The raw output with the redraws was not kept: the spill failed: {error}."
+            )),
+            (None, None) => hint.push_str(" The raw output with the redraws was not kept."),
+        }
+        if summary.total_lines <= 1 && summary.lf_count + summary.crlf_count == 0 {
+            hint.push_str(
+                " The output has no line feed at all: if its carriage returns separate records, the reader \
+                 splits the raw output on them.",
+            );
+        }
+        hint
+    } else {
+        let mut hint = format!("The whole output: {size}.");
+        if let Some(path) = &spill.path {
+            hint.push_str(&format!(" The raw output is also in {path}."));
+        }
+        hint
+    };
+    let mut noise = summary.clone();
+    noise.collapsed_redraws = 0;
+    hint.push_str(&noise_sentence(&noise));
     hint.push_str(&exit_sentence(exit_status));
     hint
 }
 
+/// `line N` or `lines A-B`.
+fn span(first: u64, last: u64) -> String {
+    if first == last {
+        format!("line {first}")
+    } else {
+        format!("lines {first}-{last}")
+    }
+}
+
+/// The hint of an overflowed output. `column` is where the omitted text starts inside line `first` when the head
+/// ends inside that line (the reader's `column`, 0-based characters); the hint's call then continues there.
 fn overflow_hint(
     summary: &CaptureSummary,
     spill: &SpillReport,
     exit_status: Option<i32>,
-    head_last: u64,
-    tail_first: u64,
+    (head_last, tail_first): (u64, u64),
     (first, last): (u64, u64),
+    column: Option<u64>,
 ) -> String {
     let total = summary.total_lines;
     let head = if head_last == 0 {
         String::new()
     } else {
-        format!("lines 1-{head_last} (head) and ")
+        format!("{} (head) and ", span(1, head_last))
     };
     let mut hint = format!(
-        "Output of {} ({}): showing {head}lines {tail_first}-{total} (tail, the end of the output); {} in lines \
-         {first}-{last} are omitted.",
+        "Output of {} ({}): showing {head}{} (tail, the end of the output); {} in {} are omitted.",
         plural(total, "line", "lines"),
         plural(summary.total_chars, "character", "characters"),
+        span(tail_first, total),
         plural(summary.omitted_chars, "character", "characters"),
+        span(first, last),
     );
     let read_to = match spill_cover(spill, last, first) {
         SpillCover::Holds(path, held) => Some((path, held)),
@@ -893,8 +1129,10 @@ fn overflow_hint(
     if let Some((path, held)) = read_to {
         let lines = held - first + 1;
         let limit = lines.min(READ_LIMIT_LINES);
+        let column = column.map_or(String::new(), |column| format!(" column={column}"));
         hint.push_str(&format!(
-            " Read them from the spill, not by running the command again: path={path} offset={first} limit={limit}"
+            " Read them from the spill, not by running the command again: path={path} offset={first}{column} \
+             limit={limit}"
         ));
         if lines > limit {
             hint.push_str(", then page on with the cursor");
@@ -902,7 +1140,8 @@ fn overflow_hint(
         hint.push('.');
         if held < last {
             hint.push_str(&format!(
-                " The spill holds them only up to line {held} ({}).",
+                " The spill holds them only up to line {held}{} ({}).",
+                cut_words(spill, held),
                 spill_stop(spill)
             ));
         }
@@ -1071,6 +1310,40 @@ mod tests {
                 "x".repeat(80),
                 "x".repeat(107)
             )
+        );
+    }
+
+    #[test]
+    fn erase_line_spinners_collapse_and_string_sequences_are_removed_whole() {
+        let input = b"\x1b[2K\x1b[1G- a\x1b[2K\x1b[1G\\ b\x1b[2K\x1b[Gdone\n\
+                      x\x1bPq#0;2;0;0;0#0~~@@vv\x1b\\y\x1b_apc\x1b\\z\x1b]8;;http://e\x07!\n";
+        let summary = run(config(200), &[input], &SpillReport::default());
+        assert_eq!(summary.content, "done\nxyz!\n");
+        assert_eq!(summary.collapsed_redraws, 2);
+    }
+
+    #[test]
+    fn a_single_line_over_the_window_gives_the_column_of_its_omitted_middle() {
+        let summary = run(config(200), &[&[b'x'; 1_000]], &spilled("/s/c.log"));
+        assert_eq!(summary.omitted_range, Some((1, 1)));
+        assert_eq!(
+            summary.hint,
+            "Output of 1 line (1,000 characters): showing line 1 (head) and line 1 (tail, the end of the output); \
+             800 characters in line 1 are omitted. Read them from the spill, not by running the command again: \
+             path=/s/c.log offset=1 column=80 limit=1."
+        );
+    }
+
+    #[test]
+    fn an_exit_status_over_128_names_the_signal() {
+        let mut window = StreamWindow::new(config(200));
+        window.push(b"x\n");
+        window.close();
+        let summary = window.finish(&SpillReport::default(), Some(137));
+        assert_eq!(
+            summary.hint,
+            "The whole output: 1 line (2 characters). The command failed: exit status 137, killed by signal 9 \
+             (SIGKILL)."
         );
     }
 

@@ -20,11 +20,15 @@ wit_bindgen::generate!({
     world: "read-window",
 });
 
+use crate::document::{
+    DocumentFacts as CoreFacts, DocumentFormat as CoreFormat, PartKind as CorePartKind,
+};
 use exports::read_window::reader::reader::{
     Budget, BudgetReport, BudgetUnit, CaptureConfig, CaptureResult, ClampedLine, Config,
-    EncodingFacts, EncodingOrigin, ErrorKind, Guest, GuestCapture, GuestSession, LineEndings,
-    ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow, SessionStats,
-    TextEncoding as WitEncoding, Truncation, UnchangedStub,
+    DocumentFacts, DocumentFormat, DocumentPart, EncodingFacts, EncodingOrigin, ErrorKind, Guest,
+    GuestCapture, GuestSession, LineEndings, PageRange, PartKind, ReadError, ReadOutcome,
+    ReadRequest, ReadResult, RetryWindow, SessionStats, TextEncoding as WitEncoding, Truncation,
+    UnchangedStub,
 };
 
 struct Component;
@@ -78,12 +82,56 @@ fn wit_error(error: CoreError) -> ReadError {
             CoreKind::LoopBlocked => ErrorKind::LoopBlocked,
             CoreKind::EchoedOutput => ErrorKind::EchoedOutput,
             CoreKind::Unencodable => ErrorKind::Unencodable,
+            CoreKind::TooLarge => ErrorKind::TooLarge,
+            CoreKind::MalformedDocument => ErrorKind::MalformedDocument,
+            CoreKind::EncryptedDocument => ErrorKind::EncryptedDocument,
+            CoreKind::BinaryDocument => ErrorKind::BinaryDocument,
         },
         message: error.message,
         already_read: error.already_read,
         path: error.path,
         suggestions: error.suggestions,
         total_lines: error.total_lines,
+    }
+}
+
+fn wit_document(facts: CoreFacts) -> DocumentFacts {
+    DocumentFacts {
+        format: match facts.format {
+            CoreFormat::Ipynb => DocumentFormat::Ipynb,
+            CoreFormat::Docx => DocumentFormat::Docx,
+            CoreFormat::Xlsx => DocumentFormat::Xlsx,
+            CoreFormat::Xls => DocumentFormat::Xls,
+            CoreFormat::Ods => DocumentFormat::Ods,
+            CoreFormat::Pptx => DocumentFormat::Pptx,
+            CoreFormat::Odp => DocumentFormat::Odp,
+            CoreFormat::Odt => DocumentFormat::Odt,
+            CoreFormat::Epub => DocumentFormat::Epub,
+            CoreFormat::Pdf => DocumentFormat::Pdf,
+        },
+        parts: facts
+            .parts
+            .into_iter()
+            .map(|part| DocumentPart {
+                kind: match part.kind {
+                    CorePartKind::Cell => PartKind::Cell,
+                    CorePartKind::Page => PartKind::Page,
+                    CorePartKind::Sheet => PartKind::Sheet,
+                    CorePartKind::Slide => PartKind::Slide,
+                    CorePartKind::Chapter => PartKind::Chapter,
+                },
+                number: part.number,
+                name: part.name,
+                first_line: part.first_line,
+                characters: part.characters,
+            })
+            .collect(),
+        pages: facts.pages,
+        empty_pages: facts
+            .empty_pages
+            .into_iter()
+            .map(|(first, last)| PageRange { first, last })
+            .collect(),
     }
 }
 
@@ -159,6 +207,7 @@ fn wit_result(result: CoreResult) -> ReadResult {
             cap: result.budget.cap,
         },
         warnings: result.warnings,
+        document: result.document.map(wit_document),
     }
 }
 
@@ -220,10 +269,10 @@ impl GuestSession for Session {
     }
 
     fn check_write(&self, path: String, text: String) -> Result<(), ReadError> {
-        let fs = self.fs.borrow();
+        let mut fs = self.fs.borrow_mut();
         self.reader
             .borrow()
-            .check_write(&*fs, &path, &text)
+            .check_write(&mut *fs, &path, &text)
             .map_err(wit_error)
     }
 
@@ -282,6 +331,7 @@ fn wit_capture(result: crate::spill::CaptureResult) -> CaptureResult {
     let summary = result.summary;
     let text = window_text(&summary.content, &summary.hint, &[]);
     let line_endings = match (summary.lf_count, summary.crlf_count) {
+        (0, 0) if summary.cr_count > 0 => LineEndings::Cr,
         (0, 0) => LineEndings::None,
         (_, 0) => LineEndings::Lf,
         (0, _) => LineEndings::Crlf,

@@ -21,6 +21,9 @@ pub const DEFAULT_NOT_FOUND_TTL_MS: u64 = 60_000;
 pub const MIN_BUDGET_CHARS: u64 = 200;
 /// The smallest token cap accepted.
 pub const MIN_TOKEN_CAP: u64 = 100;
+/// The smallest token headroom accepted: a window aims at no less than half its cap, so the smallest cap
+/// ([`MIN_TOKEN_CAP`]) still leaves a budget of 50 tokens, room for a gutter, a marker and some text.
+pub const MIN_TOKEN_HEADROOM: f64 = 0.5;
 /// The smallest clamp accepted, in characters.
 pub const MIN_MAX_LINE_CHARS: u64 = 16;
 /// The largest character budget accepted: 10,000,000 characters. A window costs at most about 8 bytes of linear
@@ -92,6 +95,8 @@ impl ConfigProblem {
     }
 }
 
+pub use crate::guards::pattern_problem;
+
 /// How every warning about the config begins. These warnings are for the host, not the model: a result's `text`
 /// leaves them out.
 pub const CONFIG_WARNING_PREFIX: &str = "config ";
@@ -109,7 +114,7 @@ pub enum Budget {
     Tokens {
         /// The host's cap, in tokens.
         cap: u64,
-        /// The share of the cap aimed at, in (0, 1].
+        /// The share of the cap aimed at, from [`MIN_TOKEN_HEADROOM`] (0.5) to 1.
         headroom: f64,
     },
 }
@@ -268,12 +273,13 @@ impl Config {
                 None => DEFAULT_TOKEN_CAP,
             };
             let headroom = match input.token_headroom {
-                Some(headroom) if headroom > 0.0 && headroom <= 1.0 => headroom,
+                Some(headroom) if (MIN_TOKEN_HEADROOM..=1.0).contains(&headroom) => headroom,
                 Some(headroom) => {
                     problems.push(ConfigProblem::new(
                         "budget.tokens.headroom",
-                        headroom,
-                        "above 0, at most 1".to_string(),
+                        // Debug keeps 1e-300 short where Display writes 300 digits.
+                        format!("{headroom:?}"),
+                        format!("from {MIN_TOKEN_HEADROOM} to 1"),
                         DEFAULT_TOKEN_HEADROOM,
                     ));
                     DEFAULT_TOKEN_HEADROOM
@@ -322,6 +328,23 @@ impl Config {
                     DEFAULT_NOT_FOUND_TTL_MS,
                 ));
             }
+        }
+        for (field, patterns) in [
+            ("deny-patterns", &mut config.deny_patterns),
+            ("allow-patterns", &mut config.allow_patterns),
+        ] {
+            patterns.retain(|pattern| match pattern_problem(pattern) {
+                Some(why) => {
+                    problems.push(ConfigProblem {
+                        field,
+                        value: pattern.clone(),
+                        range: why,
+                        fallback: "the other patterns without it".to_string(),
+                    });
+                    false
+                }
+                None => true,
+            });
         }
         let both_budgets = token_mode && input.budget_chars.is_some();
         (config, problems, both_budgets)
@@ -401,6 +424,42 @@ mod tests {
         let (config, _) = Config::resolve(input);
         assert_eq!(config.budget, Budget::Characters(10_000_000));
         assert_eq!(config.max_line_chars, 10_000_000);
+    }
+
+    #[test]
+    fn a_headroom_under_half_and_a_malformed_pattern_fall_back_with_warnings() {
+        let (config, warnings) = Config::resolve(ConfigInput {
+            token_cap: Some(100),
+            token_headroom: Some(0.01),
+            deny_patterns: vec!["/etc/serv[".into(), "**/*.key".into()],
+            allow_patterns: vec!["{a".into()],
+            ..ConfigInput::default()
+        });
+        assert_eq!(
+            config.budget,
+            Budget::Tokens {
+                cap: 100,
+                headroom: 0.9
+            }
+        );
+        assert_eq!(config.deny_patterns, ["**/*.key"]);
+        assert!(config.allow_patterns.is_empty());
+        assert_eq!(
+            warnings,
+            [
+                "config budget.tokens.headroom 0.01 is invalid (from 0.5 to 1); using the default 0.9.",
+                "config deny-patterns /etc/serv[ is invalid (a `[` class is not closed by `]`); using the other \
+                 patterns without it.",
+                "config allow-patterns {a is invalid (a `{` group is not closed by `}`); using the other patterns \
+                 without it.",
+            ]
+        );
+        let smallest = Config::resolve(ConfigInput {
+            token_cap: Some(MIN_TOKEN_CAP),
+            token_headroom: Some(MIN_TOKEN_HEADROOM),
+            ..ConfigInput::default()
+        });
+        assert_eq!((smallest.0.budget.limit(), smallest.1.len()), (50, 0));
     }
 
     #[test]

@@ -162,7 +162,7 @@ fn tail_reads_end_at_the_last_line_of_every_line_ending_kind() {
         assert_eq!(one.window.next_offset, None, "{name}");
         assert_eq!(
             one.hint,
-            format!("Showing line 3 of 3 in /w/{name}: the end of the file. The line before them is read with offset=2 limit=1."),
+            format!("Showing line 3 of 3 in /w/{name}: the end of the file. The line before it is read with offset=2 limit=1."),
         );
         let two = read_once(
             ConfigInput::default(),
@@ -191,7 +191,7 @@ fn tail_reads_end_at_the_last_line_of_every_line_ending_kind() {
         &mut fs,
         &ReadRequest {
             tail: Some(2),
-            offset: Some(1),
+            offset: Some(2),
             ..request("lf.txt")
         },
     )
@@ -238,9 +238,11 @@ fn check_write_refuses_text_a_legacy_file_cannot_encode() {
     .unwrap();
     let mut reader = Reader::new(ConfigInput::default());
     reader.read(&mut fs, &request("ru.txt"), 0).unwrap();
-    assert!(reader.check_write(&fs, "ru.txt", "Привет, мир\n").is_ok());
+    assert!(reader
+        .check_write(&mut fs, "ru.txt", "Привет, мир\n")
+        .is_ok());
     let refused = reader
-        .check_write(&fs, "ru.txt", "Привет\nмир 😀\n")
+        .check_write(&mut fs, "ru.txt", "Привет\nмир 😀\n")
         .unwrap_err();
     assert_eq!(refused.kind, ErrorKind::Unencodable);
     assert!(
@@ -251,5 +253,41 @@ fn check_write_refuses_text_a_legacy_file_cannot_encode() {
         refused.message
     );
     // Another file is not held to it.
-    assert!(reader.check_write(&fs, "new.txt", "мир 😀\n").is_ok());
+    assert!(reader.check_write(&mut fs, "new.txt", "мир 😀\n").is_ok());
+}
+
+#[cfg(unix)]
+#[test]
+fn check_write_follows_links_to_the_file_that_was_read() {
+    let (directory, mut fs) = setup();
+    std::fs::create_dir(directory.path().join("real")).unwrap();
+    std::fs::write(
+        directory.path().join("real/ru.txt"),
+        encoded("Привет мир, это тест\n", encoding_rs::WINDOWS_1251),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("real/ru.txt", directory.path().join("rel.txt")).unwrap();
+    // An absolute link names the guest path.
+    std::os::unix::fs::symlink("/w/real/ru.txt", directory.path().join("abs.txt")).unwrap();
+    std::os::unix::fs::symlink("real", directory.path().join("linked")).unwrap();
+    let mut reader = Reader::new(ConfigInput::default());
+    let read = window(reader.read(&mut fs, &request("rel.txt"), 0).unwrap());
+    assert_eq!(read.path, "/w/real/ru.txt");
+    for path in [
+        "rel.txt",
+        "abs.txt",
+        "linked/ru.txt",
+        "real/ru.txt",
+        "/w/rel.txt",
+    ] {
+        let refused = reader.check_write(&mut fs, path, "мир 😀\n").unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::Unencodable, "{path}");
+        assert!(
+            refused.message.starts_with(&format!(
+                "Line 1 of the text for {path} holds U+1F600 `😀` (column 4), which windows-1251 cannot encode: this session read /w/real/ru.txt as windows-1251"
+            )),
+            "{}",
+            refused.message
+        );
+    }
 }

@@ -31,6 +31,15 @@ pub enum ErrorKind {
     EchoedOutput,
     /// Text offered for writing holds a character the file's legacy encoding cannot encode.
     Unencodable,
+    /// A document over a cap (50 MB input, zip entries, decompressed size, compression ratio); the message names it.
+    TooLarge,
+    /// A document that cannot be extracted: corrupt, or not the format its name promises (the message says what
+    /// was found).
+    MalformedDocument,
+    /// A password-protected document.
+    EncryptedDocument,
+    /// Text offered for writing over a binary document (a zip or OLE container, a PDF): the text is an extraction.
+    BinaryDocument,
 }
 
 impl ErrorKind {
@@ -50,6 +59,10 @@ impl ErrorKind {
             ErrorKind::LoopBlocked => "loop_blocked",
             ErrorKind::EchoedOutput => "echoed_output",
             ErrorKind::Unencodable => "unencodable",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::MalformedDocument => "malformed_document",
+            ErrorKind::EncryptedDocument => "encrypted_document",
+            ErrorKind::BinaryDocument => "binary_document",
         }
     }
 }
@@ -143,6 +156,7 @@ pub enum FsError {
 impl FsError {
     /// Turns the file-system error into a read error about `path`.
     pub fn into_read_error(self, path: &str) -> ReadError {
+        let path = crate::text::path_in_prose(path);
         match self {
             FsError::NotFound => ReadError::new(
                 ErrorKind::NotFound,

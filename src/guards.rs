@@ -41,7 +41,8 @@ pub fn check_device_name(path: &str) -> Result<(), ReadError> {
         Err(ReadError::new(
             ErrorKind::Device,
             format!(
-                "{path} is {what}; {why}, so read-window refuses it. Read a regular file instead."
+                "{} is {what}; {why}, so read-window refuses it. Read a regular file instead.",
+                crate::text::path_in_prose(path)
             ),
         ))
     };
@@ -124,6 +125,16 @@ pub const DEFAULT_DENY: &[(&str, &str)] = &[
     ("**/*.key", "private key (*.key)"),
     ("**/auth.json", "token store (auth.json)"),
     ("**/credentials.json", "token store (credentials.json)"),
+    ("**/etc/shadow", "password hashes (shadow)"),
+    ("**/etc/shadow-", "password hashes (shadow backup)"),
+    ("**/etc/gshadow", "group password hashes (gshadow)"),
+    ("**/etc/gshadow-", "group password hashes (gshadow backup)"),
+    (
+        "**/etc/master.passwd",
+        "password hashes (BSD master.passwd)",
+    ),
+    ("**/etc/security/opasswd", "old password hashes (opasswd)"),
+    ("**/ssh_host_*_key", "SSH host private key"),
 ];
 
 /// Exceptions to the default deny-list: templates that hold no secrets.
@@ -192,7 +203,8 @@ impl CredentialPolicy {
             Some(rule) => Err(ReadError::new(
                 ErrorKind::Credential,
                 format!(
-                    "{path} holds {} (credential rule `{}`); read-window does not read credential files. {}",
+                    "{} holds {} (credential rule `{}`); read-window does not read credential files. {}",
+                    crate::text::path_in_prose(path),
                     rule.description,
                     rule.pattern,
                     advice_for(&rule.pattern)
@@ -209,10 +221,60 @@ fn advice_for(pattern: &str) -> &'static str {
         "Ask the user for the value you need, or read a template such as .env.example."
     } else if pattern.starts_with("**/id_") {
         "Read the public key (the same name with .pub) if you need the key's identity; never the private key."
+    } else if pattern.contains("shadow") || pattern.contains("passwd") {
+        "Read /etc/passwd or /etc/group for the accounts and groups; the password hashes are never needed."
+    } else if pattern.starts_with("**/ssh_host_") {
+        "Read the public host key (the same name with .pub) if you need the key's identity; never the private key."
     } else if pattern.ends_with(".ppk") || pattern.ends_with(".key") {
         "Read the certificate or public key that goes with it if you need the key's identity; never the private key."
     } else {
         "Ask the user for the value you need; do not try another path to the same file."
+    }
+}
+
+/// Why `pattern` is not a glob pattern the credential rules can use, or `None` when it is one: empty, a `[` class
+/// or a `{` group left open, a `}` with no `{` to close, or a trailing `\` escaping nothing. The glob
+/// matcher does not refuse these (it silently matches nothing), so hosts refuse them at the edge and the component
+/// leaves such a pattern out with a warning.
+pub fn pattern_problem(pattern: &str) -> Option<String> {
+    if pattern.is_empty() {
+        return Some("an empty pattern matches nothing".to_string());
+    }
+    let mut braces = 0usize;
+    let mut class_open = false;
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.next().is_none() => {
+                return Some("it ends in a `\\` that escapes nothing".to_string());
+            }
+            '[' if !class_open => {
+                class_open = true;
+                // `[]...]` and `[!]...]` hold a `]` as their first member.
+                if chars.peek() == Some(&'!') || chars.peek() == Some(&'^') {
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                }
+            }
+            ']' if class_open => class_open = false,
+            '{' if !class_open => braces += 1,
+            '}' if !class_open => {
+                if braces == 0 {
+                    return Some("a `}` closes no `{`".to_string());
+                }
+                braces -= 1;
+            }
+            _ => {}
+        }
+    }
+    if class_open {
+        Some("a `[` class is not closed by `]`".to_string())
+    } else if braces > 0 {
+        Some("a `{` group is not closed by `}`".to_string())
+    } else {
+        None
     }
 }
 
@@ -602,6 +664,7 @@ impl KeyBlocks {
         let Some(block) = self.blocks.get(position) else {
             return Ok(());
         };
+        let path = crate::text::path_in_prose(path);
         let begin = block.begin_line;
         let window = if first == last {
             format!("line {first}")
@@ -857,6 +920,40 @@ mod tests {
         assert!(policy.check("/p/secrets/prod.yaml").is_err());
         assert!(policy.check("/p/test-fixtures/cert.key").is_ok());
         assert!(policy.check("/p/other/cert.key").is_err());
+    }
+
+    #[test]
+    fn malformed_patterns_are_named_and_well_formed_ones_pass() {
+        assert_eq!(
+            pattern_problem("/etc/serv[").as_deref(),
+            Some("a `[` class is not closed by `]`")
+        );
+        assert_eq!(
+            pattern_problem("**/*.{pem,key").as_deref(),
+            Some("a `{` group is not closed by `}`")
+        );
+        assert_eq!(
+            pattern_problem("a}b").as_deref(),
+            Some("a `}` closes no `{`")
+        );
+        assert_eq!(
+            pattern_problem("x\\").as_deref(),
+            Some("it ends in a `\\` that escapes nothing")
+        );
+        assert_eq!(
+            pattern_problem("").as_deref(),
+            Some("an empty pattern matches nothing")
+        );
+        for good in [
+            "**/*.key",
+            "/etc/serv[ai]ces",
+            "[]x]",
+            "{a,{b,c}}",
+            "\\[",
+            "*.[!a]",
+        ] {
+            assert_eq!(pattern_problem(good), None, "{good}");
+        }
     }
 
     #[test]

@@ -326,6 +326,9 @@ pub struct LineIndex {
     key_blocks: KeyBlocks,
     /// The version of the file the index describes.
     pub identity: Option<FileIdentity>,
+    /// For a legacy encoding that was a guess among single-byte encodings, the runner-up the hint names
+    /// ([`crate::legacy::detect_with_runner_up`]).
+    pub runner_up: Option<&'static encoding_rs::Encoding>,
     /// The content print of the bytes `[data_start, resume_offset)`, to go on from when the file grows.
     prefix: StreamPrint,
     /// The content print of every scanned byte: `[data_start, scanned_bytes)`.
@@ -360,6 +363,7 @@ impl LineIndex {
             long_lines: std::collections::BTreeMap::new(),
             key_blocks: KeyBlocks::new(),
             identity: None,
+            runner_up: None,
             prefix: StreamPrint::new(StreamPrint::seed_of(encoding, data_start)),
             content_print: StreamPrint::new(StreamPrint::seed_of(encoding, data_start)).finish(),
             line_prints: Vec::new(),

@@ -24,6 +24,17 @@ const MAX_CONTROL_PER_MILLE: usize = 10;
 /// The legacy encoding of a file whose start is `sample` (`whole_file` when it is all of the file), or `None` when
 /// the file is UTF-8 or no legacy encoding fits (see the module doc for the rule).
 pub fn detect(sample: &[u8], whole_file: bool) -> Option<&'static Encoding> {
+    detect_with_runner_up(sample, whole_file).map(|(encoding, _)| encoding)
+}
+
+/// [`detect`], with the runner-up when the detection is a guess between single-byte encodings that decode the
+/// sample to different text with little to choose between them (ISO-8859-15 against windows-1252, ISO-8859-3
+/// against ISO-8859-2, KOI8-U against KOI8-R: see [`CONFUSABLE`]); `None` as the runner-up when no other
+/// candidate comes close.
+pub fn detect_with_runner_up(
+    sample: &[u8],
+    whole_file: bool,
+) -> Option<(&'static Encoding, Option<&'static Encoding>)> {
     let judged = if whole_file {
         sample
     } else {
@@ -48,14 +59,375 @@ pub fn detect(sample: &[u8], whole_file: bool) -> Option<&'static Encoding> {
     if guess == encoding_rs::UTF_8 || (invalid == 0 && guess != encoding_rs::ISO_2022_JP) {
         return None;
     }
+    if guess == encoding_rs::ISO_2022_JP {
+        return decodes_cleanly(guess, sample, whole_file).map(|_| (guess, None));
+    }
     // A few accented letters, each alone between ASCII bytes, are Latin script: too little for the detector to
     // tell the Latin encodings apart (a lone `naïve` scores best as ISO-8859-4), so the common one is taken.
-    let guess = if guess.is_single_byte() && few_isolated_non_ascii(sample) {
-        encoding_rs::WINDOWS_1252
+    // ISO-8859-15 is still weighed against it (`cœur` reads `c½ur` in windows-1252).
+    if guess.is_single_byte() && few_isolated_non_ascii(sample) {
+        let latin = vec![encoding_rs::WINDOWS_1252, encoding_rs::ISO_8859_15];
+        return best_candidate(latin, sample, whole_file);
+    }
+    best_candidate(candidates(&detector, guess), sample, whole_file)
+}
+
+/// The top-level domains whose regional guess [`best_candidate`] asks `chardetng` for: each makes the detector
+/// prefer the encodings of one region (Cyrillic, Japanese, Korean, simplified and traditional Chinese, Greek,
+/// Turkish, Hebrew, Central European Windows and ISO, Baltic, Vietnamese, Thai, Arabic).
+const REGIONS: [&[u8]; 14] = [
+    b"ru", b"jp", b"kr", b"cn", b"tw", b"gr", b"tr", b"il", b"cz", b"pl", b"lt", b"vn", b"th",
+    b"eg",
+];
+
+/// The encodings [`best_candidate`] weighs, in order of preference on a tie: `guess` (the detector's generic
+/// guess), then the detector's guess for each of [`REGIONS`], each followed by the encodings the detector never
+/// names that read its script: ISO-8859-15 and ISO-8859-3 (Esperanto, Maltese) beside a single-byte one, every
+/// one of [`CYRILLIC`] beside a Cyrillic one.
+fn candidates(
+    detector: &chardetng::EncodingDetector,
+    guess: &'static Encoding,
+) -> Vec<&'static Encoding> {
+    let mut base: Vec<&'static Encoding> = vec![guess];
+    for region in REGIONS {
+        let regional = detector.guess(Some(region), chardetng::Utf8Detection::Deny);
+        if !base.contains(&regional) && regional != encoding_rs::UTF_8 {
+            base.push(regional);
+        }
+    }
+    // Each candidate is followed by the encodings the detector never names that read the same script.
+    let mut candidates: Vec<&'static Encoding> = Vec::new();
+    for encoding in base {
+        let mut with = vec![encoding];
+        if CYRILLIC.contains(&encoding) {
+            with.extend_from_slice(&CYRILLIC);
+        } else if encoding.is_single_byte() {
+            with.push(encoding_rs::ISO_8859_15);
+            with.push(encoding_rs::ISO_8859_3);
+        }
+        for one in with {
+            if !candidates.contains(&one) {
+                candidates.push(one);
+            }
+        }
+    }
+    candidates
+}
+
+/// The encoding among `candidates` (the first is the detector's guess, the rest in order of preference on a tie)
+/// whose clean decode of `sample` scores best by [`plausibility`], with its runner-up: the best-scoring other clean
+/// candidate of a [`CONFUSABLE`] group with it that decodes the sample to different text and scores no lower than
+/// the winner less the threshold below (ISO-8859-3 only with Esperanto evidence). `None` when no candidate decodes cleanly, or only ones
+/// with more evidence against them than the threshold below. A clean guess gives way only to a candidate of its
+/// kind (single-byte or multi-byte) that scores better by more than the threshold: 2% of the sample's non-ASCII
+/// bytes, at least 4. KOI8-R is taken over KOI8-U when both decode the sample to the same text (Russian, box
+/// drawing).
+fn best_candidate(
+    candidates: Vec<&'static Encoding>,
+    sample: &[u8],
+    whole_file: bool,
+) -> Option<(&'static Encoding, Option<&'static Encoding>)> {
+    let guess = *candidates.first()?;
+    let mut decoded: Vec<(&'static Encoding, String, i64)> = Vec::new();
+    for encoding in candidates {
+        if let Some(text) = decodes_cleanly(encoding, sample, whole_file) {
+            let score = plausibility(&text, encoding);
+            decoded.push((encoding, text, score));
+        }
+    }
+    // Evidence must outweigh the detector: by more than 2% of the sample's non-ASCII bytes (at least 4).
+    let threshold = (sample.iter().filter(|byte| **byte >= 0x80).count() / 50).max(4) as i64;
+    let guess_entry = decoded.iter().find(|(encoding, _, _)| *encoding == guess);
+    let mut best: Option<&(&'static Encoding, String, i64)> = guess_entry;
+    for entry in &decoded {
+        let better = match (best, guess_entry) {
+            // A guess that does not decode cleanly gives way to a candidate of its kind with little against it.
+            (None, _) => {
+                entry.0.is_single_byte() == guess.is_single_byte()
+                    && entry.2 >= -threshold
+                    && spaced_like_text(sample)
+            }
+            // A clean guess gives way only to a decode of its kind (single-byte or multi-byte) with clearly
+            // less evidence against it.
+            (Some(current), Some(guessed)) => {
+                entry.0.is_single_byte() == guess.is_single_byte()
+                    && entry.2 > current.2
+                    && entry.2 - guessed.2 > threshold
+            }
+            (Some(current), None) => {
+                entry.0.is_single_byte() == guess.is_single_byte() && entry.2 > current.2
+            }
+        };
+        if better {
+            best = Some(entry);
+        }
+    }
+    let (mut winner, winner_text, winner_score) = best?;
+    if winner == encoding_rs::KOI8_U
+        && decoded
+            .iter()
+            .any(|(encoding, text, _)| *encoding == encoding_rs::KOI8_R && text == winner_text)
+    {
+        winner = encoding_rs::KOI8_R;
+    }
+    // A runner-up: a confusable decode to different text that the evidence does not rule out. ISO-8859-3 reads
+    // most Latin-2 and Nordic text as plausible letters, so it is one only with Esperanto's `aŭ` in it.
+    let mut runner_up: Option<&(&'static Encoding, String, i64)> = None;
+    for entry in &decoded {
+        let (encoding, text, score) = entry;
+        let close = *encoding != winner
+            && *score >= winner_score - threshold
+            && text != winner_text
+            && (*encoding != encoding_rs::ISO_8859_3 || *score > 0)
+            && CONFUSABLE
+                .iter()
+                .any(|group| group.contains(encoding) && group.contains(&winner));
+        if close && runner_up.is_none_or(|(_, _, best)| score > best) {
+            runner_up = Some(entry);
+        }
+    }
+    Some((winner, runner_up.map(|(encoding, _, _)| *encoding)))
+}
+
+/// Whether `sample` has the spaces or line breaks of text: at least one for every 16 non-ASCII bytes (so a run
+/// of stray high bytes is not taken for text in an encoding found only after the detector's guess failed).
+fn spaced_like_text(sample: &[u8]) -> bool {
+    let breaks = sample
+        .iter()
+        .filter(|byte| matches!(byte, b' ' | b'\n' | b'\t'))
+        .count();
+    let high = sample.iter().filter(|byte| **byte >= 0x80).count();
+    breaks * 16 >= high && breaks > 0
+}
+
+/// The single-byte Cyrillic encodings: when one is a candidate, all are (KOI8-R and KOI8-U are told apart from
+/// windows-1251 and IBM866 by their case and box-drawing patterns, which [`plausibility`] weighs).
+const CYRILLIC: [&Encoding; 5] = [
+    encoding_rs::WINDOWS_1251,
+    encoding_rs::KOI8_R,
+    encoding_rs::KOI8_U,
+    encoding_rs::IBM866,
+    encoding_rs::ISO_8859_5,
+];
+
+/// Single-byte encodings that decode the same bytes to different letters of one script, which no detector tells
+/// apart reliably on a short sample: a winner's runner-ups come from its groups.
+const CONFUSABLE: [&[&Encoding]; 3] = [
+    &[encoding_rs::WINDOWS_1252, encoding_rs::ISO_8859_15],
+    &[
+        encoding_rs::ISO_8859_2,
+        encoding_rs::WINDOWS_1250,
+        encoding_rs::ISO_8859_3,
+        encoding_rs::ISO_8859_16,
+    ],
+    &[encoding_rs::KOI8_R, encoding_rs::KOI8_U],
+];
+
+/// The script of a letter, for [`plausibility`]'s test of words that mix scripts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Script {
+    Latin,
+    Cyrillic,
+    Greek,
+    Hebrew,
+    Arabic,
+    Thai,
+    Hangul,
+    Kana,
+    Han,
+    Other,
+}
+
+fn script_of(character: char) -> Script {
+    match u32::from(character) {
+        0x00..=0x024F | 0x1E00..=0x1EFF => Script::Latin,
+        0x0370..=0x03FF | 0x1F00..=0x1FFF => Script::Greek,
+        0x0400..=0x052F => Script::Cyrillic,
+        0x0590..=0x05FF => Script::Hebrew,
+        0x0600..=0x06FF => Script::Arabic,
+        0x0E00..=0x0E7F => Script::Thai,
+        0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => Script::Hangul,
+        0x3040..=0x30FF | 0xFF66..=0xFF9F => Script::Kana,
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF => Script::Han,
+        _ => Script::Other,
+    }
+}
+
+/// Whether `character` is a non-ASCII symbol that real text does not put against a letter: box drawing, block
+/// elements, and the Latin-1 signs `¤ ¦ ¼ ½ ¾` that a wrong single-byte encoding turns letters into.
+fn odd_symbol(character: char) -> bool {
+    matches!(character, '\u{a4}' | '\u{a6}' | '\u{bc}'..='\u{be}' | '\u{2500}'..='\u{259f}')
+        || (!character.is_ascii()
+            && !character.is_alphanumeric()
+            && !character.is_whitespace()
+            && matches!(u32::from(character), 0xA1..=0xBF | 0xD7 | 0xF7 | 0x2000..=0x2BFF)
+            && !matches!(
+                character,
+                '\u{a1}' | '\u{a7}' | '\u{a8}' | '\u{ab}' | '\u{b0}' | '\u{b4}' | '\u{b7}' | '\u{b8}'
+                    | '\u{bb}' | '\u{bf}' | '\u{2010}'..='\u{2027}' | '\u{2030}'..='\u{203a}' | '\u{20ac}' | '\u{2116}'
+            ))
+}
+
+/// [`plausibility`] for the multi-byte (CJK) encodings, from the mix of scripts alone: 0, or less the Han
+/// characters when the mix does not fit the encoding's language. Japanese text holds kana for at least half its
+/// Han characters (Korean read as EUC-JP is Han with a few kana from the jamo rows); Korean text holds at least
+/// half as many Hangul syllables as Han characters (Chinese read as EUC-KR has few); Chinese text holds kana for at
+/// most a tenth of its Han characters (Korean read as GBK gets kana from the jamo rows).
+fn cjk_plausibility(text: &str, encoding: &'static Encoding) -> i64 {
+    let (mut kana, mut han, mut hangul) = (0i64, 0i64, 0i64);
+    for character in text.chars() {
+        match script_of(character) {
+            Script::Kana => kana += 1,
+            Script::Han => han += 1,
+            Script::Hangul => hangul += 1,
+            _ => {}
+        }
+    }
+    let misfit = if encoding == encoding_rs::EUC_JP
+        || encoding == encoding_rs::SHIFT_JIS
+        || encoding == encoding_rs::ISO_2022_JP
+    {
+        kana * 2 < han
+    } else if encoding == encoding_rs::EUC_KR {
+        hangul * 2 < han
     } else {
-        guess
+        kana * 10 > han
     };
-    decodes_cleanly(guess, sample, whole_file).then_some(guess)
+    if misfit {
+        -han.max(1)
+    } else {
+        0
+    }
+}
+
+/// How much `text` (a clean decode of a sample in `encoding`) looks like text people write, as 0 less the signs
+/// of a wrong encoding (so only evidence against a decode counts, never its length): each non-ASCII letter
+/// counts -1 in an implausible word (a word that mixes scripts, has a lower-case letter before an upper-case one
+/// where one of them is not ASCII, or is Latin with 3 or more letters none of them ASCII: Cyrillic or Greek read
+/// in a Latin encoding); each odd symbol ([`odd_symbol`]) next to a letter counts -2; non-ASCII capitals count -1
+/// each for as many as they outnumber the non-ASCII lower-case letters (cases swapped); multi-byte
+/// encodings are judged by [`cjk_plausibility`] instead; each `aŭ`/`eŭ` counts +3 in ISO-8859-3 (Esperanto, which ISO-8859-2 would read as `aý`).
+fn plausibility(text: &str, encoding: &'static Encoding) -> i64 {
+    if !encoding.is_single_byte() {
+        return cjk_plausibility(text, encoding);
+    }
+    let mut score = 0i64;
+    let mut previous: Option<char> = None;
+    let mut word = WordSigns::default();
+    let mut chars = text.chars().peekable();
+    while let Some(character) = chars.next() {
+        if character.is_alphabetic() {
+            word.add(character, previous);
+        } else {
+            score -= word.take_bad_letters();
+            // Box drawing is odd only against a non-ASCII letter (KOI8-U's letters amid KOI8-R's box lines);
+            // a table's ASCII labels may touch its rules.
+            let letter = |c: &char| {
+                c.is_alphabetic()
+                    && (!('\u{2500}'..='\u{259f}').contains(&character) || !c.is_ascii())
+            };
+            if character == '\u{a4}'
+                || odd_symbol(character)
+                    && (previous.as_ref().is_some_and(letter) || chars.peek().is_some_and(letter))
+            {
+                score -= 2;
+            }
+        }
+        previous = Some(character);
+    }
+    score -= word.take_bad_letters();
+    // Running text is mostly lower case; a decode that is mostly capitals has the cases swapped (KOI8 read as
+    // windows-1251 or the reverse, Cyrillic read as Latin-1).
+    let (mut upper, mut lower) = (0i64, 0i64);
+    for character in text.chars().filter(|c| !c.is_ascii()) {
+        if character.is_uppercase() {
+            upper += 1;
+        } else if character.is_lowercase() {
+            lower += 1;
+        }
+    }
+    score -= (upper - lower).max(0);
+    if encoding == encoding_rs::ISO_8859_3 {
+        let esperanto = text.matches("aŭ").count() + text.matches("eŭ").count();
+        score += 3 * esperanto as i64;
+    }
+    score
+}
+
+/// What [`plausibility`] notes of the word being read (a run of letters).
+#[derive(Default)]
+struct WordSigns {
+    /// Non-ASCII letters.
+    non_ascii: i64,
+    /// ASCII letters.
+    ascii: i64,
+    /// The script of its non-ASCII Latin letters was seen (`Some(Latin)`), or of its other letters.
+    script: Option<Script>,
+    /// Two scripts other than ASCII Latin.
+    mixed: bool,
+    /// Changes between ASCII letters and letters of another script than Latin.
+    switches: u32,
+    /// A lower-case letter followed by an upper-case one, one of them not ASCII.
+    case_flip: bool,
+}
+
+impl WordSigns {
+    /// Notes `character` (a letter) after `previous`.
+    fn add(&mut self, character: char, previous: Option<char>) {
+        if character.is_ascii() {
+            self.ascii += 1;
+        } else {
+            self.non_ascii += 1;
+            let script = script_of(character);
+            match self.script {
+                None => self.script = Some(script),
+                Some(seen) if seen != script && alphabet(seen) && alphabet(script) => {
+                    self.mixed = true
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some(before) = previous.filter(|before| before.is_alphabetic()) {
+            let foreign = |c: char| !c.is_ascii() && script_of(c) != Script::Latin;
+            if (before.is_ascii() && foreign(character))
+                || (foreign(before) && character.is_ascii())
+            {
+                self.switches += 1;
+            }
+            if before.is_lowercase()
+                && character.is_uppercase()
+                && !(before.is_ascii() && character.is_ascii())
+            {
+                self.case_flip = true;
+            }
+        }
+    }
+
+    /// The count of the word's non-ASCII letters when the word is implausible (0 otherwise), and a fresh start.
+    /// Implausible: two scripts (ASCII letters glued to one other script, as in `\\fBслово`, are markup, but a
+    /// word switching twice between them is not), a case flip, or a Latin word of 3 or more letters none of them
+    /// ASCII (Cyrillic or Greek read in a Latin encoding; Latin words hold ASCII letters among accented ones).
+    fn take_bad_letters(&mut self) -> i64 {
+        let latin_heavy =
+            self.script == Some(Script::Latin) && self.non_ascii >= 3 && self.ascii == 0;
+        let bad = self.mixed || self.switches >= 2 || self.case_flip || latin_heavy;
+        let count = if bad { self.non_ascii } else { 0 };
+        *self = WordSigns::default();
+        count
+    }
+}
+
+/// Whether `script` is an alphabet whose letters never share a word with another's.
+fn alphabet(script: Script) -> bool {
+    matches!(
+        script,
+        Script::Latin
+            | Script::Cyrillic
+            | Script::Greek
+            | Script::Hebrew
+            | Script::Arabic
+            | Script::Thai
+    )
 }
 
 /// Non-ASCII bytes a sample may hold for [`few_isolated_non_ascii`].
@@ -92,8 +464,9 @@ fn utf8_census(bytes: &[u8]) -> (usize, usize) {
     (invalid, multibyte)
 }
 
-/// Whether `sample` decodes in `encoding` with no malformed sequence, no C1 control and few C0 controls.
-fn decodes_cleanly(encoding: &'static Encoding, sample: &[u8], whole_file: bool) -> bool {
+/// The text of `sample` decoded in `encoding`, when it decodes with no malformed sequence, no C1 control and few
+/// C0 controls; `None` otherwise.
+fn decodes_cleanly(encoding: &'static Encoding, sample: &[u8], whole_file: bool) -> Option<String> {
     let mut decoder = encoding.new_decoder_without_bom_handling();
     let mut text = String::with_capacity(
         decoder
@@ -102,47 +475,84 @@ fn decodes_cleanly(encoding: &'static Encoding, sample: &[u8], whole_file: bool)
     );
     let (result, _) = decoder.decode_to_string_without_replacement(sample, &mut text, whole_file);
     if !matches!(result, DecoderResult::InputEmpty) {
-        return false;
+        return None;
     }
     let mut chars = 0usize;
     let mut controls = 0usize;
     for character in text.chars() {
         chars += 1;
         match character {
-            '\u{80}'..='\u{9f}' => return false,
+            '\u{80}'..='\u{9f}' => return None,
             '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | '\u{8}' | '\u{1b}' => {}
             control if control.is_ascii_control() => controls += 1,
             _ => {}
         }
     }
-    controls * 1000 <= chars * MAX_CONTROL_PER_MILLE
+    (controls * 1000 <= chars * MAX_CONTROL_PER_MILLE).then_some(text)
 }
 
-/// The first character of `text` that `encoding` cannot encode: (the character, its 1-based line in `text`, its
-/// 0-based column in characters). `None` when every character can be encoded (or the encoding is a Unicode one).
-pub fn first_unencodable(text: &str, encoding: TextEncoding) -> Option<(char, u64, u64)> {
+/// The first character of `text` that does not survive being written in a legacy encoding and read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unencodable {
+    /// The character.
+    pub character: char,
+    /// Its 1-based line in the text.
+    pub line: u64,
+    /// Its 0-based column in the line, in characters.
+    pub column: u64,
+    /// What it reads back as when the encoding has a byte sequence for it that decodes to something else
+    /// (Shift_JIS writes `¥` as the byte of `\`); `None` when the encoding has no byte sequence for it at all.
+    pub becomes: Option<String>,
+}
+
+/// The first character of `text` that `encoding` cannot hold: one it cannot encode, one whose encoding decodes
+/// back to other text (checked by encoding each non-ASCII character with `encoding_rs` and decoding the bytes
+/// again: Shift_JIS `¥` is written as `\\`, `−` U+2212 as `－`; ISO-2022-JP writes half-width kana as full-width),
+/// or, for euc-kr, a syllable only its windows-949 extension has (`똠`), which strict EUC-KR readers refuse. `None` when every character survives (or the encoding is a
+/// Unicode one).
+pub fn first_unencodable(text: &str, encoding: TextEncoding) -> Option<Unencodable> {
     let TextEncoding::Legacy(legacy) = encoding else {
         return None;
     };
-    let mut encoder = legacy.new_encoder();
-    let mut buffer = Vec::new();
     let mut line = 1u64;
     let mut column = 0u64;
     let mut one = [0u8; 4];
+    let mut bytes = Vec::with_capacity(16);
     for character in text.chars() {
-        buffer.clear();
-        buffer.reserve(
-            encoder
-                .max_buffer_length_from_utf8_without_replacement(4)
-                .unwrap_or(16),
-        );
-        let (result, _) = encoder.encode_from_utf8_to_vec_without_replacement(
-            character.encode_utf8(&mut one),
-            &mut buffer,
-            false,
-        );
-        if let encoding_rs::EncoderResult::Unmappable(_) = result {
-            return Some((character, line, column));
+        if !character.is_ascii() {
+            // A fresh encoder told the text ends here closes a stateful encoding's mode (ISO-2022-JP's escape back
+            // to ASCII), so the bytes decode alone.
+            let as_str: &str = character.encode_utf8(&mut one);
+            let mut encoder = legacy.new_encoder();
+            bytes.clear();
+            bytes.reserve(
+                encoder
+                    .max_buffer_length_from_utf8_without_replacement(as_str.len())
+                    .unwrap_or(16),
+            );
+            let (result, _) =
+                encoder.encode_from_utf8_to_vec_without_replacement(as_str, &mut bytes, true);
+            // WHATWG's euc-kr is windows-949: its extension syllables (`똠`, lead or trail byte below 0xA1) are
+            // not EUC-KR to any other reader of the file.
+            let uhc_only = legacy == encoding_rs::EUC_KR
+                && bytes.len() == 2
+                && bytes.iter().any(|byte| *byte < 0xA1);
+            let becomes = match result {
+                encoding_rs::EncoderResult::Unmappable(_) => Some(None),
+                _ if uhc_only => Some(None),
+                _ => {
+                    let (back, malformed) = legacy.decode_without_bom_handling(&bytes);
+                    (malformed || back != as_str).then(|| Some(back.into_owned()))
+                }
+            };
+            if let Some(becomes) = becomes {
+                return Some(Unencodable {
+                    character,
+                    line,
+                    column,
+                    becomes,
+                });
+            }
         }
         if character == '\n' {
             line += 1;
@@ -158,7 +568,7 @@ pub fn first_unencodable(text: &str, encoding: TextEncoding) -> Option<(char, u6
 /// `check-write` can tell text that would not survive being written back in the file's encoding.
 #[derive(Debug, Default)]
 pub struct LegacyFiles {
-    files: std::collections::VecDeque<(String, TextEncoding)>,
+    files: std::collections::VecDeque<(String, TextEncoding, Option<&'static Encoding>)>,
 }
 
 /// Files whose legacy encoding a session remembers at most.
@@ -170,24 +580,31 @@ impl LegacyFiles {
         LegacyFiles::default()
     }
 
-    /// Notes that `path` was just read in `encoding`: remembered when it is a legacy one, forgotten otherwise.
-    pub fn note(&mut self, path: &str, encoding: TextEncoding) {
-        self.files.retain(|(known, _)| known != path);
+    /// Notes that `path` was just read in `encoding` (with the runner-up of a guessed one, see
+    /// [`detect_with_runner_up`]): remembered when it is a legacy one, forgotten otherwise.
+    pub fn note(
+        &mut self,
+        path: &str,
+        encoding: TextEncoding,
+        runner_up: Option<&'static Encoding>,
+    ) {
+        self.files.retain(|(known, _, _)| known != path);
         if matches!(encoding, TextEncoding::Legacy(_)) {
             if self.files.len() >= MAX_FILES {
                 self.files.pop_front();
             }
-            self.files.push_back((path.to_string(), encoding));
+            self.files
+                .push_back((path.to_string(), encoding, runner_up));
         }
     }
 
-    /// The legacy encoding `path` was last read in, if any.
-    pub fn encoding_of(&self, path: &str) -> Option<TextEncoding> {
+    /// The legacy encoding `path` was last read in, with its runner-up when it was a guess, if any.
+    pub fn encoding_of(&self, path: &str) -> Option<(TextEncoding, Option<&'static Encoding>)> {
         self.files
             .iter()
             .rev()
-            .find(|(known, _)| known == path)
-            .map(|(_, encoding)| *encoding)
+            .find(|(known, _, _)| known == path)
+            .map(|(_, encoding, runner_up)| (*encoding, *runner_up))
     }
 }
 
@@ -243,9 +660,145 @@ mod tests {
         // Three CJK characters (6 bytes) are too few: the guess is another encoding, not what was written.
         let short = encoded("日本語\n", encoding_rs::SHIFT_JIS);
         assert_ne!(detect(&short, true), Some(encoding_rs::SHIFT_JIS));
-        // Russian in KOI8-R is named koi8-u, which decodes Russian text the same.
+        // Russian in KOI8-R decodes the same in KOI8-U: it is named koi8-r.
         let koi = encoded("Привет мир, это тест\n", encoding_rs::KOI8_R);
-        assert_eq!(detect(&koi, true), Some(encoding_rs::KOI8_U));
+        assert_eq!(detect(&koi, true), Some(encoding_rs::KOI8_R));
+    }
+
+    /// A Russian text with a box-drawn table, as a KOI8-R man page has: `rows` box lines.
+    fn russian_with_box(rows: usize) -> String {
+        let mut text = String::from(".TH \"chage\" \"1\" \"Пользовательские команды\"\n");
+        text.push_str("Команда chage изменяет количество дней между сменами пароля и дату\n");
+        text.push_str("последней смены пароля. Эта информация используется системой.\n");
+        text.push_str("┌────────────┬──────────────┐\n");
+        for row in 0..rows {
+            text.push_str(&format!("│ строка {row:<3} │ значение     │\n"));
+            text.push_str("├────────────┼──────────────┤\n");
+        }
+        text.push_str("└────────────┴──────────────┘\n");
+        text.push_str(
+            "Параметры: -d, --lastday ПОСЛЕДНИЙ_ДЕНЬ; -E, --expiredate ДАТА_ОКОНЧАНИЯ.\n",
+        );
+        text
+    }
+
+    #[test]
+    fn koi8_r_with_box_drawing_is_koi8_r() {
+        for rows in [0, 1, 2, 5, 40] {
+            let bytes = encoded(&russian_with_box(rows), encoding_rs::KOI8_R);
+            assert_eq!(
+                detect_with_runner_up(&bytes, true),
+                Some((encoding_rs::KOI8_R, None)),
+                "{rows} rows"
+            );
+        }
+        // Box drawing where KOI8-U has Ukrainian letters (0xA4 is `╓` in KOI8-R, `є` in KOI8-U).
+        let table = russian_with_box(2).replace('┌', "╓").replace('┐', "╖");
+        let bytes = encoded(&table, encoding_rs::KOI8_R);
+        assert!(encoding_rs::KOI8_U
+            .decode_without_bom_handling(&bytes)
+            .0
+            .contains('є'));
+        assert_eq!(detect(&bytes, true), Some(encoding_rs::KOI8_R));
+        // Ukrainian letters in Ukrainian words are KOI8-U.
+        let bytes = encoded(
+            "Їжак і єнот ґрунтовно досліджують історію України.\n",
+            encoding_rs::KOI8_U,
+        );
+        assert_eq!(detect(&bytes, true), Some(encoding_rs::KOI8_U));
+    }
+
+    #[test]
+    fn korean_prose_in_euc_kr_is_not_euc_jp() {
+        let text = "◎ 파이썬(Python)은 배우기 쉽고, 강력한 프로그래밍 언어입니다. 파이썬은\n\
+                    효율적인 고수준 데이터 구조와 간단하지만 효율적인 객체지향프로그래밍을\n\
+                    지원합니다. 파이썬의 우아(優雅)한 문법과 동적 타이핑, 그리고 인터프리팅\n";
+        let bytes = encoded(text, encoding_rs::EUC_KR);
+        assert_eq!(detect(&bytes, true), Some(encoding_rs::EUC_KR));
+        // Japanese prose (kana with its kanji) stays EUC-JP.
+        let japanese = encoded(
+            "日本語の文章には、ひらがなとカタカナと漢字が混ざっています。\n",
+            encoding_rs::EUC_JP,
+        );
+        assert_eq!(detect(&japanese, true), Some(encoding_rs::EUC_JP));
+    }
+
+    #[test]
+    fn esperanto_is_iso_8859_3_and_euro_with_oe_is_iso_8859_15() {
+        let esperanto = "Ĉiuj homoj estas denaskiĝe liberaj kaj egalaj laŭ digno kaj rajtoj. Ili \
+                         estas dotitaj per racio kaj konscienco, kaj devus konduti unu al alia en \
+                         spirito de frateco. Ankaŭ la ŝipo ĉe la haveno, aŭ la ĥoro de ĵurnalistoj.\n";
+        let bytes = encoded(esperanto, encoding_rs::ISO_8859_3);
+        assert_eq!(
+            detect_with_runner_up(&bytes, true),
+            Some((encoding_rs::ISO_8859_3, None))
+        );
+        let french = "Le prix du billet est de 12 € pour un adulte.\n\
+                      Ma sœur a le cœur sur la main ; son œuvre est célèbre.\n\
+                      Un bœuf et un œuf.\n";
+        let bytes = encoded(french, encoding_rs::ISO_8859_15);
+        assert_eq!(
+            detect_with_runner_up(&bytes, true),
+            Some((encoding_rs::ISO_8859_15, None))
+        );
+        // One œ is weak evidence: windows-1252 is kept, ISO-8859-15 named as the runner-up.
+        let bytes = encoded("Le cœur est là.\n", encoding_rs::ISO_8859_15);
+        assert_eq!(
+            detect_with_runner_up(&bytes, true),
+            Some((encoding_rs::WINDOWS_1252, Some(encoding_rs::ISO_8859_15)))
+        );
+        // Latin-1 French without those bytes is windows-1252, no guess to name.
+        let bytes = encoded("café naïve résumé, très bien\n", encoding_rs::WINDOWS_1252);
+        assert_eq!(
+            detect_with_runner_up(&bytes, true),
+            Some((encoding_rs::WINDOWS_1252, None))
+        );
+    }
+
+    #[test]
+    fn characters_that_change_on_the_way_back_are_named() {
+        let sjis = TextEncoding::Legacy(encoding_rs::SHIFT_JIS);
+        assert_eq!(first_unencodable("日本語\nかな", sjis), None);
+        assert_eq!(
+            first_unencodable("値段 ¥100", sjis),
+            Some(Unencodable {
+                character: '¥',
+                line: 1,
+                column: 3,
+                becomes: Some("\\".to_string())
+            })
+        );
+        assert_eq!(
+            first_unencodable("a\n5 − 3", sjis),
+            Some(Unencodable {
+                character: '−',
+                line: 2,
+                column: 2,
+                becomes: Some("－".to_string())
+            })
+        );
+        let jis = TextEncoding::Legacy(encoding_rs::ISO_2022_JP);
+        assert_eq!(first_unencodable("日本語です", jis), None);
+        assert_eq!(
+            first_unencodable("ｱｲ", jis),
+            Some(Unencodable {
+                character: 'ｱ',
+                line: 1,
+                column: 0,
+                becomes: Some("ア".to_string())
+            })
+        );
+        let korean = TextEncoding::Legacy(encoding_rs::EUC_KR);
+        assert_eq!(first_unencodable("한국어", korean), None);
+        assert_eq!(
+            first_unencodable("한 똠", korean),
+            Some(Unencodable {
+                character: '똠',
+                line: 1,
+                column: 2,
+                becomes: None
+            })
+        );
     }
 
     #[test]
@@ -263,7 +816,12 @@ mod tests {
         assert_eq!(first_unencodable("Привет\nмир", cyrillic), None);
         assert_eq!(
             first_unencodable("Привет\nмир 😀", cyrillic),
-            Some(('😀', 2, 4))
+            Some(Unencodable {
+                character: '😀',
+                line: 2,
+                column: 4,
+                becomes: None
+            })
         );
         assert_eq!(first_unencodable("😀", TextEncoding::Utf8), None);
     }

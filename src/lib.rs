@@ -24,6 +24,7 @@
 pub mod capture;
 pub mod config;
 pub mod decode;
+pub mod document;
 pub mod error;
 pub mod guards;
 pub mod hint;

@@ -5,6 +5,7 @@
 
 /// A character a model may type for another: (the character, its Unicode name, what it looks like).
 const LOOK_ALIKES: &[(char, &str, char)] = &[
+    ('\u{0009}', "CHARACTER TABULATION (a tab)", ' '),
     ('\u{00A0}', "NO-BREAK SPACE", ' '),
     ('\u{2007}', "FIGURE SPACE", ' '),
     ('\u{202F}', "NARROW NO-BREAK SPACE", ' '),
@@ -72,6 +73,36 @@ const INVISIBLE: &[(char, &str)] = &[
     ('\u{00AD}', "SOFT HYPHEN"),
     ('\u{200E}', "LEFT-TO-RIGHT MARK"),
     ('\u{200F}', "RIGHT-TO-LEFT MARK"),
+    ('\u{061C}', "ARABIC LETTER MARK"),
+    ('\u{202A}', "LEFT-TO-RIGHT EMBEDDING"),
+    ('\u{202B}', "RIGHT-TO-LEFT EMBEDDING"),
+    ('\u{202C}', "POP DIRECTIONAL FORMATTING"),
+    ('\u{202D}', "LEFT-TO-RIGHT OVERRIDE"),
+    ('\u{202E}', "RIGHT-TO-LEFT OVERRIDE"),
+    ('\u{2066}', "LEFT-TO-RIGHT ISOLATE"),
+    ('\u{2067}', "RIGHT-TO-LEFT ISOLATE"),
+    ('\u{2068}', "FIRST STRONG ISOLATE"),
+    ('\u{2069}', "POP DIRECTIONAL ISOLATE"),
+];
+
+/// Ligatures a name may hold where a model types their letters: (the ligature, its Unicode name, its letters).
+const LIGATURES: &[(char, &str, &str)] = &[
+    ('\u{FB00}', "LATIN SMALL LIGATURE FF", "ff"),
+    ('\u{FB01}', "LATIN SMALL LIGATURE FI", "fi"),
+    ('\u{FB02}', "LATIN SMALL LIGATURE FL", "fl"),
+    ('\u{FB03}', "LATIN SMALL LIGATURE FFI", "ffi"),
+    ('\u{FB04}', "LATIN SMALL LIGATURE FFL", "ffl"),
+    ('\u{FB05}', "LATIN SMALL LIGATURE LONG S T", "st"),
+    ('\u{FB06}', "LATIN SMALL LIGATURE ST", "st"),
+];
+
+/// Whitespace at the start or end of a name: (the character, how it is named).
+const EDGE_WHITESPACE: &[(char, &str)] = &[
+    (' ', "space"),
+    ('\t', "tab (U+0009)"),
+    ('\n', "newline (U+000A LINE FEED)"),
+    ('\r', "carriage return (U+000D)"),
+    ('\u{00A0}', "no-break space (U+00A0)"),
 ];
 
 /// Canonical decompositions (NFD) of the precomposed letters of the Latin, Greek and Cyrillic blocks, ascending:
@@ -674,6 +705,12 @@ fn describe(character: char) -> String {
                 .iter()
                 .find(|(c, _)| *c == character)
                 .map(|(_, name)| *name)
+        })
+        .or_else(|| {
+            LIGATURES
+                .iter()
+                .find(|(c, _, _)| *c == character)
+                .map(|(_, name, _)| *name)
         });
     match (name, character) {
         (Some(name), _) => format!("{code} {name}"),
@@ -683,24 +720,121 @@ fn describe(character: char) -> String {
     }
 }
 
-/// A name folded to what it looks like: decomposed, invisible characters dropped, look-alikes replaced.
+/// A name folded to what it looks like: decomposed, invisible characters dropped, look-alikes replaced,
+/// ligatures spelled out.
 fn skeleton(name: &str) -> String {
-    decomposed(name)
-        .chars()
-        .filter(|c| !INVISIBLE.iter().any(|(invisible, _)| invisible == c))
-        .map(|c| {
+    let mut out = String::with_capacity(name.len());
+    for c in decomposed(name).chars() {
+        if INVISIBLE.iter().any(|(invisible, _)| *invisible == c) {
+            continue;
+        }
+        if let Some((_, _, letters)) = LIGATURES.iter().find(|(ligature, _, _)| *ligature == c) {
+            out.push_str(letters);
+            continue;
+        }
+        out.push(
             LOOK_ALIKES
                 .iter()
                 .find(|(alike, _, _)| *alike == c)
-                .map_or(c, |(_, _, looks)| *looks)
+                .map_or(c, |(_, _, looks)| *looks),
+        );
+    }
+    out
+}
+
+/// `name` as a message may show it: each bidirectional control (U+202E RIGHT-TO-LEFT OVERRIDE and the like),
+/// invisible character and control character written as `<U+XXXX>`, so the text around it cannot be reordered or
+/// hidden. Other characters are kept.
+pub fn shown_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_control() || INVISIBLE.iter().any(|(invisible, _)| *invisible == c) {
+            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The whitespace at the start and at the end of `name` (Unicode `White_Space`).
+fn edges(name: &str) -> (&str, &str) {
+    let trimmed_start = name.trim_start();
+    let leading = &name[..name.len() - trimmed_start.len()];
+    let trimmed = trimmed_start.trim_end();
+    let trailing = &trimmed_start[trimmed.len()..];
+    (leading, trailing)
+}
+
+/// Whitespace in words: `"a trailing space"`, `"2 leading tabs (U+0009)"`, `"a leading space and a newline
+/// (U+000A LINE FEED)"`.
+fn whitespace_words(whitespace: &str, edge: &str) -> String {
+    let mut runs: Vec<(char, usize)> = Vec::new();
+    for c in whitespace.chars() {
+        match runs.last_mut() {
+            Some((last, count)) if *last == c => *count += 1,
+            _ => runs.push((c, 1)),
+        }
+    }
+    let words: Vec<String> = runs
+        .iter()
+        .map(|(c, count)| {
+            let name = EDGE_WHITESPACE
+                .iter()
+                .find(|(w, _)| w == c)
+                .map_or_else(|| describe(*c), |(_, name)| (*name).to_string());
+            if *count == 1 {
+                format!("a {name}")
+            } else {
+                format!("{count} × {name}")
+            }
         })
-        .collect()
+        .collect();
+    format!("{} at the {edge}", words.join(" and "))
+}
+
+/// When `asked` and `existing` differ only in whitespace at their start or end (a trailing space, tab or newline a
+/// model copied along), the difference in words; `None` otherwise.
+fn whitespace_difference(asked: &str, existing: &str) -> Option<String> {
+    if asked == existing || asked.trim() != existing.trim() {
+        return None;
+    }
+    let (asked_lead, asked_trail) = edges(asked);
+    let (existing_lead, existing_trail) = edges(existing);
+    let mut parts = Vec::new();
+    for (mine, theirs, edge) in [
+        (asked_lead, existing_lead, "start"),
+        (asked_trail, existing_trail, "end"),
+    ] {
+        if mine == theirs {
+            continue;
+        }
+        parts.push(match (mine.is_empty(), theirs.is_empty()) {
+            (false, true) => format!(
+                "you wrote {} that the name does not have",
+                whitespace_words(mine, edge)
+            ),
+            (true, false) => format!(
+                "the name has {} that you did not write",
+                whitespace_words(theirs, edge)
+            ),
+            _ => format!(
+                "the name has {} where you wrote {}",
+                whitespace_words(theirs, edge),
+                whitespace_words(mine, edge)
+            ),
+        });
+    }
+    Some(parts.join("; "))
 }
 
 /// When `existing` differs from `asked` only by invisible or look-alike characters or by normalization, the
 /// difference in words, naming the code points: `the name has U+00A0 NO-BREAK SPACE where you wrote a space`.
 /// `None` when the names are equal or differ in what they show.
 pub fn confusable_difference(asked: &str, existing: &str) -> Option<String> {
+    if let Some(difference) = whitespace_difference(asked, existing) {
+        return Some(difference);
+    }
     if asked == existing || skeleton(asked) != skeleton(existing) {
         return None;
     }
@@ -720,13 +854,43 @@ pub fn confusable_difference(asked: &str, existing: &str) -> Option<String> {
             form(asked)
         ));
     }
-    let mut asked_chars = asked_nfd.chars().peekable();
-    let mut existing_chars = existing_nfd.chars().peekable();
+    let asked_all: Vec<char> = asked_nfd.chars().collect();
+    let existing_all: Vec<char> = existing_nfd.chars().collect();
+    let ligature = |c: char| {
+        LIGATURES
+            .iter()
+            .find(|(l, _, _)| *l == c)
+            .map(|(_, _, letters)| *letters)
+    };
+    let spelled = |chars: &[char], at: usize, letters: &str| {
+        letters
+            .chars()
+            .enumerate()
+            .all(|(k, c)| chars.get(at + k) == Some(&c))
+    };
+    let (mut i, mut j) = (0, 0);
     loop {
-        match (asked_chars.peek().copied(), existing_chars.peek().copied()) {
+        let (a, e) = (asked_all.get(i).copied(), existing_all.get(j).copied());
+        if let (Some(a), Some(e)) = (a, e) {
+            if a != e {
+                if let Some(letters) = ligature(e).filter(|l| spelled(&asked_all, i, l)) {
+                    return Some(format!(
+                        "the name has the ligature {} where you wrote `{letters}`",
+                        describe(e)
+                    ));
+                }
+                if let Some(letters) = ligature(a).filter(|l| spelled(&existing_all, j, l)) {
+                    return Some(format!(
+                        "the name has `{letters}` where you wrote the ligature {}",
+                        describe(a)
+                    ));
+                }
+            }
+        }
+        match (a, e) {
             (Some(a), Some(e)) if a == e => {
-                asked_chars.next();
-                existing_chars.next();
+                i += 1;
+                j += 1;
             }
             (_, Some(e)) if INVISIBLE.iter().any(|(c, _)| *c == e) => {
                 return Some(format!(
@@ -752,16 +916,28 @@ pub fn confusable_difference(asked: &str, existing: &str) -> Option<String> {
     }
 }
 
-/// The sentence for a requested path that starts with `~`: the sandbox does not expand it, and the granted roots
-/// (` ~ is not expanded in the sandbox: ... The granted roots are /w, /data.`); empty for any other path.
+/// The sentence for a requested path that starts with `~`: the sandbox does not expand it (it is a name like any
+/// other), and the granted roots (`` `~` is not expanded in the sandbox: ... The granted roots are /w, /data.``);
+/// empty for any other path. It makes no claim about home directories: a granted root may well be one.
 pub fn tilde_sentence(requested: &str, roots: &[String]) -> String {
     if !requested.starts_with('~') {
         return String::new();
     }
     format!(
-        " `~` is not expanded in the sandbox (there is no home directory here): give a path under a granted root, or relative to the working directory. The granted roots are {}.",
+        " `~` is not expanded in the sandbox (it is read as a name like any other, relative to the working directory): give the full path under a granted root, or a path relative to the working directory. The granted roots are {}.",
         roots.join(", ")
     )
+}
+
+/// The warning for a read that succeeded through a path starting with `~/`: the `~` was not expanded, so what was
+/// read is under a directory literally named `~` (`resolved`, the absolute guest path read); `None` for any other
+/// path.
+pub fn tilde_note(requested: &str, resolved: &str) -> Option<String> {
+    requested.starts_with("~/").then(|| {
+        format!(
+            "`~` was not expanded: {resolved} is inside a directory literally named `~`, not a home directory."
+        )
+    })
 }
 
 #[cfg(test)]
@@ -791,10 +967,49 @@ mod tests {
     }
 
     #[test]
+    fn whitespace_at_the_edges_tabs_ligatures_and_bidi_controls_are_named() {
+        assert_eq!(
+            confusable_difference("os.py ", "os.py").as_deref(),
+            Some("you wrote a space at the end that the name does not have")
+        );
+        assert_eq!(
+            confusable_difference("os.py\t\n", "os.py").as_deref(),
+            Some("you wrote a tab (U+0009) and a newline (U+000A LINE FEED) at the end that the name does not have")
+        );
+        assert_eq!(
+            confusable_difference(" os.py", "os.py").as_deref(),
+            Some("you wrote a space at the start that the name does not have")
+        );
+        assert_eq!(
+            confusable_difference("notes.txt", "notes.txt  ").as_deref(),
+            Some("the name has 2 × space at the end that you did not write")
+        );
+        assert_eq!(
+            confusable_difference("a b.txt", "a\tb.txt").as_deref(),
+            Some("the name has U+0009 CHARACTER TABULATION (a tab) where you wrote a space")
+        );
+        assert_eq!(
+            confusable_difference("file.txt", "\u{FB01}le.txt").as_deref(),
+            Some("the name has the ligature U+FB01 LATIN SMALL LIGATURE FI where you wrote `fi`")
+        );
+        assert_eq!(
+            confusable_difference("\u{FB01}le.txt", "file.txt").as_deref(),
+            Some("the name has `fi` where you wrote the ligature U+FB01 LATIN SMALL LIGATURE FI")
+        );
+        assert_eq!(
+            confusable_difference("report.txt", "report\u{202E}.txt").as_deref(),
+            Some("the name has an invisible U+202E RIGHT-TO-LEFT OVERRIDE that you did not write")
+        );
+        assert_eq!(shown_name("a\u{202E}txt.exe"), "a<U+202E>txt.exe");
+        assert_eq!(shown_name("tab\there"), "tab<U+0009>here");
+        assert_eq!(shown_name("plain é.txt"), "plain é.txt");
+    }
+
+    #[test]
     fn a_tilde_path_names_the_roots() {
         assert_eq!(
             tilde_sentence("~/notes.txt", &["/w".to_string(), "/data".to_string()]),
-            " `~` is not expanded in the sandbox (there is no home directory here): give a path under a granted root, or relative to the working directory. The granted roots are /w, /data."
+            " `~` is not expanded in the sandbox (it is read as a name like any other, relative to the working directory): give the full path under a granted root, or a path relative to the working directory. The granted roots are /w, /data."
         );
         assert_eq!(tilde_sentence("notes.txt", &["/w".to_string()]), "");
     }

@@ -119,12 +119,16 @@ impl FileSystem for NativeFileSystem {
         root: usize,
         relative: &str,
         max: usize,
-    ) -> Result<Vec<String>, FsError> {
+    ) -> Result<crate::sandbox::DirectoryListing, FsError> {
         let entries = std::fs::read_dir(self.host_path(root, relative)?).map_err(fs_error)?;
-        Ok(entries
-            .take(max)
-            .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-            .collect())
+        let mut listing = crate::sandbox::DirectoryListing::default();
+        for entry in entries.take(max).flatten() {
+            match entry.file_name().into_string() {
+                Ok(name) => listing.names.push(name),
+                Err(_) => listing.not_utf8 += 1,
+            }
+        }
+        Ok(listing)
     }
 }
 

@@ -8,6 +8,10 @@ use std::hash::{Hash, Hasher};
 
 use crate::config::{Budget, Config, ConfigInput};
 use crate::decode::{Decoder, TextEncoding};
+use crate::document::{
+    self, Candidate, DocumentCache, DocumentErrorKind, DocumentFacts, ExtractedDocument,
+    ExtractionLimits,
+};
 use crate::error::FsError;
 use crate::error::{ErrorKind, ReadError};
 use crate::guards::{check_device_name, CredentialPolicy};
@@ -15,10 +19,10 @@ use crate::hint::{hint, hint_past_key, Withheld};
 use crate::index::{
     fingerprint, print_prefix, FileIdentity, LineEndings, LineIndex, FINGERPRINT_BYTES,
 };
-use crate::legacy::{first_unencodable, LegacyFiles};
-use crate::names::{confusable_difference, tilde_sentence};
+use crate::legacy::{first_unencodable, LegacyFiles, Unencodable};
+use crate::names::{confusable_difference, shown_name, tilde_note, tilde_sentence};
 use crate::returned::{
-    change_notice, compare, replacement_line, FileVersion, FileVersions, ReturnedLines,
+    change_notice, compare, line_count, replacement_line, FileVersion, FileVersions, ReturnedLines,
 };
 use crate::sandbox::{
     described, find_root, normalize, outside_error, resolve, validate_path, FileKind, FileSystem,
@@ -27,9 +31,11 @@ use crate::sandbox::{
 use crate::scan::{Scanner, BLOCK_BYTES};
 use crate::session::{contains_component_output, Decision, DedupKey, SessionMemory};
 use crate::sniff::{binary_advice, sniff_block, Verdict};
-use crate::source::{ByteSource, CrAsLf};
+use crate::source::{ByteSource, CrAsLf, FileOrText, MemorySource};
 use crate::tokens::{gutter_tokens, parse_refusal, TokenEstimator};
-use crate::window::{read_window, Window, WindowRequest, WindowSettings, MARKER_PREFIX};
+use crate::window::{
+    read_window, Truncation, Window, WindowRequest, WindowSettings, MARKER_PREFIX,
+};
 
 /// Directory entries looked at for "did you mean" suggestions at most.
 const SUGGESTION_SCAN: usize = 10_000;
@@ -46,7 +52,7 @@ pub struct ReadRequest {
     /// The column (0-based characters) to start at in the first line.
     pub column: Option<u64>,
     /// Read the last `tail` lines instead (at most `limit` and `max_lines`): the window ends at the file's last
-    /// line. 0 is an error, and so is a `tail` with an `offset` or a `column`.
+    /// line. 0 is an error, and so is a `tail` with an `offset` past 1 or a `column` past 0 (their defaults are accepted).
     pub tail: Option<u64>,
 }
 
@@ -121,6 +127,9 @@ pub struct EncodingFacts {
     pub line_endings: LineEndings,
     /// Invalid sequences replaced in this window.
     pub replaced_invalid: u64,
+    /// For a legacy encoding guessed among single-byte encodings that decode the file differently, the runner-up
+    /// the hint names (`could also be iso-8859-15`); `None` otherwise.
+    pub runner_up: Option<&'static encoding_rs::Encoding>,
 }
 
 /// A window with everything a result reports.
@@ -140,6 +149,8 @@ pub struct ReadResult {
     pub budget: BudgetReport,
     /// Warnings: a loop warning, a config value replaced by its default.
     pub warnings: Vec<String>,
+    /// For a document read as its extracted text: its format, parts (page/sheet/slide map) and empty pages.
+    pub document: Option<DocumentFacts>,
 }
 
 /// The answer to an unchanged repeat of a window. It carries the cursor of the window it stands for, so paging
@@ -212,13 +223,15 @@ pub struct Reader {
     versions: FileVersions,
     /// The files read in a legacy encoding, for `check_write`.
     legacy: LegacyFiles,
+    /// The documents this session extracted, per file version.
+    documents: DocumentCache,
 }
 
 /// The normalized request and the path it names.
 struct Prepared {
     request: WindowRequest,
-    /// The last lines asked for (already clamped to the limit), when the request is a tail read.
-    tail: Option<u64>,
+    /// The last lines asked for, when the request is a tail read.
+    tail: Option<TailRequest>,
     /// The absolute, normalized guest path asked for.
     absolute: String,
 }
@@ -250,12 +263,22 @@ fn prepare<F: FileSystem + ?Sized>(
                 "tail 0 asks for no lines; give a tail of at least 1 (the last lines of the file), or leave it out.",
             ))
         }
-        Some(_) if request.offset.is_some() || request.column.is_some() => {
+        // An offset of 0 or 1 and a column of 0 are the defaults: they ask for nothing a tail contradicts.
+        Some(_) if request.offset.unwrap_or(1) > 1 || request.column.unwrap_or(0) > 0 => {
             return Err(ReadError::invalid(
-                "tail reads the last lines of the file, so it cannot be combined with offset or column; send tail alone (with limit at most), or offset without tail.",
+                "tail reads the last lines of the file, so it cannot be combined with an offset past 1 or a column past 0; send tail alone (with limit at most), or offset without tail.",
             ))
         }
-        Some(tail) => Some(tail.min(limit)),
+        Some(asked) => Some(TailRequest {
+            asked,
+            lines: asked.min(limit),
+            capped_by: match request.limit {
+                Some(given) if given < asked && given <= config.max_lines => {
+                    format!("limit is {given}")
+                }
+                _ => format!("max-lines is {}", config.max_lines),
+            },
+        }),
     };
     let absolute = normalize(&request.path, &working_directory(config, fs));
     Ok(Prepared {
@@ -263,6 +286,17 @@ fn prepare<F: FileSystem + ?Sized>(
         tail,
         absolute,
     })
+}
+
+/// A tail read as asked: the last `asked` lines, of which at most `lines` (the limit, or max-lines) are read.
+#[derive(Debug, Clone)]
+struct TailRequest {
+    /// The last lines asked for.
+    asked: u64,
+    /// The last lines read at most: `asked`, capped at the limit and max-lines.
+    lines: u64,
+    /// The cap in words (`"limit is 5"`, `"max-lines is 2000"`), for the hint when `lines < asked`.
+    capped_by: String,
 }
 
 /// The working directory: the config's (normalized), else the first preopen, else `/`.
@@ -305,6 +339,8 @@ const STUB_CLAMPED_NAMED: usize = 3;
 /// is still current and then how to go on, generated from the window's own fields: the call that continues, or
 /// that nothing after the window is left; and the calls that read the rest of its clamped lines.
 fn stub_of(window: &Window, path: &str) -> UnchangedStub {
+    let raw = path;
+    let path = crate::text::path_in_prose(raw);
     let mut message = if window.total_lines == 0 {
         format!("{MARKER_PREFIX}unchanged] {path} is still empty (0 lines), as when you read it earlier in this session; there is nothing to read in it.")
     } else {
@@ -382,7 +418,7 @@ fn stub_of(window: &Window, path: &str) -> UnchangedStub {
         }
     }
     UnchangedStub {
-        path: path.to_string(),
+        path: raw.to_string(),
         start_line: window.start_line,
         end_line: window.end_line,
         total_lines: window.total_lines,
@@ -396,12 +432,14 @@ fn stub_of(window: &Window, path: &str) -> UnchangedStub {
 /// not the last one, or lies past a link (`/w/a/b is missing`, `/w/real/x.txt is missing, past the link /w/d,
 /// which points to real`); `None` when the last component itself is missing and no link was followed.
 fn missing_detail(absolute: &str, missing: &Missing) -> Option<String> {
+    let shown = crate::text::path_in_prose(&missing.path);
     match &missing.via_link {
         Some((link, target)) => Some(format!(
-            "{} is missing, past the link {link}, which points to {target}",
-            missing.path
+            "{shown} is missing, past the link {}, which points to {}",
+            crate::text::path_in_prose(link),
+            crate::text::path_in_prose(target)
         )),
-        None if missing.path != absolute => Some(format!("{} is missing", missing.path)),
+        None if missing.path != absolute => Some(format!("{shown} is missing")),
         None => None,
     }
 }
@@ -486,6 +524,8 @@ struct SimilarNames {
     /// A name of `parent` that differs from the missing one only by invisible or look-alike characters or by
     /// normalization, and that difference in words ([`crate::names::confusable_difference`]).
     confusable: Option<(String, String)>,
+    /// Names of `parent` skipped because they are not valid UTF-8.
+    not_utf8: usize,
 }
 
 impl SimilarNames {
@@ -494,16 +534,32 @@ impl SimilarNames {
         let mut sentence = String::new();
         if let Some((name, difference)) = &self.confusable {
             sentence.push_str(&format!(
-                " {}/{name} looks the same but is another name: {difference}. Ask for that exact name to read it.",
-                self.parent.trim_end_matches('/')
+                " {}/{} looks the same but is another name: {difference}. Ask for that exact name to read it.",
+                self.parent.trim_end_matches('/'),
+                shown_name(name)
             ));
         }
         if !self.names.is_empty() {
             sentence.push_str(&format!(
                 " Similar names in {}: {}.",
                 self.parent,
-                self.names.join(", ")
+                self.names
+                    .iter()
+                    .map(|name| shown_name(name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
+        }
+        match self.not_utf8 {
+            0 => {}
+            1 => sentence.push_str(&format!(
+                " 1 name in {} is not valid UTF-8 and cannot be asked for by name.",
+                self.parent
+            )),
+            count => sentence.push_str(&format!(
+                " {count} names in {} are not valid UTF-8 and cannot be asked for by name.",
+                self.parent
+            )),
         }
         sentence
     }
@@ -521,16 +577,27 @@ fn similar_names<F: FileSystem + ?Sized>(fs: &mut F, absolute: &str) -> SimilarN
         parent: parent.to_string(),
         names: Vec::new(),
         confusable: None,
+        not_utf8: 0,
     };
     let roots = fs.roots().to_vec();
     if let Some((root, relative)) = find_root(&roots, parent) {
-        if let Ok(entries) = fs.list_directory(root, &relative, SUGGESTION_SCAN) {
+        if let Ok(listing) = fs.list_directory(root, &relative, SUGGESTION_SCAN) {
+            similar.not_utf8 = listing.not_utf8;
+            let entries = listing.names;
             similar.confusable = entries.iter().find_map(|entry| {
                 confusable_difference(name, entry).map(|difference| (entry.clone(), difference))
             });
             let mut scored: Vec<(f64, String)> = entries
                 .into_iter()
-                .map(|entry| (strsim::normalized_damerau_levenshtein(name, &entry), entry))
+                .map(|entry| {
+                    // A name that differs only in case (Unicode-aware) is as similar as can be.
+                    let score = if name.to_lowercase() == entry.to_lowercase() {
+                        1.0
+                    } else {
+                        strsim::normalized_damerau_levenshtein(name, &entry)
+                    };
+                    (score, entry)
+                })
                 .filter(|(score, _)| *score >= 0.6)
                 .collect();
             scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
@@ -547,12 +614,13 @@ const DIRECTORY_COUNT_CAP: usize = 10_000;
 /// entries`); empty when it cannot be listed.
 fn directory_entries<F: FileSystem + ?Sized>(fs: &mut F, resolved: &Resolved) -> String {
     match fs.list_directory(resolved.root, &resolved.relative, DIRECTORY_COUNT_CAP + 1) {
-        Ok(entries) if entries.len() > DIRECTORY_COUNT_CAP => {
-            format!(" of more than {DIRECTORY_COUNT_CAP} entries")
-        }
+        Ok(entries) if entries.len() > DIRECTORY_COUNT_CAP => format!(
+            " of more than {DIRECTORY_COUNT_CAP} entries{}",
+            entries.not_utf8_note()
+        ),
         Ok(entries) if entries.is_empty() => " with no entries".to_string(),
-        Ok(entries) if entries.len() == 1 => " of 1 entry".to_string(),
-        Ok(entries) => format!(" of {} entries", entries.len()),
+        Ok(entries) if entries.len() == 1 => format!(" of 1 entry{}", entries.not_utf8_note()),
+        Ok(entries) => format!(" of {} entries{}", entries.len(), entries.not_utf8_note()),
         Err(_) => String::new(),
     }
 }
@@ -591,6 +659,8 @@ struct Opened<File: ByteSource> {
     /// The scanner over the file, read through [`CrAsLf`] (active when the index splits on `\r`).
     scanner: Scanner<CrAsLf<File>>,
     index: LineIndex,
+    /// The document whose extracted text `scanner` reads, when the file is one.
+    document: Option<std::sync::Arc<ExtractedDocument>>,
 }
 
 /// Fingerprints the bytes `[start, end)` (at most `FINGERPRINT_BYTES`) read through `scanner`.
@@ -631,7 +701,17 @@ fn build_index<S: ByteSource>(
     scanner.set_encoding(TextEncoding::Utf8);
     let block = scanner.fill().map_err(io)?;
     let whole_file = resolved.stat.size > 0 && block.len() as u64 >= resolved.stat.size;
-    let mut index = match sniff_block(block, whole_file) {
+    let verdict = sniff_block(block, whole_file);
+    let runner_up = match verdict {
+        Verdict::Text {
+            encoding: TextEncoding::Legacy(legacy),
+            ..
+        } if legacy.is_single_byte() => crate::legacy::detect_with_runner_up(block, whole_file)
+            .filter(|(detected, _)| *detected == legacy)
+            .and_then(|(_, runner_up)| runner_up),
+        _ => None,
+    };
+    let mut index = match verdict {
         Verdict::Binary { kind } => {
             return Err(ReadError::new(
                 ErrorKind::Binary,
@@ -657,6 +737,7 @@ fn build_index<S: ByteSource>(
         index.extend(scanner).map_err(io)?;
     }
     index.identity = Some(identity_of(resolved));
+    index.runner_up = runner_up;
     Ok(index)
 }
 
@@ -675,9 +756,31 @@ fn open_and_index<F: FileSystem + ?Sized>(
     resolved: &Resolved,
     requested: &str,
     cached: Option<LineIndex>,
-) -> Result<Opened<F::File>, ReadError> {
+    documents: &mut DocumentCache,
+) -> Result<Opened<FileOrText<F::File>>, ReadError> {
     let io = |error: FsError| error.into_read_error(requested);
     let file = fs.open(resolved.root, &resolved.relative).map_err(io)?;
+    let (file, document) = document_source(file, resolved, requested, documents)?;
+    // A document's lines are those of its extracted text: the index is built over the text, and kept only for the
+    // same version of the file (the cache gives the same text for it).
+    let text_resolved;
+    let (resolved, cached) = match &document {
+        Some(document) => {
+            text_resolved = Resolved {
+                stat: crate::sandbox::FileStat {
+                    size: document.text.len() as u64,
+                    ..resolved.stat
+                },
+                ..resolved.clone()
+            };
+            let identity = identity_of(&text_resolved);
+            (
+                &text_resolved,
+                cached.filter(|index| index.identity == Some(identity)),
+            )
+        }
+        None => (resolved, cached),
+    };
     let identity = identity_of(resolved);
     // Files of one block are rescanned: the scan is the one read the window needs anyway.
     let candidate = cached.filter(|index| {
@@ -719,7 +822,154 @@ fn open_and_index<F: FileSystem + ?Sized>(
         }
         None => build_index(&mut scanner, resolved, requested)?,
     };
-    Ok(Opened { scanner, index })
+    Ok(Opened {
+        scanner,
+        index,
+        document,
+    })
+}
+
+/// The bytes of a file of at most `size` bytes, read whole.
+fn read_whole<S: ByteSource>(file: &mut S, size: u64) -> Result<Vec<u8>, FsError> {
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    let mut chunk = Vec::new();
+    while (bytes.len() as u64) < size {
+        file.read_at(bytes.len() as u64, BLOCK_BYTES, &mut chunk)?;
+        if chunk.is_empty() {
+            break;
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+/// The source a read windows: the file, or, when its content (then its name) says it is a document, the text
+/// extracted from it (from `documents` when this version was extracted before). Errors: the document's typed
+/// error (`too_large`, `malformed_document`, `encrypted_document`; `binary` for a format not extracted).
+fn document_source<S: ByteSource>(
+    mut file: S,
+    resolved: &Resolved,
+    requested: &str,
+    documents: &mut DocumentCache,
+) -> Result<(FileOrText<S>, Option<std::sync::Arc<ExtractedDocument>>), ReadError> {
+    let io = |error: FsError| error.into_read_error(requested);
+    let mut head = Vec::new();
+    file.read_at(0, BLOCK_BYTES, &mut head).map_err(io)?;
+    if document::candidate(&head, &resolved.path) == Candidate::No {
+        return Ok((FileOrText::File(file), None));
+    }
+    let version = (resolved.stat.size, resolved.stat.modified_ns);
+    let extraction = match documents.get(&resolved.path, version) {
+        Some(extraction) => Some(extraction),
+        None => {
+            let limits = ExtractionLimits::default();
+            let extraction = if resolved.stat.size > limits.max_input_bytes {
+                Err(document::DocumentError::too_large(format!(
+                    "{requested} is {} bytes, over the cap of {} bytes for documents, so it is not extracted",
+                    resolved.stat.size, limits.max_input_bytes
+                )))
+            } else {
+                let bytes = read_whole(&mut file, resolved.stat.size).map_err(io)?;
+                documents.extractions += 1;
+                extract_document(&bytes, &resolved.path, &limits)
+            };
+            match extraction {
+                Ok(None) => None,
+                Ok(Some(document)) => {
+                    let extraction = Ok(std::sync::Arc::new(document));
+                    documents.put(&resolved.path, version, extraction.clone());
+                    Some(extraction)
+                }
+                Err(error) => {
+                    documents.put(&resolved.path, version, Err(error.clone()));
+                    Some(Err(error))
+                }
+            }
+        }
+    };
+    match extraction {
+        None => Ok((FileOrText::File(file), None)),
+        Some(Ok(document)) => Ok((
+            FileOrText::Text(MemorySource::new(document.text.as_bytes())),
+            Some(document),
+        )),
+        Some(Err(error)) => Err(document_error(error, requested, &resolved.path)),
+    }
+}
+
+/// Extracts a document (see [`document::extract`]); without the `documents` feature nothing is a document.
+#[cfg(feature = "documents")]
+fn extract_document(
+    bytes: &[u8],
+    name: &str,
+    limits: &ExtractionLimits,
+) -> Result<Option<ExtractedDocument>, document::DocumentError> {
+    document::extract(bytes, name, limits)
+}
+
+#[cfg(not(feature = "documents"))]
+fn extract_document(
+    _bytes: &[u8],
+    _name: &str,
+    _limits: &ExtractionLimits,
+) -> Result<Option<ExtractedDocument>, document::DocumentError> {
+    Ok(None)
+}
+
+/// The read error of a document that could not be extracted, with the next move for the model.
+fn document_error(error: document::DocumentError, requested: &str, path: &str) -> ReadError {
+    let (kind, advice) = match error.kind {
+        DocumentErrorKind::TooLarge => (
+            ErrorKind::TooLarge,
+            "Extract the part you need with a tool outside read-window (or split the file), then read that.",
+        ),
+        DocumentErrorKind::Malformed => (
+            ErrorKind::MalformedDocument,
+            "It cannot be extracted as it is: check what the file really is (`file` on it), or ask for a good copy.",
+        ),
+        DocumentErrorKind::Encrypted => (
+            ErrorKind::EncryptedDocument,
+            "It needs its password: ask the user for a decrypted copy.",
+        ),
+        DocumentErrorKind::Unsupported => (ErrorKind::Binary, ""),
+    };
+    let message = error.message;
+    let message = if message.starts_with(requested) || message.starts_with(path) {
+        message
+    } else {
+        format!("{requested}: {message}")
+    };
+    ReadError::new(kind, format!("{message}. {advice}").trim_end().to_string())
+}
+
+/// What the existing file at `path` is when it is a binary document container (a zip, an OLE compound file, a
+/// PDF), in words; `None` for text, a missing file, or anything that cannot be read.
+fn binary_container<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    working_directory: &str,
+    path: &str,
+) -> Option<&'static str> {
+    let absolute = normalize(path, working_directory);
+    let resolved = resolve(fs, path, &absolute).ok()?;
+    if resolved.stat.kind != FileKind::Regular {
+        return None;
+    }
+    let mut file = fs.open(resolved.root, &resolved.relative).ok()?;
+    let mut head = Vec::new();
+    file.read_at(0, 1024, &mut head).ok()?;
+    document::is_binary_container(&head)
+}
+
+/// Adds what a read of a document reports to `result`: the document facts, and the hint's clause on its parts.
+fn attach_document(result: &mut ReadResult, document: Option<&ExtractedDocument>) {
+    if let Some(document) = document {
+        let facts = DocumentFacts::of(document, &result.path);
+        result.hint.push_str(&facts.hint_clause(
+            result.window.start_line,
+            result.window.end_line.max(result.window.start_line),
+        ));
+        result.document = Some(facts);
+    }
 }
 
 /// The result of reading the window of an opened file.
@@ -728,7 +978,7 @@ fn window_result<File: ByteSource>(
     config: &Config,
     density: f64,
     request: &WindowRequest,
-    tail: Option<u64>,
+    tail: Option<&TailRequest>,
     resolved: &Resolved,
     requested: &str,
 ) -> Result<ReadResult, ReadError> {
@@ -744,7 +994,7 @@ fn window_result<File: ByteSource>(
     };
     // A tail read: the last `tail` lines, fewer when they do not fit the budget, so the window still ends at the
     // last line (a last line alone over the budget is cut inside, with its cursor, as any window).
-    let mut lines = tail;
+    let mut lines = tail.lines;
     let mut attempts = 0;
     loop {
         let total = opened.index.total_lines();
@@ -772,10 +1022,54 @@ fn window_result<File: ByteSource>(
             || shown_whole >= lines
             || attempts >= TAIL_ATTEMPTS
         {
-            return Ok(result);
+            return Ok(declare_tail_cut(result, tail, &config.budget));
         }
         lines = shown_whole;
     }
+}
+
+/// A tail window that shows fewer lines than asked while the file has more lines before it left them out: it is
+/// truncated (`limit` when the limit or max-lines capped the tail, `budget` when the budget held fewer), and the
+/// hint says how many of the lines asked for are shown and why, before its pointer to the lines before them.
+fn declare_tail_cut(mut result: ReadResult, tail: &TailRequest, budget: &Budget) -> ReadResult {
+    let window = &mut result.window;
+    if window.lines_returned == 0 || window.start_line <= 1 || window.lines_returned >= tail.asked {
+        return result;
+    }
+    let mut causes = Vec::new();
+    if tail.lines < tail.asked {
+        window
+            .truncated_by
+            .retain(|reason| *reason != Truncation::Limit);
+        window.truncated_by.push(Truncation::Limit);
+        causes.push(tail.capped_by.clone());
+    }
+    if window.lines_returned < tail.lines {
+        if !window.truncated_by.contains(&Truncation::Budget) {
+            window.truncated_by.push(Truncation::Budget);
+        }
+        causes.push(match *budget {
+            Budget::Characters(limit) => {
+                format!("the {limit}-character budget holds no more")
+            }
+            Budget::Tokens { cap, .. } => format!("the {cap}-token budget holds no more"),
+        });
+    }
+    let shown = window.lines_returned;
+    let verb = if shown == 1 { "is" } else { "are" };
+    let clause = format!(
+        " You asked for the last {}; {shown} {verb} shown ({}).",
+        crate::hint::line_count(tail.asked),
+        causes.join("; ")
+    );
+    // The clause goes right after the first sentence (lines shown, the end of the file), else at the end.
+    const END: &str = ": the end of the file.";
+    let at = result
+        .hint
+        .find(END)
+        .map_or(result.hint.len(), |at| at + END.len());
+    result.hint.insert_str(at, &clause);
+    result
 }
 
 /// Tail reads that do not fit the budget are tried again with fewer lines at most this many times.
@@ -841,6 +1135,7 @@ fn window_result_at<File: ByteSource>(
         },
         line_endings: opened.index.line_endings(),
         replaced_invalid: window.replaced_invalid,
+        runner_up: opened.index.runner_up,
     };
     let mut hint = hint_past_key(
         &resolved.path,
@@ -860,6 +1155,7 @@ fn window_result_at<File: ByteSource>(
         encoding,
         budget,
         warnings: Vec::new(),
+        document: None,
         window,
     })
 }
@@ -873,21 +1169,37 @@ fn tail_clause(window: &Window, tail: u64) -> String {
     let before = window.start_line - 1;
     let count = before.min(tail.max(1));
     let offset = window.start_line - count;
-    if count == 1 {
-        format!(" The line before them is read with offset={offset} limit=1.")
+    let them = if window.lines_returned == 1 {
+        "it"
     } else {
-        format!(" The {count} lines before them are read with offset={offset} limit={count}.")
+        "them"
+    };
+    if count == 1 {
+        format!(" The line before {them} is read with offset={offset} limit=1.")
+    } else {
+        format!(" The {count} lines before {them} are read with offset={offset} limit={count}.")
     }
 }
 
 /// The hint's clause for a file decoded from a legacy encoding (` Decoded from windows-1252 (detected from its
 /// content): write changes back in windows-1252.`); empty for UTF-8, UTF-16 and UTF-32.
+///
+/// When the encoding was a guess between single-byte encodings that read the file differently, the clause says so
+/// and names the runner-up (` Decoded from iso-8859-15 (detected from its content, a guess: could also be
+/// windows-1252): write changes back in iso-8859-15.`).
 fn encoding_clause(encoding: &EncodingFacts) -> String {
     match encoding.encoding {
         TextEncoding::Legacy(_) => {
             let name = encoding.encoding.name();
+            let guess = match encoding.runner_up {
+                Some(other) => format!(
+                    ", a guess: could also be {}",
+                    crate::decode::legacy_label(other)
+                ),
+                None => String::new(),
+            };
             format!(
-                " Decoded from {name} (detected from its content): write changes back in {name}."
+                " Decoded from {name} (detected from its content{guess}): write changes back in {name}."
             )
         }
         _ => String::new(),
@@ -944,9 +1256,11 @@ fn empty_result(config: &Config, resolved: &Resolved) -> ReadResult {
             origin: EncodingOrigin::Detected,
             line_endings: LineEndings::None,
             replaced_invalid: 0,
+            runner_up: None,
         },
         budget: BudgetReport::of(&config.budget, config.budget.limit(), 0),
         warnings: Vec::new(),
+        document: None,
         window,
     }
 }
@@ -975,20 +1289,37 @@ pub fn read_once<F: FileSystem + ?Sized>(
     let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
         empty_result(&config, &resolved)
     } else {
-        let mut opened = open_and_index(fs, &resolved, &request.path, None)
-            .map_err(|error| error.at_path(&resolved.path))?;
-        window_result(
+        let mut opened = open_and_index(
+            fs,
+            &resolved,
+            &request.path,
+            None,
+            &mut DocumentCache::new(),
+        )
+        .map_err(|error| error.at_path(&resolved.path))?;
+        let mut result = window_result(
             &mut opened,
             &config,
             1.0,
             &prepared.request,
-            prepared.tail,
+            prepared.tail.as_ref(),
             &resolved,
             &request.path,
         )
-        .map_err(|error| error.at_path(&resolved.path))?
+        .map_err(|error| error.at_path(&resolved.path))?;
+        attach_document(&mut result, opened.document.as_deref());
+        result
     };
     result.warnings = warnings;
+    result.warnings.extend(
+        result
+            .document
+            .as_ref()
+            .and_then(|facts| facts.warning.clone()),
+    );
+    result
+        .warnings
+        .extend(tilde_note(&request.path, &result.path));
     Ok(result)
 }
 
@@ -1005,6 +1336,7 @@ impl Reader {
             returned: ReturnedLines::new(),
             versions: FileVersions::new(),
             legacy: LegacyFiles::new(),
+            documents: DocumentCache::new(),
         }
     }
 
@@ -1069,7 +1401,7 @@ impl Reader {
             empty_result(&self.config, &resolved)
         } else {
             let cached = self.memory.take_file(&resolved.path);
-            let mut opened = open_and_index(fs, &resolved, requested, cached)
+            let mut opened = open_and_index(fs, &resolved, requested, cached, &mut self.documents)
                 .map_err(|error| error.at_path(&resolved.path))?;
             let density = self.memory.density(&resolved.path);
             let outcome = window_result(
@@ -1077,16 +1409,28 @@ impl Reader {
                 &self.config,
                 density,
                 &prepared.request,
-                prepared.tail,
+                prepared.tail.as_ref(),
                 &resolved,
                 requested,
             );
-            if outcome.is_ok() {
-                change = Some(version_change(&self.versions, &resolved.path, &mut opened));
+            let seen = version_change(&self.versions, &resolved.path, &mut opened);
+            // Told of a change, the model drops what it had of the file: no stub may stand for a stale window.
+            if let Some(through) = seen.unchanged_through {
+                self.memory.file_changed(&resolved.path, through);
             }
             self.memory.positioned_reads += opened.scanner.reads();
             self.memory.store_file(&resolved.path, opened.index);
-            outcome.map_err(|error| error.at_path(&resolved.path))?
+            match outcome {
+                Ok(mut result) => {
+                    change = Some((seen.version, seen.notice));
+                    attach_document(&mut result, opened.document.as_deref());
+                    result
+                }
+                Err(error) => {
+                    let error = changed_error(error, &seen, prepared.request.offset, requested);
+                    return Err(error.at_path(&resolved.path));
+                }
+            }
         };
         // The key is the window as returned, not as asked: two requests that return the same lines (a limit past
         // the end of the file, a budget that stops both at line 52) are the same read.
@@ -1100,18 +1444,21 @@ impl Reader {
             shape: shape_of(&self.config),
         };
         let window = &result.window;
+        let shown = crate::text::path_in_prose(&resolved.path);
         let outcome = match self.memory.decide(&key, window_hash(window), &self.config) {
             Decision::Blocked { count, cycle } => Err(ReadError::new(
                 ErrorKind::LoopBlocked,
                 if cycle > 1 {
                     format!(
-                        "{MARKER_PREFIX}loop-blocked] You have read lines {}-{} of {} {count} times in a cycle of {cycle} unchanged windows read over and over. Stop re-reading them: use the content you already have, read a range you have not read, or change the file first.",
-                        window.start_line, window.end_line, resolved.path
+                        "{MARKER_PREFIX}loop-blocked] You have read {} of {} {count} times in a cycle of {cycle} unchanged windows read over and over. Stop re-reading them: use the content you already have, read a range you have not read, or change the file first.",
+                        crate::hint::line_span(window.start_line, window.end_line), shown
                     )
                 } else {
                     format!(
-                        "{MARKER_PREFIX}loop-blocked] You have read lines {}-{} of {} {count} times in a row and they have not changed. Stop re-reading them: use the content you already have, read a different range, or change the file first.",
-                        window.start_line, window.end_line, resolved.path
+                        "{MARKER_PREFIX}loop-blocked] You have read {} of {} {count} times in a row and {} not changed. Stop re-reading {}: use the content you already have, read a different range, or change the file first.",
+                        crate::hint::line_span(window.start_line, window.end_line), shown,
+                        if window.start_line == window.end_line { "it has" } else { "they have" },
+                        if window.start_line == window.end_line { "it" } else { "them" }
                     )
                 },
             )
@@ -1129,6 +1476,13 @@ impl Reader {
                 }
                 result.warnings = std::mem::take(&mut self.pending_warnings);
                 result.warnings.extend(warning);
+                result
+                    .warnings
+                    .extend(tilde_note(requested, &result.path));
+                // A document without a text layer on some pages says so on every window of it.
+                result
+                    .warnings
+                    .extend(result.document.as_ref().and_then(|facts| facts.warning.clone()));
                 Ok(ReadOutcome::Window(result))
             }
         };
@@ -1151,6 +1505,12 @@ impl Reader {
     pub fn wrote<F: FileSystem + ?Sized>(&mut self, fs: &F, path: &str) {
         let absolute = normalize(path, &working_directory(&self.config, fs));
         self.memory.wrote(&absolute);
+        let resolved = self
+            .memory
+            .alias(&absolute)
+            .unwrap_or_else(|| absolute.clone());
+        self.documents.forget(&absolute);
+        self.documents.forget(&resolved);
     }
 
     /// Checks text the model wants written to `path` (`EchoedOutput` when refused). Refused: text holding two or
@@ -1163,10 +1523,19 @@ impl Reader {
     /// names the first one, its line and column); text that passes must be written back in that encoding.
     pub fn check_write<F: FileSystem + ?Sized>(
         &self,
-        fs: &F,
+        fs: &mut F,
         path: &str,
         text: &str,
     ) -> Result<(), ReadError> {
+        if let Some(what) = binary_container(fs, &working_directory(&self.config, fs), path) {
+            return Err(ReadError::new(
+                ErrorKind::BinaryDocument,
+                format!(
+                    "{path} is {what}, not a text file: the text you hold of it is an extraction (what read-window showed you), and writing it over the file would destroy the document. Leave {path} as it is: write the text to a new file (for example a .md or .txt beside it), or change the document with a tool made for its format (python-docx, openpyxl, python-pptx, a PDF editor)."
+                ),
+            )
+            .at_path(path));
+        }
         if let Some(run) = self.returned.echoed_run(text) {
             return Err(ReadError::new(
                 ErrorKind::EchoedOutput,
@@ -1184,7 +1553,14 @@ impl Reader {
                 ),
             ));
         }
-        let resolved = self.resolved_alias(fs, path);
+        // Resolved as a read resolves it (links followed), so a link to a file read, or the file under a linked
+        // directory, is checked against what this session knows of that file; a path that does not resolve (a
+        // new file) is taken as asked.
+        let absolute = normalize(path, &working_directory(&self.config, fs));
+        let resolved = match crate::sandbox::resolve(fs, path, &absolute) {
+            Ok(resolved) => resolved.path,
+            Err(_) => self.resolved_alias(fs, path),
+        };
         if self.returned.is_lossy(&resolved) {
             if let Some(line) = replacement_line(text) {
                 return Err(ReadError::new(
@@ -1195,14 +1571,33 @@ impl Reader {
                 ));
             }
         }
-        if let Some(encoding) = self.legacy.encoding_of(&resolved) {
-            if let Some((character, line, column)) = first_unencodable(text, encoding) {
+        if let Some((encoding, runner_up)) = self.legacy.encoding_of(&resolved) {
+            if let Some(found) = first_unencodable(text, encoding) {
                 let name = encoding.name();
+                let Unencodable {
+                    character,
+                    line,
+                    column,
+                    becomes,
+                } = found;
+                let code = u32::from(character);
+                let what = match becomes {
+                    None => format!("which {name} cannot encode"),
+                    Some(back) => format!(
+                        "which {name} cannot hold: it would be written as the bytes of `{back}` and read back as `{back}`"
+                    ),
+                };
+                let guess = match runner_up {
+                    Some(other) => format!(
+                        " ({name} is a guess from the file's content: it could also be {}, so check which before converting)",
+                        crate::decode::legacy_label(other)
+                    ),
+                    None => String::new(),
+                };
                 return Err(ReadError::new(
                     ErrorKind::Unencodable,
                     format!(
-                        "Line {line} of the text for {path} holds U+{:04X} `{character}` (column {column}), which {name} cannot encode: this session read {resolved} as {name}, so the text must be written back encoded in {name}, and this character would be lost or the file would mix two encodings. Use a character {name} has, or convert the file to UTF-8 first (iconv -f {name} -t UTF-8) and read it again.",
-                        u32::from(character)
+                        "Line {line} of the text for {path} holds U+{code:04X} `{character}` (column {column}), {what}: this session read {resolved} as {name}{guess}, so the text must be written back encoded in {name}, and this character would be lost or changed, or the file would mix two encodings. Use a character {name} has, or convert the file to UTF-8 first (iconv -f {name} -t UTF-8) and read it again."
                     ),
                 ));
             }
@@ -1300,7 +1695,7 @@ impl Reader {
         limit: u64,
     ) -> Result<u64, ReadError> {
         let cached = self.memory.take_file(&resolved.path);
-        let mut opened = open_and_index(fs, resolved, requested, cached)?;
+        let mut opened = open_and_index(fs, resolved, requested, cached, &mut self.documents)?;
         let io = |error: crate::error::FsError| error.into_read_error(requested);
         let estimate = {
             let scanner = &mut opened.scanner;
@@ -1350,16 +1745,34 @@ impl Reader {
 /// (past the line prints); larger ones are told by their kept index, or not at all.
 const PREFIX_RECHECK_BYTES: u64 = 1024 * 1024;
 
-/// The version of the file `opened` describes, and the change notice against `path`'s version at this session's
-/// previous read (`None` on the first read or when the content is the same).
+/// What a read learned of a file against this session's previous read of it.
+struct VersionChange {
+    /// The version the read saw.
+    version: FileVersion,
+    /// The change notice (`None` on the first read or when the content is the same).
+    notice: Option<String>,
+    /// With a notice: the lines (1..=N) it leaves as they were
+    /// ([`crate::returned::Change::unchanged_through`]).
+    unchanged_through: Option<u64>,
+    /// The line count at the previous read (`None` on the first read).
+    previous_lines: Option<u64>,
+}
+
+/// The version of the file `opened` describes, and the change against `path`'s version at this session's
+/// previous read.
 fn version_change<File: ByteSource>(
     versions: &FileVersions,
     path: &str,
     opened: &mut Opened<File>,
-) -> (FileVersion, Option<String>) {
+) -> VersionChange {
     let new = FileVersion::of(&opened.index);
     let Some(old) = versions.previous(path) else {
-        return (new, None);
+        return VersionChange {
+            version: new,
+            notice: None,
+            unchanged_through: None,
+            previous_lines: None,
+        };
     };
     // The print of the old part of a grown file: from the kept index when it was extended from the old end, else
     // read again when it is small.
@@ -1378,8 +1791,48 @@ fn version_change<File: ByteSource>(
     } else {
         None
     };
-    let notice = change_notice(path, compare(old, &new, old_prefix));
-    (new, notice)
+    let change = compare(old, &new, old_prefix);
+    let previous_lines = Some(old.total_lines);
+    let notice = change_notice(path, change);
+    VersionChange {
+        version: new,
+        unchanged_through: notice.as_ref().and(change.unchanged_through()),
+        notice,
+        previous_lines,
+    }
+}
+
+/// A window refused as past the end (`invalid-request` with the file's line count) of a file that changed since
+/// this session's previous read of it: the error names the change instead of blaming the request. An `offset` past
+/// the end of a file that shrank says so first ("offset 729 is past the end of del.txt: the file shrank from 728
+/// lines to 1 line since your previous read of it in this session. Use an offset from 1 to 1, and read again what
+/// you rely on."); any such error then carries the change notice. It stays `invalid-request` (the request cannot
+/// be served as asked), with `total-lines` the new count. Other errors, and files that did not change, are left
+/// as they are.
+fn changed_error(error: ReadError, seen: &VersionChange, offset: u64, path: &str) -> ReadError {
+    let path = crate::text::path_in_prose(path);
+    let (Some(notice), Some(total)) = (&seen.notice, error.total_lines) else {
+        return error;
+    };
+    if error.kind != ErrorKind::InvalidRequest {
+        return error;
+    }
+    let message = match seen.previous_lines {
+        Some(was) if offset > total && total < was => {
+            let what_now = if total == 0 {
+                "It is empty now: there is nothing left to read.".to_string()
+            } else {
+                format!("Use an offset from 1 to {total}, and read again what you rely on.")
+            };
+            format!(
+                "offset {offset} is past the end of {path}: the file shrank from {} to {} since your previous read of it in this session. {what_now} {notice}",
+                line_count(was),
+                line_count(total)
+            )
+        }
+        _ => format!("{} {notice}", error.message),
+    };
+    ReadError { message, ..error }
 }
 
 impl Reader {
@@ -1408,7 +1861,8 @@ impl Reader {
             }
         }
         if let ReadOutcome::Window(result) = answer {
-            self.legacy.note(path, result.encoding.encoding);
+            self.legacy
+                .note(path, result.encoding.encoding, result.encoding.runner_up);
             self.returned.remember(&result.window.content);
             if result.window.replaced_invalid > 0 {
                 self.returned.remember_lossy(path);
@@ -1599,7 +2053,11 @@ mod returned_and_change_tests {
         let mut reader = Reader::new(ConfigInput::default());
         read(&mut reader, &mut fs, 12, 2);
         let refused = reader
-            .check_write(&fs, "b.py", "# header\n12|def foo():\n13|    return 1\n")
+            .check_write(
+                &mut fs,
+                "b.py",
+                "# header\n12|def foo():\n13|    return 1\n",
+            )
             .unwrap_err();
         assert_eq!(refused.kind, ErrorKind::EchoedOutput);
         assert!(
@@ -1610,14 +2068,16 @@ mod returned_and_change_tests {
             refused.message
         );
         assert!(reader
-            .check_write(&fs, "b.py", "1|Alice|30\n2|Bob|25\n")
-            .is_ok());
-        assert!(reader.check_write(&fs, "b.py", "12|def foo():\n").is_ok());
-        assert!(reader
-            .check_write(&fs, "b.py", "def foo():\n    return 1\n")
+            .check_write(&mut fs, "b.py", "1|Alice|30\n2|Bob|25\n")
             .is_ok());
         assert!(reader
-            .check_write(&fs, "b.py", "[read-window: unchanged] x")
+            .check_write(&mut fs, "b.py", "12|def foo():\n")
+            .is_ok());
+        assert!(reader
+            .check_write(&mut fs, "b.py", "def foo():\n    return 1\n")
+            .is_ok());
+        assert!(reader
+            .check_write(&mut fs, "b.py", "[read-window: unchanged] x")
             .is_err());
     }
 
@@ -1630,11 +2090,11 @@ mod returned_and_change_tests {
         bytes.extend_from_slice(b"caf\xe9\n");
         std::fs::write(directory.path().join("a.txt"), bytes).unwrap();
         let mut reader = Reader::new(ConfigInput::default());
-        let before = reader.check_write(&fs, "a.txt", "ok\ncaf\u{FFFD}\n");
+        let before = reader.check_write(&mut fs, "a.txt", "ok\ncaf\u{FFFD}\n");
         assert!(before.is_ok());
         read(&mut reader, &mut fs, 1, 10);
         let refused = reader
-            .check_write(&fs, "/w/a.txt", "ok\ncaf\u{FFFD}\n")
+            .check_write(&mut fs, "/w/a.txt", "ok\ncaf\u{FFFD}\n")
             .unwrap_err();
         assert_eq!(refused.kind, ErrorKind::EchoedOutput);
         assert!(
@@ -1644,9 +2104,9 @@ mod returned_and_change_tests {
             "{}",
             refused.message
         );
-        assert!(reader.check_write(&fs, "a.txt", "ok\ncafé\n").is_ok());
+        assert!(reader.check_write(&mut fs, "a.txt", "ok\ncafé\n").is_ok());
         assert!(reader
-            .check_write(&fs, "copy.txt", "ok\ncaf\u{FFFD}\n")
+            .check_write(&mut fs, "copy.txt", "ok\ncaf\u{FFFD}\n")
             .is_ok());
     }
 

@@ -247,6 +247,24 @@ pub enum Change {
     Changed,
 }
 
+impl Change {
+    /// The lines (1..=N, 1-based) the change leaves as they were, so a window of them read earlier is still
+    /// current: `None` when nothing changed, `Some(0)` when every earlier window is stale. Windows that reach past
+    /// N are stale (their lines, or the file's line count they state, changed).
+    pub fn unchanged_through(self) -> Option<u64> {
+        match self {
+            Change::Unchanged => None,
+            Change::Appended { after, .. } => Some(after),
+            Change::LastLineGrew { line, .. } | Change::FirstChanged { line, .. } => {
+                Some(line.saturating_sub(1))
+            }
+            Change::Removed { total, .. } => Some(total),
+            Change::ChangedAfter { through } => Some(through),
+            Change::Changed => Some(0),
+        }
+    }
+}
+
 /// Compares `new` with `old`. `old_prefix` is the content print of the first `old.size` bytes of the new file,
 /// when it is known (the file grew): equal to `old.print`, the old part is unchanged.
 pub fn compare(old: &FileVersion, new: &FileVersion, old_prefix: Option<u64>) -> Change {
@@ -311,7 +329,7 @@ pub fn compare(old: &FileVersion, new: &FileVersion, old_prefix: Option<u64>) ->
 }
 
 /// "1 line" or "N lines".
-fn line_count(total: u64) -> String {
+pub fn line_count(total: u64) -> String {
     if total == 1 {
         "1 line".to_string()
     } else {
@@ -330,6 +348,7 @@ fn were(first: u64, last: u64) -> String {
 
 /// The notice a read carries when `path` changed since this session's previous read of it; `None` when it did not.
 pub fn change_notice(path: &str, change: Change) -> Option<String> {
+    let path = crate::text::path_in_prose(path);
     let head = format!("{MARKER_PREFIX}file changed] {path} changed since your previous read of it in this session:");
     let body = match change {
         Change::Unchanged => return None,

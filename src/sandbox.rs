@@ -8,6 +8,7 @@
 
 use crate::error::{ErrorKind, FsError, ReadError};
 use crate::source::ByteSource;
+use crate::text::path_in_prose;
 
 /// Links followed in one resolution at most (Linux's `MAXSYMLINKS`).
 pub const MAX_LINK_HOPS: u32 = 40;
@@ -79,13 +80,44 @@ pub trait FileSystem {
     fn read_link(&mut self, root: usize, relative: &str) -> Result<String, FsError>;
     /// Opens the regular file `relative` under preopen `root` for reading, not following links.
     fn open(&mut self, root: usize, relative: &str) -> Result<Self::File, FsError>;
-    /// Names of up to `max` entries of the directory `relative` under preopen `root`.
+    /// Up to `max` entries of the directory `relative` under preopen `root`: their names, and how many names
+    /// were skipped because they are not valid UTF-8 (they count towards `max`).
     fn list_directory(
         &mut self,
         root: usize,
         relative: &str,
         max: usize,
-    ) -> Result<Vec<String>, FsError>;
+    ) -> Result<DirectoryListing, FsError>;
+}
+
+/// Entries of a directory as [`FileSystem::list_directory`] lists them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DirectoryListing {
+    /// The names that are valid UTF-8, in the order listed.
+    pub names: Vec<String>,
+    /// Entries skipped because their name is not valid UTF-8 (no request can name them).
+    pub not_utf8: usize,
+}
+
+impl DirectoryListing {
+    /// Entries listed: names plus the names skipped.
+    pub fn len(&self) -> usize {
+        self.names.len() + self.not_utf8
+    }
+
+    /// True when the directory listed no entries at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `" (1 name here is not valid UTF-8)"` / `" (N names here are not valid UTF-8)"`; empty when none is.
+    pub fn not_utf8_note(&self) -> String {
+        match self.not_utf8 {
+            0 => String::new(),
+            1 => " (1 name here is not valid UTF-8)".to_string(),
+            count => format!(" ({count} names here are not valid UTF-8)"),
+        }
+    }
 }
 
 /// Checks a requested path for what can never be a file name.
@@ -200,6 +232,7 @@ pub fn describe_roots(roots: &[String]) -> String {
 /// (`data/x.txt (resolved to /project/data/x.txt)`), so a relative path resolved against the working directory (the
 /// first preopen by default) shows where it was looked for.
 pub fn described(requested: &str, absolute: &str) -> String {
+    let (requested, absolute) = (path_in_prose(requested), path_in_prose(absolute));
     if requested == absolute {
         requested.to_string()
     } else {
@@ -209,6 +242,8 @@ pub fn described(requested: &str, absolute: &str) -> String {
 
 /// The error for a path under no preopen.
 pub fn outside_error(requested: &str, absolute: &str, roots: &[String]) -> ReadError {
+    let (requested, absolute) = (path_in_prose(requested), path_in_prose(absolute));
+    let (requested, absolute) = (&*requested, &*absolute);
     ReadError::new(
         ErrorKind::OutsideSandbox,
         format!(

@@ -181,13 +181,13 @@ impl SessionMemory {
             let block_at = config.loop_block_at;
             if cycle > 1 {
                 format!(
-                    "{MARKER_PREFIX}loop warning] This is read {count} of lines {first}-{last} of {} in a cycle of {cycle} unchanged windows read over and over. Use what you already have; read {block_at} of it will be blocked.",
-                    key.path
+                    "{MARKER_PREFIX}loop warning] This is read {count} of {} of {} in a cycle of {cycle} unchanged windows read over and over. Use what you already have; read {block_at} of it will be blocked.",
+                    crate::hint::line_span(first, last), crate::text::path_in_prose(&key.path)
                 )
             } else {
                 format!(
-                    "{MARKER_PREFIX}loop warning] This is identical read {count} in a row of lines {first}-{last} of {}, unchanged. Use what you already have; read {block_at} will be blocked.",
-                    key.path
+                    "{MARKER_PREFIX}loop warning] This is identical read {count} in a row of {} of {}, unchanged. Use what you already have; read {block_at} will be blocked.",
+                    crate::hint::line_span(first, last), crate::text::path_in_prose(&key.path)
                 )
             }
         });
@@ -238,6 +238,33 @@ impl SessionMemory {
         self.files.retain(|file, _| !matches(file));
         self.file_order.retain(|file| !matches(file));
         self.sent.retain(|file, _| !matches(file));
+    }
+
+    /// `path` (resolved) changed since this session's previous read of it, and the model is being told so (a
+    /// change notice): only lines `1..=unchanged_through` (1-based; 0 for none) are as they were. Every dedup entry
+    /// of `path` whose window reaches past them is forgotten, so no stub ever points to a window the notice called
+    /// stale (a file rewritten and then restored to the old bytes returns content, not a stub of the old window);
+    /// and the tripwire's run that involves `path` starts over. The line index and token densities stay.
+    pub fn file_changed(&mut self, path: &str, unchanged_through: u64) {
+        let stale = |key: &DedupKey| {
+            key.path == path
+                && (key.request.limit == 0
+                    || key
+                        .request
+                        .offset
+                        .saturating_add(key.request.limit)
+                        .saturating_sub(1)
+                        > unchanged_through)
+        };
+        self.dedup.retain(|key, _| !stale(key));
+        self.dedup_order.retain(|key| !stale(key));
+        if self.last.as_ref().is_some_and(|(key, _)| key.path == path) {
+            self.last = None;
+            self.consecutive = 0;
+        }
+        if self.history.iter().any(|(key, _)| key.path == path) {
+            self.history.clear();
+        }
     }
 
     /// Remembers that the lexical path `asked` resolved to `resolved`.
@@ -573,6 +600,34 @@ mod tests {
             );
             assert_eq!(memory.decide(&key(11, 10), 100 + round, &config), content);
         }
+    }
+
+    #[test]
+    fn a_change_forgets_the_stale_windows_and_restarts_the_count() {
+        let config = Config::default();
+        let mut memory = SessionMemory::new();
+        let content = Decision::Content { warning: None };
+        let (head, all, other) = (key(1, 3), key(1, 10), key_of("/w/b.txt", 1));
+        assert_eq!(memory.decide(&head, 1, &config), content);
+        assert_eq!(memory.decide(&all, 2, &config), content);
+        assert_eq!(memory.decide(&other, 3, &config), content);
+        assert_eq!(memory.decide(&all, 2, &config), Decision::Stub);
+        // Lines 1-3 are unchanged: lines 1-3 are still current, lines 1-10 are not; another file keeps its own.
+        memory.file_changed("/w/a.txt", 3);
+        assert_eq!(memory.decide(&head, 1, &config), Decision::Stub);
+        assert_eq!(memory.decide(&all, 2, &config), content);
+        assert_eq!(memory.decide(&other, 3, &config), Decision::Stub);
+        // Changed from line 1: nothing of it is current, and the count of the run starts over.
+        assert_eq!(memory.decide(&all, 2, &config), Decision::Stub);
+        memory.file_changed("/w/a.txt", 0);
+        assert_eq!(memory.decide(&all, 2, &config), content);
+        assert_eq!(memory.decide(&head, 1, &config), content);
+        assert_eq!(memory.decide(&all, 2, &config), Decision::Stub);
+        assert_eq!(memory.decide(&all, 2, &config), Decision::Stub);
+        assert_eq!(
+            memory.decide(&all, 2, &config),
+            Decision::Blocked { count: 3, cycle: 1 }
+        );
     }
 
     #[test]

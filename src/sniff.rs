@@ -125,6 +125,7 @@ pub fn magic_type(sample: &[u8]) -> Option<&'static str> {
 /// move for its family (decompress, list the archive's entries, view the image, inspect the executable; documents
 /// are not read as text yet).
 pub fn binary_advice(kind: &str, path: &str) -> String {
+    let path = crate::text::path_in_prose(path);
     let decompressor = match kind {
         "gzip archive" => Some("zcat"),
         "bzip2 archive" => Some("bzcat"),
@@ -139,13 +140,17 @@ pub fn binary_advice(kind: &str, path: &str) -> String {
     }
     let has = |word: &str| kind.contains(word);
     if has("ZIP") {
-        format!("It is a ZIP archive: list its entries (`unzip -l {path}`) and read a file extracted from it. If it is a Word, Excel, PowerPoint, OpenDocument or EPUB document, read-window does not read documents as text yet (support is coming).")
+        if cfg!(feature = "documents") {
+            format!("It is a ZIP archive (not a Word, Excel, PowerPoint, OpenDocument or EPUB document, which read-window extracts): list its entries (`unzip -l {path}`) and read a file extracted from it.")
+        } else {
+            format!("It is a ZIP archive: list its entries (`unzip -l {path}`) and read a file extracted from it. This build of read-window does not extract documents (it was built without the `documents` feature).")
+        }
     } else if has("7z archive") || has("tar archive") {
         format!("It is an archive: list its entries (`tar -tf {path}` or `7z l {path}`) and read a file extracted from it.")
     } else if has("image") {
         "It is an image: view it with an image tool if you can see images; it holds no text to read.".to_string()
     } else if has("PDF") {
-        format!("It is a PDF document: read-window does not read documents as text yet (support is coming); meanwhile a shell's `pdftotext {path} -` gives its text.")
+        format!("It is a PDF document: this build of read-window does not extract documents (it was built without the `documents` feature); a shell's `pdftotext {path} -` gives its text.")
     } else if has("ar archive") {
         format!("It is an ar archive (a static library or a Debian package): list its members (`ar t {path}`), list a static library's symbols (`nm {path}`), or read the source it was built from.")
     } else if has("ELF") {
@@ -411,7 +416,7 @@ mod tests {
             ("ZIP archive (empty)", "`unzip -l /p/a.gz`"),
             ("tar archive", "`tar -tf /p/a.gz`"),
             ("PNG image", "view it"),
-            ("PDF document", "not read documents as text yet"),
+            ("PDF document", "`pdftotext /p/a.gz -`"),
             ("ELF executable or library", "`readelf -h /p/a.gz`"),
             ("Java class file", "`javap -c /p/a.gz`"),
             ("WebAssembly module", "`wasm-tools print /p/a.gz`"),

@@ -90,3 +90,21 @@ impl<S: ByteSource> ByteSource for CrAsLf<S> {
         Ok(())
     }
 }
+
+/// What a read windows: a file's bytes, or a document's extracted text (held in memory).
+#[derive(Debug, Clone)]
+pub enum FileOrText<F> {
+    /// The file itself, by positioned reads.
+    File(F),
+    /// The text extracted from a document (UTF-8, lines ending in `\n`).
+    Text(MemorySource),
+}
+
+impl<F: ByteSource> ByteSource for FileOrText<F> {
+    fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError> {
+        match self {
+            FileOrText::File(file) => file.read_at(offset, length, buffer),
+            FileOrText::Text(text) => text.read_at(offset, length, buffer),
+        }
+    }
+}

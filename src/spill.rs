@@ -13,6 +13,7 @@
 use crate::capture::{CaptureConfig, CaptureInput, CaptureSummary, SpillReport, StreamWindow};
 use crate::error::{ErrorKind, FsError, ReadError};
 use crate::sandbox::{normalize, resolve, FileKind, FileSystem, ResolveError};
+use crate::sniff::{sniff, Verdict, SAMPLE_BYTES};
 
 /// How a spill file is named: `capture-N.log`.
 pub const SPILL_PREFIX: &str = "capture-";
@@ -92,6 +93,13 @@ pub struct Capture<W> {
     hold_limit: usize,
     warnings: Vec<String>,
     finished: bool,
+    /// The stream's first [`SAMPLE_BYTES`] for the binary verdict, until it is made.
+    sample: Vec<u8>,
+    /// The binary verdict: `None` until made (at [`SAMPLE_BYTES`] or at the end), then `Some(kind)` for a binary
+    /// output and `Some("")` for text.
+    binary: Option<&'static str>,
+    /// The spill's last written byte is not a line break (its last line is a fragment).
+    spill_cut: bool,
 }
 
 impl<W: SpillWriter> Capture<W> {
@@ -104,6 +112,35 @@ impl<W: SpillWriter> Capture<W> {
             spill: Spill::Holding(Vec::new()),
             warnings,
             finished: false,
+            sample: Vec::new(),
+            binary: None,
+            spill_cut: false,
+        }
+    }
+
+    /// Adds the start of `chunk` to the sample and makes the binary verdict once it is full (`at_end`: the stream
+    /// ended, so the sample is all of it). A binary output is spilled at once, whatever its size.
+    fn sniff<F: SpillFs<Writer = W> + ?Sized>(&mut self, fs: &mut F, chunk: &[u8], at_end: bool) {
+        if self.binary.is_some() {
+            return;
+        }
+        let room = SAMPLE_BYTES.saturating_sub(self.sample.len());
+        self.sample
+            .extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+        if self.sample.len() < SAMPLE_BYTES && !at_end {
+            return;
+        }
+        if self.sample.is_empty() {
+            self.binary = Some("");
+            return;
+        }
+        self.binary = Some(match sniff(&self.sample, at_end) {
+            Verdict::Binary { kind } => kind,
+            Verdict::Text { .. } => "",
+        });
+        self.sample = Vec::new();
+        if self.binary.is_some_and(|kind| !kind.is_empty()) {
+            self.start_spill(fs);
         }
     }
 
@@ -134,6 +171,7 @@ impl<W: SpillWriter> Capture<W> {
             }
             _ => self.write(chunk),
         }
+        self.sniff(fs, chunk, false);
         Ok(())
     }
 
@@ -149,6 +187,31 @@ impl<W: SpillWriter> Capture<W> {
         self.finished = true;
         if self.window.close() {
             self.start_spill(fs);
+        }
+        self.sniff(fs, &[], true);
+        let binary = self.binary.filter(|kind| !kind.is_empty());
+        if binary.is_none() && self.window.collapsed_redraws() > 0 {
+            if let Spill::Holding(held) = &self.spill {
+                if self.window.line_feeds() == 0 {
+                    // No `\n` anywhere, and carriage returns followed by text: a CR-separated output (records,
+                    // a classic Mac OS file), split on `\r` as the reader splits a CR-only file, not collapsed.
+                    let mut split = StreamWindow::new(self.window.config().clone());
+                    let lines: Vec<u8> = held
+                        .iter()
+                        .map(|&byte| if byte == b'\r' { b'\n' } else { byte })
+                        .collect();
+                    split.split_on_cr();
+                    let overflowed = split.push(&lines) | split.close();
+                    self.window = split;
+                    if overflowed {
+                        self.start_spill(fs);
+                    }
+                } else {
+                    // Redraws were collapsed: the raw stream is spilled even though the window holds the output,
+                    // so what the window dropped stays reachable.
+                    self.start_spill(fs);
+                }
+            }
         }
         let cap_chars = self.window.config().spill_cap_chars;
         let report = match &self.spill {
@@ -182,10 +245,19 @@ impl<W: SpillWriter> Capture<W> {
                 newlines_held: *newlines,
                 cap_chars,
                 capped: false,
+                cut_line: false,
             },
         };
         self.spill = Spill::Holding(Vec::new());
-        let summary = self.window.finish(&report, exit_status);
+        let report = SpillReport {
+            cut_line: self.spill_cut && report.path.is_some(),
+            ..report
+        };
+        let summary = match binary {
+            Some(kind) => self.window.finish_binary(kind, &report, exit_status),
+            None => self.window.finish(&report, exit_status),
+        };
+
         Ok(CaptureResult {
             summary,
             spill_path: report.path,
@@ -198,10 +270,11 @@ impl<W: SpillWriter> Capture<W> {
 
     /// Creates the spill file and writes the held bytes to it.
     fn start_spill<F: SpillFs<Writer = W> + ?Sized>(&mut self, fs: &mut F) {
-        let Spill::Holding(held) = std::mem::replace(&mut self.spill, Spill::Holding(Vec::new()))
-        else {
+        let Spill::Holding(held) = &mut self.spill else {
+            // Already started (or failed): nothing to do.
             return;
         };
+        let held = std::mem::take(held);
         self.spill = match create_spill(fs, self.window.config().spill_dir.as_deref()) {
             Ok((path, writer)) => Spill::Writing {
                 path,
@@ -243,6 +316,9 @@ impl<W: SpillWriter> Capture<W> {
         }
         *chars += count;
         *newlines += memchr::memchr_iter(b'\n', kept).count() as u64;
+        if let Some(last) = kept.last() {
+            self.spill_cut = *last != b'\n';
+        }
         if end < bytes.len() {
             self.spill = Spill::Capped {
                 path: path.clone(),
@@ -466,6 +542,150 @@ mod tests {
         assert!(result.summary.content.contains(
             "the spill failed: the spill directory /out/missing does not exist, so they are gone]"
         ));
+    }
+
+    #[test]
+    fn a_cr_separated_output_is_split_on_its_carriage_returns() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(input(200));
+        capture
+            .push(&mut fs, b"name,age\rAlice,30\rBob,41\rCarol,22\r")
+            .unwrap();
+        let result = capture.finish(&mut fs, None).unwrap();
+        let summary = &result.summary;
+        assert_eq!(summary.content, "name,age\nAlice,30\nBob,41\nCarol,22\n");
+        assert_eq!((summary.total_lines, summary.total_chars), (4, 34));
+        assert_eq!(
+            (
+                summary.cr_count,
+                summary.lf_count,
+                summary.collapsed_redraws
+            ),
+            (4, 0, 0)
+        );
+        assert_eq!(result.spill_path, None);
+        assert_eq!(
+            summary.hint,
+            "The whole output: 4 lines (34 characters). The output has no line feed: its 4 carriage returns split \
+             it into lines, as the reader splits a CR-only file."
+        );
+    }
+
+    #[test]
+    fn collapsed_redraws_spill_the_raw_output_even_when_it_fits() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(input(200));
+        capture.push(&mut fs, b"step 1\rstep 2\rdone\n").unwrap();
+        let result = capture.finish(&mut fs, Some(0)).unwrap();
+        assert_eq!(result.summary.content, "done\n");
+        assert_eq!(result.spill_path.as_deref(), Some("/out/capture-1.log"));
+        assert_eq!(
+            std::fs::read(dir.path().join("capture-1.log")).unwrap(),
+            b"step 1\rstep 2\rdone\n"
+        );
+        assert_eq!(
+            result.summary.hint,
+            "The output after redraws were collapsed: 1 line (5 characters); 2 carriage-return or erase-line \
+             redraws were collapsed to the line's final state. The raw output, every redraw included, is in \
+             /out/capture-1.log (offset=1). The command exited with status 0."
+        );
+    }
+
+    #[test]
+    fn a_binary_output_is_one_line_and_spilled_for_a_binary_tool() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(input(200));
+        let mut bytes = b"\x7fELF\x02\x01\x01\x00".to_vec();
+        bytes.resize(10_000, 0);
+        for chunk in bytes.chunks(3_000) {
+            capture.push(&mut fs, chunk).unwrap();
+        }
+        let result = capture.finish(&mut fs, Some(0)).unwrap();
+        assert_eq!(
+            result.summary.content,
+            "[read-window: the output is binary (ELF executable or library), 10,000 bytes; it is in the spill \
+             /out/capture-1.log, for a binary tool (file, xxd), not the reader]\n"
+        );
+        assert_eq!(
+            result.summary.hint,
+            "The output is binary (ELF executable or library), 10,000 bytes, so no text window is shown. The raw bytes are \
+             in /out/capture-1.log: inspect them with a binary tool (`file /out/capture-1.log`, \
+             `xxd /out/capture-1.log | head`), not with the reader. The command exited with status 0."
+        );
+        assert_eq!(
+            (result.summary.total_chars, result.summary.omitted_range),
+            (0, None)
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join("capture-1.log")).unwrap(),
+            bytes
+        );
+    }
+
+    #[test]
+    fn a_small_binary_output_is_judged_at_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(input(200));
+        capture.push(&mut fs, b"ab\x00\x00cd").unwrap();
+        let result = capture.finish(&mut fs, None).unwrap();
+        assert!(result.summary.content.starts_with(
+            "[read-window: the output is binary (binary data (it contains NUL bytes)), 6 bytes;"
+        ));
+        assert_eq!(result.spill_path.as_deref(), Some("/out/capture-1.log"));
+    }
+
+    #[test]
+    fn a_cap_on_a_line_boundary_names_the_last_whole_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(CaptureInput {
+            spill_cap_chars: Some(1_000),
+            ..input(200)
+        });
+        // 400 lines of 5 characters: the cap of 1,000 falls after line 200.
+        capture
+            .push(&mut fs, "abcd\n".repeat(400).as_bytes())
+            .unwrap();
+        let result = capture.finish(&mut fs, None).unwrap();
+        assert!(result.spill_capped);
+        assert!(result.summary.content.contains(
+            "the spill /out/capture-1.log holds them up to line 200 (it stopped at its cap of 1,000 characters); \
+             lines after it are gone]"
+        ));
+        assert!(result
+            .summary
+            .hint
+            .contains("offset=17 limit=184. The spill holds them only up to line 200 (it stopped"));
+    }
+
+    #[test]
+    fn a_cap_inside_a_line_says_the_spills_last_line_is_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(CaptureInput {
+            spill_cap_chars: Some(1_000),
+            ..input(200)
+        });
+        // 3-character lines: the cap falls after line 333 and one character of line 334.
+        capture
+            .push(&mut fs, "ab\n".repeat(500).as_bytes())
+            .unwrap();
+        let result = capture.finish(&mut fs, None).unwrap();
+        assert!(result.summary.content.contains(
+            "holds them up to line 334 (cut short: the spill ends inside it) (it stopped at its cap of 1,000 \
+             characters); lines after it are gone]"
+        ));
+        assert!(result.summary.hint.contains(
+            "The spill holds them only up to line 334 (cut short: the spill ends inside it) (it stopped at its \
+             cap of 1,000 characters)."
+        ));
+        let spilled = std::fs::read(dir.path().join("capture-1.log")).unwrap();
+        assert_eq!(spilled.len(), 1_000);
+        assert_eq!(spilled.last(), Some(&b'a'));
     }
 
     #[test]

@@ -124,7 +124,7 @@ impl FileSystem for WasiFileSystem {
         root: usize,
         relative: &str,
         max: usize,
-    ) -> Result<Vec<String>, FsError> {
+    ) -> Result<crate::sandbox::DirectoryListing, FsError> {
         let base = self.descriptor(root)?;
         let opened;
         let directory = if relative.is_empty() {
@@ -141,14 +141,17 @@ impl FileSystem for WasiFileSystem {
             &opened
         };
         let stream = directory.read_directory().map_err(fs_error)?;
-        let mut names = Vec::new();
-        while names.len() < max {
-            match stream.read_directory_entry().map_err(fs_error)? {
-                Some(entry) => names.push(entry.name),
-                None => break,
+        let mut listing = crate::sandbox::DirectoryListing::default();
+        while listing.len() < max {
+            match stream.read_directory_entry() {
+                Ok(Some(entry)) => listing.names.push(entry.name),
+                Ok(None) => break,
+                // A name that is not valid UTF-8 fails alone; the stream goes on with the next entry.
+                Err(ErrorCode::IllegalByteSequence) => listing.not_utf8 += 1,
+                Err(error) => return Err(fs_error(error)),
             }
         }
-        Ok(names)
+        Ok(listing)
     }
 }
 

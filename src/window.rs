@@ -583,6 +583,8 @@ pub fn read_window<S: ByteSource>(
     settings: &WindowSettings,
     path: &str,
 ) -> Result<Window, ReadError> {
+    let shown = crate::text::path_in_prose(path);
+    let path: &str = &shown;
     let total_lines = index.total_lines();
     let meter = Meter::of(settings);
     let limit_units = settings.budget.limit();
@@ -615,8 +617,9 @@ pub fn read_window<S: ByteSource>(
     }
     if request.offset > total_lines {
         return Err(ReadError::invalid(format!(
-            "offset {} is past the end of {path}, which has {total_lines} lines. Use an offset from 1 to {total_lines}.",
-            request.offset
+            "offset {} is past the end of {path}, which has {}. Use an offset from 1 to {total_lines}.",
+            request.offset,
+            crate::hint::line_count(total_lines)
         ))
         .with_total_lines(total_lines));
     }
@@ -809,6 +812,7 @@ pub fn read_window<S: ByteSource>(
 }
 
 fn column_past_end(column: u64, line: u64, line_chars: u64, path: &str) -> ReadError {
+    let path = crate::text::path_in_prose(path);
     ReadError::invalid(format!(
         "column {column} is past the end of line {line} of {path}, which has {line_chars} characters. Use a column from 0 to {line_chars}."
     ))

@@ -298,13 +298,16 @@ fn a_progress_bar_of_10000_redraws_is_one_line() {
     );
     assert_eq!(answer["collapsed_redraws"], 10_000);
     assert_eq!(answer["total_lines"], 3);
-    assert!(answer["hint"]
-        .as_str()
-        .unwrap()
-        .contains("10,000 carriage-return redraws were collapsed to the line's final state."));
-    // The raw stream (about 300,000 bytes) stays under the 1 MiB hold: it fits the window once cleaned, so
-    // nothing is spilled.
-    assert!(answer.get("spill_path").is_none());
+    assert!(answer["hint"].as_str().unwrap().contains(
+        "10,000 carriage-return or erase-line redraws were collapsed to the line's final state."
+    ));
+    // The output fits the window once cleaned, but redraws were collapsed: the raw stream (every redraw) is
+    // spilled so nothing is unreachable.
+    assert_eq!(answer["spill_path"], sandbox.guest("spill/capture-1.log"));
+    assert_eq!(
+        std::fs::read(sandbox.host("spill/capture-1.log")).unwrap(),
+        bar
+    );
 }
 
 #[test]
@@ -469,10 +472,10 @@ fn the_spill_stops_at_its_cap_and_says_which_lines_it_holds() {
     assert_eq!(answer["omitted_last_line"], 940);
     assert!(answer["content"].as_str().unwrap().contains(&format!(
         "[read-window: 9,000 characters in 900 lines omitted (lines 41-940 of 1000); the spill {path} holds them \
-         up to line 501 (it stopped at its cap of 5,000 characters); lines after it are gone]"
+         up to line 500 (it stopped at its cap of 5,000 characters); lines after it are gone]"
     )));
     assert!(answer["hint"].as_str().unwrap().contains(&format!(
-        "path={path} offset=41 limit=461. The spill holds them only up to line 501"
+        "path={path} offset=41 limit=460. The spill holds them only up to line 500"
     )));
 }
 
@@ -574,6 +577,7 @@ fn run_reports_a_failing_commands_exit_status_and_interleaved_output() {
             "-c".into(),
             "echo building; echo 'error: boom' >&2; sleep 0.05; echo after; exit 3".into(),
         ],
+        None,
     )
     .unwrap()
     .unwrap();
@@ -585,6 +589,7 @@ fn run_reports_a_failing_commands_exit_status_and_interleaved_output() {
         &spill_config(&sandbox),
         "no-such-command-h5",
         &[],
+        None,
     );
     assert!(missing.is_err());
 }
@@ -750,4 +755,290 @@ fn the_cli_session_spills_to_its_spill_dir_and_reads_the_spill_at_the_marker_lin
     assert_eq!(answers[2]["spill_path"], spill, "{}", answers[2]);
     assert_eq!(answers[2]["omitted_first_line"], 9);
     assert_eq!(answers[3]["content"], "9|line 0009\n10|line 0010\n");
+}
+
+/// A capture config with a 200-character window (head 80, tail 120) spilling to `sandbox/spill`.
+fn small_config(sandbox: &Sandbox, cap: Option<u64>) -> CaptureConfig {
+    CaptureConfig {
+        window_chars: Some(200),
+        spill_cap_chars: cap,
+        ..spill_config(sandbox)
+    }
+}
+
+#[test]
+fn a_cr_separated_output_is_split_and_collapsed_redraws_are_spilled() {
+    let sandbox = Sandbox::new();
+    let mut session = capture_session(&sandbox);
+    let config = small_config(&sandbox, None);
+    // No `\n` anywhere: the carriage returns separate records, as in a classic Mac OS file.
+    let answer = capture(
+        &mut session,
+        &config,
+        &[b"name,age\rAlice,30\r", b"Bob,41\rCarol,22\r"],
+        None,
+    );
+    assert_eq!(answer["content"], "name,age\nAlice,30\nBob,41\nCarol,22\n");
+    assert_eq!(
+        (
+            answer["total_lines"].clone(),
+            answer["collapsed_redraws"].clone()
+        ),
+        (json!(4), json!(0))
+    );
+    assert_eq!(answer["encoding"]["line_endings"], "cr");
+    assert_eq!(answer.get("spill_path"), None);
+    // Redraws before a `\n`: the window keeps the final state, the raw stream is spilled although it fits.
+    let answer = capture(&mut session, &config, &[b"step 1\rstep 2\rdone\n"], Some(0));
+    let spill = sandbox.guest("spill/capture-1.log");
+    assert_eq!(answer["content"], "done\n");
+    assert_eq!(answer["spill_path"], spill);
+    assert_eq!(
+        answer["hint"],
+        format!(
+            "The output after redraws were collapsed: 1 line (5 characters); 2 carriage-return or erase-line \
+             redraws were collapsed to the line's final state. The raw output, every redraw included, is in \
+             {spill} (offset=1). The command exited with status 0."
+        )
+    );
+    assert_eq!(
+        std::fs::read(sandbox.host("spill/capture-1.log")).unwrap(),
+        b"step 1\rstep 2\rdone\n"
+    );
+}
+
+#[test]
+fn erase_line_spinners_collapse_and_string_sequences_are_removed_whole() {
+    let sandbox = Sandbox::new();
+    let mut session = capture_session(&sandbox);
+    let answer = capture(
+        &mut session,
+        &small_config(&sandbox, None),
+        &[
+            b"\x1b[2K\x1b[1G- fetch\x1b[2K\x1b[1G\\ fetch\x1b[2K\x1b[G",
+            b"added 3 packages\nx\x1bPq#0;2;0;0;0~~\x1b\\y\x1b_apc\x1b\\z\x1b]8;;http://e\x07!\n",
+        ],
+        None,
+    );
+    assert_eq!(answer["content"], "added 3 packages\nxyz!\n");
+    assert_eq!(answer["collapsed_redraws"], 2);
+}
+
+#[test]
+fn a_binary_output_is_one_line_and_spilled_for_a_binary_tool() {
+    let sandbox = Sandbox::new();
+    let mut session = capture_session(&sandbox);
+    let mut bytes = b"\x7fELF\x02\x01\x01\x00".to_vec();
+    bytes.resize(20_000, 0);
+    let answer = capture(
+        &mut session,
+        &small_config(&sandbox, None),
+        &[&bytes[..5_000], &bytes[5_000..]],
+        Some(0),
+    );
+    let spill = sandbox.guest("spill/capture-1.log");
+    assert_eq!(
+        answer["content"],
+        format!(
+            "[read-window: the output is binary (ELF executable or library), 20,000 bytes; it is in the spill \
+             {spill}, for a binary tool (file, xxd), not the reader]\n"
+        )
+    );
+    assert_eq!(
+        (
+            answer["total_chars"].clone(),
+            answer["total_bytes"].clone(),
+            answer["omitted_chars"].clone()
+        ),
+        (json!(0), json!(20_000), json!(0))
+    );
+    assert_eq!(
+        std::fs::read(sandbox.host("spill/capture-1.log")).unwrap(),
+        bytes
+    );
+}
+
+#[test]
+fn the_cap_names_the_spills_last_line_on_a_boundary_and_inside_a_line() {
+    let sandbox = Sandbox::new();
+    let mut session = capture_session(&sandbox);
+    let config = small_config(&sandbox, Some(1_000));
+    // 400 lines of 5 characters: the cap of 1,000 falls right after line 200.
+    let answer = capture(
+        &mut session,
+        &config,
+        &["abcd\n".repeat(400).as_bytes()],
+        None,
+    );
+    let spill = sandbox.guest("spill/capture-1.log");
+    assert!(answer["content"].as_str().unwrap().contains(&format!(
+        "[read-window: 1,800 characters in 360 lines omitted (lines 17-376 of 400); the spill {spill} holds them \
+         up to line 200 (it stopped at its cap of 1,000 characters); lines after it are gone]"
+    )));
+    let last = read(&mut session, &spill, json!({"offset": 200}));
+    assert_eq!(last["content"], "200|abcd\n");
+    assert_eq!(last["total_lines"], 200);
+    // 3-character lines: the cap falls after line 333 and one character of line 334.
+    let answer = capture(
+        &mut session,
+        &config,
+        &["ab\n".repeat(500).as_bytes()],
+        None,
+    );
+    let spill = sandbox.guest("spill/capture-2.log");
+    assert!(answer["hint"].as_str().unwrap().contains(
+        "The spill holds them only up to line 334 (cut short: the spill ends inside it) (it stopped at its cap of \
+         1,000 characters)."
+    ));
+    let last = read(&mut session, &spill, json!({"offset": 334}));
+    assert_eq!(last["content"], "334|a\n");
+}
+
+#[test]
+fn a_single_line_over_the_window_gives_the_column_its_omitted_middle_starts_at() {
+    let sandbox = Sandbox::new();
+    let mut session = capture_session(&sandbox);
+    let line: String = (0..1_000)
+        .map(|n| char::from(b'a' + (n % 26) as u8))
+        .collect();
+    let answer = capture(
+        &mut session,
+        &small_config(&sandbox, None),
+        &[line.as_bytes()],
+        None,
+    );
+    let spill = sandbox.guest("spill/capture-1.log");
+    assert_eq!(
+        answer["hint"],
+        format!(
+            "Output of 1 line (1,000 characters): showing line 1 (head) and line 1 (tail, the end of the output); \
+             800 characters in line 1 are omitted. Read them from the spill, not by running the command again: \
+             path={spill} offset=1 column=80 limit=1."
+        )
+    );
+    // The head is the line's first 80 characters; the reader continues at column 80, character 80 of the line.
+    let middle = read(
+        &mut session,
+        &spill,
+        json!({"offset": 1, "column": 80, "limit": 1}),
+    );
+    let content = middle["content"].as_str().unwrap();
+    assert!(
+        content.starts_with(&format!("1|{}", &line[80..100])),
+        "{content}"
+    );
+}
+
+#[test]
+fn the_cli_keeps_the_window_without_a_spill_dir_and_run_reports_spawn_failures_signals_and_timeouts(
+) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let sandbox = Sandbox::new();
+    let cli = env!("CARGO_BIN_EXE_read-window");
+    let root = sandbox.root.to_str().unwrap();
+    sandbox.write("not-a-dir", "x");
+    // `capture` with a spill directory that cannot be made: the piped output is still windowed.
+    let mut child = Command::new(cli)
+        .args(["--root", root, "capture", "--json", "--spill-dir"])
+        .arg(sandbox.host("not-a-dir"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"1\n2\n3\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(answer["content"], "1\n2\n3\n");
+    let warning = answer["warnings"][0].as_str().unwrap();
+    assert!(
+        warning.starts_with(&format!(
+            "--spill-dir {}: cannot create it:",
+            sandbox.host("not-a-dir").display()
+        )),
+        "{warning}"
+    );
+
+    // A command that does not exist: a JSON error naming it, exit 127.
+    let spill = sandbox.host("spill");
+    let output = Command::new(cli)
+        .args(["--root", root, "run", "--json", "--spill-dir"])
+        .arg(&spill)
+        .args(["--", "no-such-command-h11"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(127));
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        answer,
+        json!({"status": "error", "content_returned": false, "text": "command not found: no-such-command-h11",
+               "error": {"kind": "not_found", "command": "no-such-command-h11",
+                         "message": "command not found: no-such-command-h11"}})
+    );
+
+    // Killed by a signal: the hint names it.
+    let output = Command::new(cli)
+        .args(["--root", root, "run", "--spill-dir"])
+        .arg(&spill)
+        .args(["--", "sh", "-c", "echo before; kill -9 $$"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(137));
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "before\n\nThe whole output: 1 line (7 characters). The command failed: exit status 137, killed by signal 9 \
+         (SIGKILL).\n"
+    );
+
+    // A background child holding the output open: --timeout kills the group and says so.
+    let started = std::time::Instant::now();
+    let output = Command::new(cli)
+        .args(["--root", root, "run", "--timeout", "0.5", "--spill-dir"])
+        .arg(&spill)
+        .args(["--", "sh", "-c", "echo hi; (sleep 30 &); sleep 30"])
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(output.status.code(), Some(137));
+    assert!(String::from_utf8(output.stdout).unwrap().ends_with(
+        "killed by signal 9 (SIGKILL). The command was killed at its timeout of 0.5 seconds: the output ends \
+         there.\n"
+    ));
+
+    // The command reads the CLI's stdin.
+    let mut child = Command::new(cli)
+        .args(["--root", root, "run", "--spill-dir"])
+        .arg(&spill)
+        .args(["--", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"piped\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "piped\n\nThe whole output: 1 line (6 characters). The command exited with status 0.\n"
+    );
+
+    // A spill directory under no --root: the hint says how to read the spill.
+    let outside = tempfile::tempdir().unwrap();
+    let outside_dir = outside.path().canonicalize().unwrap();
+    let output = Command::new(cli)
+        .args(["--root", root, "run", "--window", "200", "--spill-dir"])
+        .arg(&outside_dir)
+        .args(["--", "seq", "1", "300"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.trim_end().ends_with(&format!(
+            "The command exited with status 0. The spill directory is under no --root: read the spill with \
+             `read-window --root {} read PATH` (the spill path stays the same).",
+            outside_dir.display()
+        )),
+        "{text}"
+    );
 }

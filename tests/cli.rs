@@ -266,9 +266,9 @@ fn page_of_a_bundle_shows_the_certificate_and_says_the_key_is_withheld() {
     assert_eq!(
         String::from_utf8(output.stdout).unwrap(),
         format!(
-            "1|-----BEGIN CERTIFICATE-----\n2|Q2VydA==\n3|-----END CERTIFICATE-----\n\nShowing lines 1-3 of 7 in {path} \
-             (the limit of 3 lines). Lines 4-6 are a PEM private key, which read-window withholds. Use offset=7 to \
-             continue.\n\n7|# end\n\nShowing line 7 of 7 in {path}: the end of the file.\n"
+            "1|-----BEGIN CERTIFICATE-----\n2|Q2VydA==\n3|-----END CERTIFICATE-----\n\nShowing lines 1-3 of 7 in {path}. \
+             Lines 4-6 are a PEM private key, which read-window withholds. Use offset=7 to continue.\n\n7|# end\n\n\
+             Showing line 7 of 7 in {path}: the end of the file.\n"
         )
     );
     // A file that starts with a key: the refusal is said, and the text after it is shown.
@@ -289,6 +289,58 @@ fn page_of_a_bundle_shows_the_certificate_and_says_the_key_is_withheld() {
 }
 
 #[test]
+fn page_prints_a_read_error_on_stdout_as_read_does_and_exits_1() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    sandbox.write("present.txt", "a\n");
+    let missing = sandbox.guest("absent.txt");
+    let read = read_window()
+        .args(["--root", &root, "read", &missing])
+        .output()
+        .unwrap();
+    let page = read_window()
+        .args(["--root", &root, "page", &missing])
+        .output()
+        .unwrap();
+    assert_eq!(read.status.code(), Some(1));
+    assert_eq!(page.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&page.stderr), "");
+    let text = String::from_utf8(page.stdout).unwrap();
+    assert_eq!(text, String::from_utf8(read.stdout).unwrap());
+    assert!(
+        text.starts_with(&format!("{missing} does not exist")),
+        "{text}"
+    );
+}
+
+#[test]
+fn page_before_a_key_past_half_its_limit_names_no_limit_it_did_not_ask() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    let mut text: String = (1..=1000).map(|line| format!("line {line}\n")).collect();
+    text.push_str("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nafter\n");
+    let path = sandbox.write("k.txt", text);
+    let output = read_window()
+        .args(["--root", &root, "page", &path])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let hints: Vec<String> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .filter(|line| line.starts_with("Showing"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        hints,
+        [
+            format!("Showing lines 1-1000 of 1004 in {path}. Lines 1001-1003 are a PEM private key, which read-window withholds. Use offset=1004 to continue."),
+            format!("Showing line 1004 of 1004 in {path}: the end of the file."),
+        ]
+    );
+}
+
+#[test]
 fn read_tail_prints_the_last_lines_and_refuses_it_with_an_offset() {
     let sandbox = Sandbox::new();
     let root = sandbox.root.display().to_string();
@@ -300,7 +352,7 @@ fn read_tail_prints_the_last_lines_and_refuses_it_with_an_offset() {
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
         String::from_utf8(output.stdout).unwrap(),
-        format!("3|line3\n\nShowing line 3 of 3 in {path}: the end of the file. The line before them is read with offset=2 limit=1.\n")
+        format!("3|line3\n\nShowing line 3 of 3 in {path}: the end of the file. The line before it is read with offset=2 limit=1.\n")
     );
     let both = read_window()
         .args([

@@ -418,3 +418,31 @@ fn absolute_links_resolve_across_grants_and_under_the_root() {
         assert_ne!(error_kind(&zone), "outside_sandbox", "{zone}");
     }
 }
+
+// Stays in Rust: a scenario's file names are JSON strings, so they cannot hold a name that is not valid UTF-8.
+#[test]
+fn a_name_that_is_not_valid_utf8_is_skipped_and_counted_not_a_switch_for_suggestions() {
+    use std::os::unix::ffi::OsStrExt;
+    let sandbox = Sandbox::new();
+    sandbox.write("notes.txt", "n\n");
+    std::fs::write(
+        sandbox
+            .root
+            .join(std::ffi::OsStr::from_bytes(b"bad\xff.txt")),
+        "b\n",
+    )
+    .unwrap();
+    let mut session = sandbox.default_session();
+    let answer = read(&mut session, "notez.txt", json!({}));
+    let dir = sandbox.root.display();
+    assert_eq!(
+        answer["error"]["message"],
+        format!("notez.txt (resolved to {dir}/notez.txt) does not exist. Similar names in {dir}: notes.txt. 1 name in {dir} is not valid UTF-8 and cannot be asked for by name.")
+    );
+    assert_eq!(answer["error"]["suggestions"], json!(["notes.txt"]));
+    let answer = read(&mut session, ".", json!({}));
+    assert_eq!(
+        answer["error"]["message"],
+        format!(". (resolved to {dir}) is a directory of 2 entries (1 name here is not valid UTF-8), not a file. List it with a directory tool, or read a file inside it.")
+    );
+}

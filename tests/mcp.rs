@@ -175,8 +175,8 @@ async fn lists_read_file_and_check_write_with_their_schemas() {
     let description = read.description.as_deref().unwrap();
     for words in [
         "1-based",
-        "next_offset",
-        "next_column",
+        "The hint names the call that continues, e.g. offset=2001",
+        "offset=7 column=2000",
         "unchanged",
         "loop_blocked",
     ] {
@@ -594,4 +594,42 @@ fn plain_json_rpc_lines_on_stdin_and_stdout() {
     // The client goes away: the server exits 0.
     drop(stdin);
     assert!(child.wait().unwrap().success());
+}
+
+#[tokio::test]
+async fn when_no_offered_root_can_be_granted_reads_say_so_and_list_them() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.write("here.txt", "here\n");
+    let roots = Arc::new(Mutex::new(vec![
+        "https://example.com/repo".to_owned(),
+        "file:///no/such/rw-root".to_owned(),
+    ]));
+    let handler = RootsClient {
+        roots: Arc::clone(&roots),
+    };
+    // The server runs in `sandbox` with --max-lines 50: it must not quietly read there instead.
+    let transport =
+        TokioChildProcess::new(command(&["--max-lines", "50", "mcp"], &sandbox.root)).unwrap();
+    let client = handler.serve(transport).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let read_tool = tools.iter().find(|tool| tool.name == "read_file").unwrap();
+    assert_eq!(read_tool.input_schema["properties"]["limit"]["maximum"], 50);
+
+    let refused = call(&client, "read_file", json!({"path": path})).await;
+    assert_eq!(refused.is_error, Some(true));
+    let message = "read-window cannot read any file: none of the roots the client offers could be granted: \
+                   \"https://example.com/repo\" (not a local file:// URI); \"file:///no/such/rw-root\" \
+                   (/no/such/rw-root: No such file or directory (os error 2)). Offer a local directory as a root \
+                   (a file:// URI), or start the server with --root DIR.";
+    assert_eq!(text(&refused), message);
+    assert_eq!(structured(&refused)["error"]["kind"], "host_error");
+    assert_eq!(structured(&refused)["error"]["cause"], "start");
+
+    // Once the client offers a usable root, reads work.
+    *roots.lock().unwrap() = vec![file_uri(&sandbox.root)];
+    client.notify_roots_list_changed().await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let read = call(&client, "read_file", json!({"path": path})).await;
+    assert_eq!(read.is_error, Some(false), "{read:?}");
+    client.cancel().await.unwrap();
 }

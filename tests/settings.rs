@@ -138,11 +138,15 @@ fn every_option_round_trips_into_the_effective_config() {
 fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
     let sandbox = Sandbox::new();
     let root = sandbox.root.display().to_string();
+    // The working directory must be a directory under a root.
+    sandbox.write("elsewhere/k.txt", "");
+    let elsewhere = sandbox.guest("elsewhere");
     let json_file = sandbox.write(
         "rw.json",
         r#"{"max_lines": 12, "max_line_length": 100, "budget": {"tokens": {"cap": 3000}},
             "working_directory": "/elsewhere", "dedup": false, "loop_warn_at": 4, "loop_block_at": 6,
-            "not_found_ttl_ms": 0, "deny_patterns": ["**/*.pem"], "allow_patterns": ["**/ok.pem"]}"#,
+            "not_found_ttl_ms": 0, "deny_patterns": ["**/*.pem"], "allow_patterns": ["**/ok.pem"]}"#
+            .replace("/elsewhere", &elsewhere),
     );
     let from_json = effective(&["--root", &root, "--config", &json_file]);
     assert_eq!(
@@ -151,7 +155,7 @@ fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
             "max_lines": 12,
             "max_line_length": 100,
             "budget": {"tokens": {"cap": 3000, "headroom": 0.9}},
-            "working_directory": "/elsewhere",
+            "working_directory": elsewhere,
             "dedup": false,
             "loop_warn_at": 4,
             "loop_block_at": 6,
@@ -167,7 +171,8 @@ fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
         "rw.toml",
         "max_lines = 12\nmax_line_length = 100\ndedup = false\nloop_warn_at = 4\nloop_block_at = 6\n\
          not_found_ttl_ms = 0\nworking_directory = \"/elsewhere\"\ndeny_patterns = [\"**/*.pem\"]\n\
-         allow_patterns = [\"**/ok.pem\"]\n\n[budget.tokens]\ncap = 3000\n",
+         allow_patterns = [\"**/ok.pem\"]\n\n[budget.tokens]\ncap = 3000\n"
+            .replace("/elsewhere", &elsewhere),
     );
     assert_eq!(
         effective(&["--root", &root, "--config", &toml_file]),
@@ -249,12 +254,45 @@ fn each_out_of_range_value_is_a_usage_error_naming_the_field_and_its_range() {
             "--max-tokens 1000001 is out of range: from 100 to 1000000.",
         ),
         (
-            &["--token-headroom", "1.5"],
-            "--token-headroom 1.5 is out of range: above 0, at most 1.",
+            &["--max-tokens", "100", "--token-headroom", "1.5"],
+            "--token-headroom 1.5 is out of range: from 0.5 to 1.",
         ),
         (
-            &["--token-headroom", "0"],
-            "--token-headroom 0 is out of range: above 0, at most 1.",
+            &["--max-tokens", "100", "--token-headroom", "0"],
+            "--token-headroom 0.0 is out of range: from 0.5 to 1.",
+        ),
+        (
+            &["--max-tokens", "100", "--token-headroom", "0.01"],
+            "--token-headroom 0.01 is out of range: from 0.5 to 1.",
+        ),
+        (
+            &["--max-tokens", "100", "--token-headroom", "1e-300"],
+            "--token-headroom 1e-300 is out of range: from 0.5 to 1.",
+        ),
+        (
+            &["--token-headroom", "0.5"],
+            "--token-headroom 0.5 needs a token cap: give --max-tokens N too (or `budget.tokens.cap` in the \
+             config file); a headroom is a share of a token cap.",
+        ),
+        (
+            &["--loop-warn-at", "4"],
+            "--loop-warn-at 4 is out of range: at least 2, below loop-block-at 4.",
+        ),
+        (
+            &["--loop-block-at", "2"],
+            "--loop-block-at 2 is out of range: above loop-warn-at 3.",
+        ),
+        (
+            &["--deny", "/etc/serv["],
+            "--deny /etc/serv[ is not a glob pattern: a `[` class is not closed by `]`.",
+        ),
+        (
+            &["--allow", "**/*.{pem"],
+            "--allow **/*.{pem is not a glob pattern: a `{` group is not closed by `}`.",
+        ),
+        (
+            &["--cwd", "/nonexistent-rw-dir"],
+            "--cwd /nonexistent-rw-dir: No such file or directory (os error 2)",
         ),
         (
             &["--loop-warn-at", "1"],
@@ -372,8 +410,8 @@ fn configure_applies_before_the_first_read_and_is_refused_after_it() {
     assert_eq!(answers[4]["error"]["kind"], "invalid_request");
     assert_eq!(
         answers[4]["error"]["message"],
-        "`configure` must come before the first read: this session already ran `read`, so its settings stay \
-         as they are; start a new session to change them."
+        "`configure` must come before the first request that uses the session: this session already ran \
+         `read`, so its settings stay as they are; start a new session to change them."
     );
     assert_eq!(answers[5]["config"]["max_lines"], 2);
 }
@@ -411,7 +449,7 @@ fn tool_schema_is_json_schema_whose_parameters_are_the_request_fields() {
             .unwrap_or_default();
         for words in [
             "window",
-            "offset=next_offset",
+            "The hint names the call that continues, e.g. offset=2001",
             "column",
             "stub",
             "loop_blocked",
@@ -495,4 +533,285 @@ fn text_is_what_text_mode_prints_for_a_window_and_an_error() {
     assert_eq!(answer["error"]["kind"], "invalid_request");
     assert_eq!(answer["error"]["total_lines"], 3);
     assert_eq!(answer["error"]["path"], path);
+}
+
+/// Runs `read-window ARGS`; the exit code and stderr.
+fn refusal(args: &[&str]) -> (Option<i32>, String) {
+    let output = read_window().args(args).output().unwrap();
+    (output.status.code(), stderr(&output))
+}
+
+#[test]
+fn config_files_that_are_not_regular_json_or_toml_files_are_refused() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    let path = sandbox.write("f.txt", "x\n");
+    let usage = |config: &str| refusal(&["--root", &root, "--config", config, "read", &path]);
+    assert_eq!(
+        usage("/dev/zero"),
+        (
+            Some(2),
+            "read-window: --config /dev/zero: not a regular file (a config file is a JSON or TOML file)\n"
+                .to_owned()
+        )
+    );
+    let fifo = sandbox.host("pipe.json");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let fifo = fifo.display().to_string();
+    assert_eq!(
+        usage(&fifo),
+        (
+            Some(2),
+            format!("read-window: --config {fifo}: not a regular file (a config file is a JSON or TOML file)\n")
+        )
+    );
+    let big = sandbox.write("big.json", vec![b' '; (1 << 20) + 1]);
+    assert_eq!(
+        usage(&big),
+        (
+            Some(2),
+            format!(
+                "read-window: --config {big}: 1048577 bytes, over the 1048576-byte cap on a config file\n"
+            )
+        )
+    );
+    let twice = sandbox.write("twice.json", r#"{"max_lines": 5, "max_lines": 9}"#);
+    let (code, message) = usage(&twice);
+    assert_eq!(code, Some(2));
+    assert!(
+        message.starts_with(&format!(
+            "read-window: --config {twice}: not valid JSON: the key `max_lines` is given twice"
+        )),
+        "{message}"
+    );
+    let nested = sandbox.write(
+        "nested",
+        r#"{"budget": {"tokens": {"cap": 100, "cap": 200}}}"#,
+    );
+    let (code, message) = usage(&nested);
+    assert_eq!(code, Some(2));
+    assert!(
+        message.contains("the key `cap` is given twice"),
+        "{message}"
+    );
+    // A `.json` name means JSON: TOML in it is not JSON (the name decides, as the README says).
+    let toml_in_json = sandbox.write("c.json", "max_lines = 3\n");
+    let (code, message) = usage(&toml_in_json);
+    assert_eq!(code, Some(2));
+    assert!(
+        message.starts_with(&format!(
+            "read-window: --config {toml_in_json}: not valid JSON"
+        )),
+        "{message}"
+    );
+    let relative = sandbox.write("rel.json", r#"{"working_directory": "rel"}"#);
+    assert_eq!(
+        usage(&relative),
+        (
+            Some(2),
+            "read-window: `working_directory` \"rel\" in the config file must be an absolute path (a directory \
+             under a root)\n"
+                .to_owned()
+        )
+    );
+    let outside = sandbox.write("out.json", r#"{"working_directory": "/usr"}"#);
+    assert_eq!(
+        usage(&outside),
+        (
+            Some(2),
+            format!(
+                "read-window: `working_directory` \"/usr\" in the config file: not under a root (the roots are \
+                 {root})\n"
+            )
+        )
+    );
+    // --token-headroom does not turn the file's character budget into the default token budget.
+    let chars = sandbox.write("chars.json", r#"{"budget": {"characters": 300}}"#);
+    assert_eq!(
+        refusal(&[
+            "--root",
+            &root,
+            "--config",
+            &chars,
+            "--token-headroom",
+            "0.5",
+            "read",
+            &path
+        ]),
+        (
+            Some(2),
+            "read-window: --token-headroom 0.5 needs a token cap: give --max-tokens N too (or \
+             `budget.tokens.cap` in the config file); a headroom is a share of a token cap.\n"
+                .to_owned()
+        )
+    );
+    let tokens = sandbox.write("tokens.json", r#"{"budget": {"tokens": {"cap": 1000}}}"#);
+    let shown = effective(&[
+        "--root",
+        &root,
+        "--config",
+        &tokens,
+        "--token-headroom",
+        "0.5",
+    ]);
+    assert_eq!(
+        shown["budget"],
+        json!({"tokens": {"cap": 1000, "headroom": 0.5}})
+    );
+    // A loop threshold out of range in the file is named as the file's key.
+    let loops = sandbox.write("loops.json", r#"{"loop_warn_at": 4}"#);
+    assert_eq!(
+        usage(&loops),
+        (
+            Some(2),
+            "read-window: `loop_warn_at` 4 in the config file is out of range: at least 2, below loop-block-at 4.\n"
+                .to_owned()
+        )
+    );
+}
+
+#[test]
+fn the_working_directory_must_be_a_directory_under_a_root() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    let path = sandbox.write("sub/f.txt", "x\n");
+    assert_eq!(
+        refusal(&["--root", &root, "--cwd", "/usr", "read", &path]),
+        (
+            Some(2),
+            format!("read-window: --cwd /usr: not under a root (the roots are {root})\n")
+        )
+    );
+    assert_eq!(
+        refusal(&["--root", &root, "--cwd", &path, "read", &path]),
+        (
+            Some(2),
+            format!("read-window: --cwd {path}: not a directory\n")
+        )
+    );
+    let sub = sandbox.guest("sub");
+    assert_eq!(
+        effective(&["--root", &root, "--cwd", &sub])["working_directory"],
+        json!(sub)
+    );
+    let (output, answers) = session(
+        &["--root", &root],
+        &[
+            json!({"op": "configure", "id": 1, "working_directory": "rel"}),
+            json!({"op": "configure", "id": 2, "working_directory": "/usr"}),
+            json!({"op": "configure", "id": 3, "working_directory": path}),
+            json!({"op": "configure", "id": 4, "working_directory": sub}),
+            json!({"op": "read", "id": 5, "path": "f.txt"}),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let messages: Vec<&str> = answers
+        .iter()
+        .map(|answer| answer["error"]["message"].as_str().unwrap_or("ok"))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "`working_directory` \"rel\" must be an absolute path (a directory under a root)"
+                .to_owned(),
+            format!("`working_directory` \"/usr\": not under a root (the roots are {root})"),
+            format!("`working_directory` {path:?}: not a directory"),
+            "ok".to_owned(),
+            "ok".to_owned(),
+        ]
+    );
+    assert_eq!(answers[4]["content"], "1|x\n");
+}
+
+#[test]
+fn configure_names_its_own_keys_and_refuses_what_it_cannot_apply() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    let (output, answers) = session(
+        &["--root", &root, "--max-chars", "5000"],
+        &[
+            json!({"op": "config", "id": 1, "extra": 1}),
+            json!({"op": "configure", "id": 2, "budget": {"tokens": {"headroom": 0.5}}}),
+            json!({"op": "configure", "id": 3, "loop_warn_at": 4}),
+            json!({"op": "configure", "id": 4, "deny_patterns": ["/etc/serv["]}),
+            json!({"op": "config", "id": 5}),
+            json!({"op": "other_tool", "id": 6}),
+            json!({"op": "configure", "id": 7, "max_lines": 3}),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let messages: Vec<&str> = answers
+        .iter()
+        .map(|answer| answer["error"]["message"].as_str().unwrap_or("ok"))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "unknown field `extra` in a `config` request; it takes only `op` and `id`",
+            "`budget.tokens.headroom` 0.5 needs `budget.tokens.cap` beside it: `configure` replaces the budget as \
+             a whole, so give {\"tokens\": {\"cap\": N, \"headroom\": 0.5}}.",
+            "`loop_warn_at` 4 is out of range: at least 2, below loop-block-at 4.",
+            "`deny_patterns` /etc/serv[ is not a glob pattern: a `[` class is not closed by `]`.",
+            "ok",
+            "ok",
+            "`configure` must come before the first request that uses the session: this session already ran \
+             `other_tool`, so its settings stay as they are; start a new session to change them.",
+        ]
+    );
+    assert_eq!(answers[0]["error"]["kind"], "invalid_request");
+    assert_eq!(answers[4]["config"]["budget"], json!({"characters": 5000}));
+}
+
+#[test]
+fn tool_schema_states_the_line_limit_the_options_set() {
+    for (format, pointer) in [
+        ("openai", "/function/parameters/properties/limit"),
+        ("anthropic", "/input_schema/properties/limit"),
+        ("mcp", "/inputSchema/properties/limit"),
+    ] {
+        let output = read_window()
+            .args(["--max-lines", "50", "tool-schema", "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{format}");
+        let tool: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let limit = tool.pointer(pointer).cloned().unwrap_or_default();
+        assert_eq!(limit["maximum"], 50, "{format}");
+        assert_eq!(
+            limit["description"],
+            "The most lines to show, at least 1; default and maximum: 50. The window may stop earlier at its \
+             size budget; the hint says so.",
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn a_root_given_through_a_link_reads_its_own_absolute_paths() {
+    let sandbox = Sandbox::new();
+    sandbox.write("real/hello.txt", "hello\n");
+    let link = sandbox.host("linkroot");
+    std::os::unix::fs::symlink(sandbox.host("real"), &link).unwrap();
+    let link = link.display().to_string();
+    let asked = format!("{link}/hello.txt");
+    let output = read_window()
+        .args(["--root", &link, "read", "--json", &asked])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(answer["content"], "1|hello\n");
+    assert_eq!(answer["path"], sandbox.guest("real/hello.txt"));
+    // A path that only shares a prefix of the link's name is not under it.
+    let beside = format!("{link}x/hello.txt");
+    let output = read_window()
+        .args(["--root", &link, "read", "--json", &beside])
+        .output()
+        .unwrap();
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(answer["error"]["kind"], "outside_sandbox");
 }

@@ -170,8 +170,16 @@ pub fn parse_exit_status(map: &Map<String, Value>) -> Result<Option<i32>, ReadEr
 /// Why a pump stopped.
 #[derive(Debug)]
 pub enum PumpError {
-    /// Reading the stream, or spawning or waiting for the command, failed.
+    /// Reading the stream, or waiting for the command, failed.
     Io(io::Error),
+    /// The command could not be started: `program` was not found (`io::ErrorKind::NotFound`), is not executable
+    /// (`PermissionDenied`), or the spawn failed otherwise. Nothing was captured.
+    Spawn {
+        /// The program as given.
+        program: String,
+        /// Why.
+        error: io::Error,
+    },
     /// The component failed on the host side.
     Host(HostError),
     /// The component refused a chunk (it is finished: a host bug).
@@ -182,6 +190,7 @@ impl std::fmt::Display for PumpError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PumpError::Io(error) => write!(f, "{error}"),
+            PumpError::Spawn { program, error } => write!(f, "cannot run {program}: {error}"),
             PumpError::Host(error) => write!(f, "{error}"),
             PumpError::Refused(error) => write!(f, "{}", error.message),
         }
@@ -223,47 +232,102 @@ pub fn capture_stream(
     session.capture_end(exit_status).map_err(PumpError::Host)
 }
 
-/// Spawns `program` with `args` on the host (stdin closed), its stdout and stderr both writing into one stream (a
-/// Unix socket pair, so the order holds on every Rust this crate supports) so the capture sees them interleaved in
-/// arrival order, as a terminal would (`2>&1`), and captures the output with `config`. The result carries the exit
-/// status (a signal's death is `128 + signal`, as shells report it).
+/// Spawns `program` with `args` on the host, its stdout and stderr both writing into one stream (a Unix socket
+/// pair, so the order holds on every Rust this crate supports) so the capture sees them interleaved in arrival
+/// order, as a terminal would (`2>&1`), and captures the output with `config`. The command inherits this process's
+/// stdin (`printf 'y\n' | read-window run ... -- cmd` feeds it). The result carries the exit status (a signal's
+/// death is `128 + signal`, as shells report it).
 ///
-/// Errors: the command cannot be spawned (not found, not executable) or waited for, the stream fails, or the
-/// component fails on the host side.
+/// The capture ends when the output closes, not when the command exits: a background child that keeps the output
+/// open keeps the capture waiting. With `timeout`, the command runs in a process group of its own, and at the
+/// deadline the whole group is killed (`SIGKILL`) and the stream is closed; the hint then ends with `The command was
+/// killed at its timeout of N seconds.` (and the exit status is 137 when the command itself was killed).
+///
+/// Errors: [`PumpError::Spawn`] when the command cannot be started (not found, not executable); the command cannot
+/// be waited for, the stream fails, or the component fails on the host side.
 #[cfg(unix)]
 pub fn run_command(
     session: &mut Session,
     config: &CaptureConfig,
     program: &str,
     args: &[String],
+    timeout: Option<std::time::Duration>,
 ) -> Result<Result<CaptureResult, ReadError>, PumpError> {
     use std::os::fd::OwnedFd;
     use std::os::unix::net::UnixStream;
+    use std::os::unix::process::CommandExt;
     use std::process::Stdio;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc};
 
     let (mut reader, writer) = UnixStream::pair().map_err(PumpError::Io)?;
     let error_writer = writer.try_clone().map_err(PumpError::Io)?;
-    // The Command is a temporary: its copies of the write end are closed once the child is spawned, so the reader
-    // sees the end of the stream when the child's are closed.
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
-        .stdin(Stdio::null())
+        .stdin(Stdio::inherit())
         .stdout(Stdio::from(OwnedFd::from(writer)))
-        .stderr(Stdio::from(OwnedFd::from(error_writer)))
-        .spawn()
-        .map_err(|error| {
-            PumpError::Io(io::Error::new(
-                error.kind(),
-                format!("cannot run {program}: {error}"),
-            ))
-        })?;
-    session.capture_begin(config).map_err(PumpError::Host)?;
-    let pumped = pump(session, &mut reader);
-    let status = child.wait().map_err(PumpError::Io)?;
+        .stderr(Stdio::from(OwnedFd::from(error_writer)));
+    if timeout.is_some() {
+        // A group of its own, so the deadline kills the command's children too.
+        command.process_group(0);
+    }
+    let mut child = command.spawn().map_err(|error| PumpError::Spawn {
+        program: program.to_string(),
+        error,
+    })?;
+    // The Command holds copies of the write end: drop them, so the reader sees the end of the stream when the
+    // child's copies are closed.
+    drop(command);
+    let timed_out = Arc::new(AtomicBool::new(false));
+    let (done, cancelled) = mpsc::channel::<()>();
+    let watchdog = match timeout {
+        Some(limit) => {
+            let group = i32::try_from(child.id()).unwrap_or(0);
+            let stream = reader.try_clone().map_err(PumpError::Io)?;
+            let flag = Arc::clone(&timed_out);
+            Some(std::thread::spawn(move || {
+                if cancelled.recv_timeout(limit) == Err(mpsc::RecvTimeoutError::Timeout) {
+                    flag.store(true, Ordering::SeqCst);
+                    if group > 0 {
+                        // SAFETY: killpg only sends a signal to the process group the child leads.
+                        unsafe {
+                            libc::killpg(group, libc::SIGKILL);
+                        }
+                    }
+                    // A child that left the group may still hold the output open: stop reading it.
+                    let _ = stream.shutdown(std::net::Shutdown::Read);
+                }
+            }))
+        }
+        None => None,
+    };
+    let began = session.capture_begin(config).map_err(PumpError::Host);
+    let pumped = began.and_then(|()| pump(session, &mut reader));
+    let status = child.wait().map_err(PumpError::Io);
+    drop(done);
+    if let Some(watchdog) = watchdog {
+        let _ = watchdog.join();
+    }
+    let status = status?;
     pumped?;
-    session
+    let mut outcome = session
         .capture_end(exit_code(&status))
-        .map_err(PumpError::Host)
+        .map_err(PumpError::Host)?;
+    if let (Ok(result), Some(limit)) = (&mut outcome, timeout) {
+        if timed_out.load(Ordering::SeqCst) {
+            let seconds = limit.as_secs_f64();
+            let unit = if seconds == 1.0 { "second" } else { "seconds" };
+            let sentence = format!(
+                " The command was killed at its timeout of {seconds} {unit}: the output ends there."
+            );
+            if let Some(at) = result.text.rfind(result.hint.as_str()) {
+                result.text.insert_str(at + result.hint.len(), &sentence);
+            }
+            result.hint.push_str(&sentence);
+        }
+    }
+    Ok(outcome)
 }
 
 /// The exit status as shells report it: the code, or `128 + signal` for a command killed by a signal.

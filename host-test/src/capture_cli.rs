@@ -35,6 +35,49 @@ impl CaptureArgs {
     /// Checks the ranges (a usage error names the option), makes the spill directory, and grants it read-write
     /// on top of `grants`. Returns the grants and the capture config (its spill directory a guest path).
     fn setup(&self, grants: &Grants) -> Result<(Grants, CaptureConfig), Failure> {
+        self.check_ranges()?;
+        let (grants, guest) = grant_spill_dir(grants, &self.spill_dir)?;
+        Ok((grants, self.config(Some(guest))))
+    }
+
+    /// `setup` for `capture`, whose stdin is already flowing: a spill directory that cannot be made or granted
+    /// does not lose the window. The capture goes on without a grant for it (the component then reports the
+    /// spill's failure in `spill_error` if the output overflows), and the reason is returned for a warning.
+    fn setup_lenient(
+        &self,
+        grants: &Grants,
+    ) -> Result<(Grants, CaptureConfig, Option<String>), Failure> {
+        self.check_ranges()?;
+        match grant_spill_dir(grants, &self.spill_dir) {
+            Ok((grants, guest)) => Ok((grants, self.config(Some(guest)), None)),
+            Err(failure) => {
+                let why = match failure {
+                    Failure::Usage(why) => why,
+                    _ => format!(
+                        "--spill-dir {}: cannot be granted",
+                        self.spill_dir.display()
+                    ),
+                };
+                // The path as given: the component names it in its spill error (it is in no preopen).
+                let path = std::path::absolute(&self.spill_dir)
+                    .unwrap_or_else(|_| self.spill_dir.clone())
+                    .to_string_lossy()
+                    .into_owned();
+                Ok((grants.clone(), self.config(Some(path)), Some(why)))
+            }
+        }
+    }
+
+    fn config(&self, spill_dir: Option<String>) -> CaptureConfig {
+        CaptureConfig {
+            window_chars: self.window_chars,
+            head_share: self.head_share,
+            spill_dir,
+            spill_cap_chars: self.spill_cap_chars,
+        }
+    }
+
+    fn check_ranges(&self) -> Result<(), Failure> {
         if let Some(chars) = self.window_chars {
             if !(200..=10_000_000).contains(&chars) {
                 return Err(Failure::Usage(format!(
@@ -56,17 +99,40 @@ impl CaptureArgs {
                 )));
             }
         }
-        let (grants, guest) = grant_spill_dir(grants, &self.spill_dir)?;
-        Ok((
-            grants,
-            CaptureConfig {
-                window_chars: self.window_chars,
-                head_share: self.head_share,
-                spill_dir: Some(guest),
-                spill_cap_chars: self.spill_cap_chars,
-            },
-        ))
+        Ok(())
     }
+}
+
+/// When the spill directory `guest` lies under no `--root` (`grants`, before the spill directory's own grant), a
+/// later `read-window read` cannot reach the spill: the sentence that says how (`--root` the spill directory; the
+/// guest path is the host path, so the spill path stays the same). Empty when a root covers it.
+fn spill_root_sentence(grants: &Grants, spill_dir: &Path) -> String {
+    let Ok(canonical) = spill_dir.canonicalize() else {
+        return String::new();
+    };
+    if grants
+        .dirs()
+        .iter()
+        .any(|grant| canonical.starts_with(grant.host()))
+    {
+        return String::new();
+    }
+    format!(
+        " The spill directory is under no --root: read the spill with `read-window --root {} read PATH` (the \
+         spill path stays the same).",
+        canonical.display()
+    )
+}
+
+/// Adds `sentence` to the result's hint, and to its text after the hint.
+fn append_to_hint(result: &mut CaptureResult, sentence: &str) {
+    if sentence.is_empty() {
+        return;
+    }
+    if let Some(at) = result.text.rfind(result.hint.as_str()) {
+        result.text.insert_str(at + result.hint.len(), sentence);
+    }
+    result.hint.push_str(sentence);
 }
 
 /// Makes `dir` when it is missing and grants it read-write on top of `grants`: the grants, and the guest path the
@@ -93,9 +159,42 @@ pub fn grant_spill_dir(grants: &Grants, dir: &Path) -> Result<(Grants, String), 
 fn pump_failure(error: PumpError) -> Failure {
     match error {
         PumpError::Io(error) => Failure::Io(error),
+        PumpError::Spawn { program, error } => Failure::Io(io::Error::new(
+            error.kind(),
+            format!("cannot run {program}: {error}"),
+        )),
         PumpError::Host(error) => Failure::Host(error.to_string()),
         PumpError::Refused(error) => Failure::Host(error.message),
     }
+}
+
+/// A command that could not be started: exit 127 when it was not found, 126 when it is not executable (as shells
+/// do), with `{"status":"error", "error":{"kind":"not_found"|"spawn_failed", "command", "message"}}` under
+/// `--json`, else the message on stderr.
+fn spawn_failed(program: &str, error: &io::Error, json: bool) -> Result<ExitCode, Failure> {
+    let (kind, code) = match error.kind() {
+        io::ErrorKind::NotFound => ("not_found", 127),
+        io::ErrorKind::PermissionDenied => ("spawn_failed", 126),
+        _ => ("spawn_failed", 127),
+    };
+    let message = match error.kind() {
+        io::ErrorKind::NotFound => format!("command not found: {program}"),
+        _ => format!("cannot run {program}: {error}"),
+    };
+    if json {
+        let mut out = io::stdout().lock();
+        let answer = serde_json::json!({
+            "status": "error",
+            "content_returned": false,
+            "text": message,
+            "error": {"kind": kind, "command": program, "message": message},
+        });
+        writeln!(out, "{answer}")?;
+        out.flush()?;
+    } else {
+        eprintln!("read-window: {message}");
+    }
+    Ok(ExitCode::from(code))
 }
 
 /// Prints the capture: its text, or one JSON object.
@@ -118,11 +217,20 @@ pub fn capture_stdin(
     config: Config,
     args: &CaptureArgs,
 ) -> Result<ExitCode, Failure> {
-    let (grants, capture_config) = args.setup(grants)?;
-    let mut session = reader.session(&grants, config)?;
+    let (session_grants, capture_config, spill_problem) = args.setup_lenient(grants)?;
+    if let Some(why) = &spill_problem {
+        eprintln!("read-window: {why}; capturing without a spill");
+    }
+    let mut session = reader.session(&session_grants, config)?;
     let mut input = io::stdin().lock();
-    let outcome = capture::capture_stream(&mut session, &capture_config, &mut input, None)
+    let mut outcome = capture::capture_stream(&mut session, &capture_config, &mut input, None)
         .map_err(pump_failure)?;
+    if let Ok(result) = &mut outcome {
+        match spill_problem {
+            Some(why) => result.warnings.push(why),
+            None => append_to_hint(result, &spill_root_sentence(grants, &args.spill_dir)),
+        }
+    }
     Ok(if print(&outcome, args.json)? {
         ExitCode::SUCCESS
     } else {
@@ -138,14 +246,37 @@ pub fn run_command(
     config: Config,
     args: &CaptureArgs,
     command: &[String],
+    timeout_seconds: Option<f64>,
 ) -> Result<ExitCode, Failure> {
     let Some((program, rest)) = command.split_first() else {
         return Err(Failure::Usage("run needs a command after --".into()));
     };
-    let (grants, capture_config) = args.setup(grants)?;
-    let mut session = reader.session(&grants, config)?;
-    let outcome =
-        capture::run_command(&mut session, &capture_config, program, rest).map_err(pump_failure)?;
+    let timeout = match timeout_seconds {
+        None => None,
+        Some(seconds) => Some(
+            std::time::Duration::try_from_secs_f64(seconds)
+                .ok()
+                .filter(|limit| !limit.is_zero())
+                .ok_or_else(|| {
+                    Failure::Usage(format!(
+                        "--timeout {seconds} is out of range (a number of seconds over 0)"
+                    ))
+                })?,
+        ),
+    };
+    let (session_grants, capture_config) = args.setup(grants)?;
+    let mut session = reader.session(&session_grants, config)?;
+    let mut outcome =
+        match capture::run_command(&mut session, &capture_config, program, rest, timeout) {
+            Ok(outcome) => outcome,
+            Err(PumpError::Spawn { program, error }) => {
+                return spawn_failed(&program, &error, args.json)
+            }
+            Err(error) => return Err(pump_failure(error)),
+        };
+    if let Ok(result) = &mut outcome {
+        append_to_hint(result, &spill_root_sentence(grants, &args.spill_dir));
+    }
     let status = outcome.as_ref().ok().and_then(|result| result.exit_status);
     if !print(&outcome, args.json)? {
         return Ok(ExitCode::from(1));

@@ -9,7 +9,8 @@
 //!   "next_column"}],"hint","file_size","encoding":{"encoding":"utf8"|"utf16le"|"utf16be"|"utf32le"|"utf32be" or a
 //!   legacy encoding's lower-case WHATWG name ("windows-1251", "shift_jis", ...),"bom","origin":"declared"|"detected",
 //!   "line_endings":"none"|"lf"|"crlf"|"mixed"|"cr","replaced_invalid"},"budget":{"unit":"characters"|"tokens",
-//!   "limit","used","cap"},"warnings":[...],"text"}`; `cap` only in token mode, `warnings` only when not empty;
+//!   "limit","used","cap"},"warnings":[...],"document":{...},"text"}`; `cap` only in token mode, `warnings` only when
+//!   not empty; `document` only for a document read as its extracted text (see [`document_json`]);
 //!   `text` is exactly what a model should see (the content, a blank line, the hint, the warnings for the model:
 //!   the component's `read-result.text`). Lines,
 //!   columns and counts are integers: lines 1-based, columns 0-based in Unicode scalar values, `file_size` in
@@ -23,7 +24,8 @@
 //! - An error: `{"status":"error","content_returned":false,"text","error":{"kind","message","already_read",
 //!   "path","suggestions","total_lines"}}`, `kind` one of `not_found`, `not_a_file`, `outside_sandbox`,
 //!   `permission_denied`, `invalid_request`, `io`, `special_file`, `device`, `credential`, `binary`,
-//!   `loop_blocked`, `echoed_output`, `unencodable`; `text` is the message; `already_read` only when present (loop-blocked
+//!   `loop_blocked`, `echoed_output`, `unencodable`, `too_large`, `malformed_document`, `encrypted_document`,
+//!   `binary_document`; `text` is the message; `already_read` only when present (loop-blocked
 //!   reads), `path` (the absolute guest path tried) only when present, `suggestions` (similar names, best first)
 //!   always a list, `total_lines` only for an offset past the end.
 //! - A host failure (trap, deadline, memory cap): like an error, with `"kind":"host_error"`, `"cause"` one of
@@ -60,8 +62,8 @@
 use serde_json::{json, Map, Value};
 
 use crate::{
-    Budget, BudgetReport, Config, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult,
-    RetryWindow, Session, SessionStats, TokenBudget, UnchangedStub,
+    Budget, BudgetReport, Config, DocumentFacts, HostError, ReadError, ReadOutcome, ReadRequest,
+    ReadResult, RetryWindow, Session, SessionStats, TokenBudget, UnchangedStub,
 };
 
 /// A parsed request line of the session protocol.
@@ -171,7 +173,42 @@ pub fn window_json(result: &ReadResult) -> Value {
         if !result.warnings.is_empty() {
             map.insert("warnings".into(), json!(result.warnings));
         }
+        if let Some(document) = &result.document {
+            map.insert("document".into(), document_json(document));
+        }
         map.insert("text".into(), json!(result.text));
+    }
+    value
+}
+
+/// A document's facts: `{"format","parts":[{"kind","number","name"?,"first_line","characters"}],"pages"?,
+/// "empty_pages"?:[[first,last]]}`; `pages` and `empty_pages` for PDFs only, `name` only when the part has one.
+pub fn document_json(document: &DocumentFacts) -> Value {
+    let parts: Vec<Value> = document
+        .parts
+        .iter()
+        .map(|part| {
+            let mut value = json!({
+                "kind": part.kind.as_str(),
+                "number": part.number,
+                "first_line": part.first_line,
+                "characters": part.characters,
+            });
+            if let (Value::Object(map), Some(name)) = (&mut value, &part.name) {
+                map.insert("name".into(), json!(name));
+            }
+            value
+        })
+        .collect();
+    let mut value = json!({"format": document.format.as_str(), "parts": parts});
+    if let (Value::Object(map), Some(pages)) = (&mut value, document.pages) {
+        map.insert("pages".into(), json!(pages));
+        let ranges: Vec<Value> = document
+            .empty_pages
+            .iter()
+            .map(|range| json!([range.first, range.last]))
+            .collect();
+        map.insert("empty_pages".into(), json!(ranges));
     }
     value
 }

@@ -78,8 +78,9 @@ pub mod bindings {
 
 pub use bindings::exports::read_window::reader::reader::{
     Budget, BudgetReport, BudgetUnit, CaptureConfig, CaptureResult, ClampedLine, Config,
-    EncodingFacts, EncodingOrigin, ErrorKind, LineEndings, ReadError, ReadOutcome, ReadRequest,
-    ReadResult, RetryWindow, SessionStats, TextEncoding, TokenBudget, Truncation, UnchangedStub,
+    DocumentFacts, DocumentFormat, DocumentPart, EncodingFacts, EncodingOrigin, ErrorKind,
+    LineEndings, PageRange, PartKind, ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow,
+    SessionStats, TextEncoding, TokenBudget, Truncation, UnchangedStub,
 };
 
 /// How often the background thread advances the engine's epoch; deadlines are counted in these ticks.
@@ -187,7 +188,7 @@ impl ReadError {
 impl ErrorKind {
     /// The snake_case name used in JSON: `not_found`, `not_a_file`, `outside_sandbox`, `permission_denied`,
     /// `invalid_request`, `io`, `special_file`, `device`, `credential`, `binary`, `loop_blocked`,
-    /// `echoed_output`.
+    /// `echoed_output`, `unencodable`, `too_large`, `malformed_document`, `encrypted_document`, `binary_document`.
     pub fn as_str(&self) -> &'static str {
         match self {
             ErrorKind::NotFound => "not_found",
@@ -203,6 +204,41 @@ impl ErrorKind {
             ErrorKind::LoopBlocked => "loop_blocked",
             ErrorKind::EchoedOutput => "echoed_output",
             ErrorKind::Unencodable => "unencodable",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::MalformedDocument => "malformed_document",
+            ErrorKind::EncryptedDocument => "encrypted_document",
+            ErrorKind::BinaryDocument => "binary_document",
+        }
+    }
+}
+
+impl DocumentFormat {
+    /// The lowercase name used in JSON: `ipynb`, `docx`, `xlsx`, `xls`, `ods`, `pptx`, `odp`, `odt`, `epub`, `pdf`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            DocumentFormat::Ipynb => "ipynb",
+            DocumentFormat::Docx => "docx",
+            DocumentFormat::Xlsx => "xlsx",
+            DocumentFormat::Xls => "xls",
+            DocumentFormat::Ods => "ods",
+            DocumentFormat::Pptx => "pptx",
+            DocumentFormat::Odp => "odp",
+            DocumentFormat::Odt => "odt",
+            DocumentFormat::Epub => "epub",
+            DocumentFormat::Pdf => "pdf",
+        }
+    }
+}
+
+impl PartKind {
+    /// The lowercase name used in JSON: `cell`, `page`, `sheet`, `slide`, `chapter`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PartKind::Cell => "cell",
+            PartKind::Page => "page",
+            PartKind::Sheet => "sheet",
+            PartKind::Slide => "slide",
+            PartKind::Chapter => "chapter",
         }
     }
 }
@@ -273,6 +309,7 @@ pub struct Grant {
     host: PathBuf,
     guest: String,
     writable: bool,
+    given: Option<String>,
 }
 
 impl Grant {
@@ -289,6 +326,13 @@ impl Grant {
     /// True for a directory granted read-write (a capture's spill directory, see [`Grants::writable_dir`]).
     pub fn writable(&self) -> bool {
         self.writable
+    }
+
+    /// The absolute path the directory was given by, when it differs from its canonical path (a root given
+    /// through a link, `/var/run` for `/run`) and the grant is at its canonical path ([`Grants::dir`]); `None`
+    /// otherwise. Requested paths under it are rewritten onto the guest path ([`Grants::onto_guest`]).
+    pub fn given(&self) -> Option<&str> {
+        self.given.as_deref()
     }
 }
 
@@ -313,6 +357,13 @@ impl Grants {
     /// Errors (`io::Error`, the message naming the path): the directory does not exist or cannot be resolved,
     /// is not a directory, or its canonical path is not UTF-8 (guest paths are strings).
     pub fn dir(self, host: impl AsRef<Path>) -> io::Result<Self> {
+        let given = std::path::absolute(host.as_ref())
+            .ok()
+            .and_then(|path| {
+                path.to_str()
+                    .map(|path| path.trim_end_matches('/').to_owned())
+            })
+            .filter(|path| !path.is_empty());
         let canonical = canonical_dir(host.as_ref())?;
         let guest = canonical
             .to_str()
@@ -326,7 +377,12 @@ impl Grants {
                 )
             })?
             .to_owned();
-        Ok(self.push(canonical, guest))
+        let given = given.filter(|given| *given != guest);
+        let mut grants = self.push(canonical, guest);
+        if let Some(last) = grants.dirs.last_mut() {
+            last.given = given;
+        }
+        Ok(grants)
     }
 
     /// Grants `host` at the guest path `guest` (it should be absolute, e.g. `/workspace`).
@@ -379,6 +435,7 @@ impl Grants {
             host,
             guest,
             writable: false,
+            given: None,
         });
         self
     }
@@ -392,6 +449,32 @@ impl Grants {
     /// True when nothing is granted.
     pub fn is_empty(&self) -> bool {
         self.dirs.is_empty()
+    }
+
+    /// `path` rewritten onto the guest path of the grant it names by the path the root was given by: a root
+    /// given as `/tmp/x/linkroot` (a link to `/tmp/x/L`) is preopened at `/tmp/x/L`, so `/tmp/x/linkroot/a.txt`
+    /// becomes `/tmp/x/L/a.txt`. `None` when `path` is relative or under no grant's given path ([`Grant::given`];
+    /// the longest given path wins, matched whole components at a time).
+    pub fn onto_guest(&self, path: &str) -> Option<String> {
+        if !path.starts_with('/') {
+            return None;
+        }
+        self.dirs
+            .iter()
+            .filter_map(|grant| {
+                let given = grant.given.as_deref()?;
+                let rest = path.strip_prefix(given)?;
+                (rest.is_empty() || rest.starts_with('/')).then_some((grant, given.len(), rest))
+            })
+            .max_by_key(|(_, length, _)| *length)
+            .map(|(grant, _, rest)| {
+                let path = format!("{}{rest}", grant.guest.trim_end_matches('/'));
+                if path.is_empty() {
+                    "/".to_owned()
+                } else {
+                    path
+                }
+            })
     }
 
     /// The guest path of the host directory `host_dir` when it lies under a grant (the longest matching grant
@@ -739,14 +822,22 @@ fn no_capture() -> ReadError {
     ReadError::invalid_request("no capture is open; send capture_begin first.")
 }
 
-/// `request` with the absolute links on the way of its path resolved on the host (see the `links` module: WASI
-/// cannot follow them), or the `outside-sandbox` error for a link out of every grant.
+/// `request` with a path under a root given through a link rewritten onto its guest path ([`Grants::onto_guest`]),
+/// then the absolute links on the way of its path resolved on the host (see the `links` module: WASI cannot
+/// follow them), or the `outside-sandbox` error for a link out of every grant.
 fn through_links(
     grants: &Grants,
     config: &Config,
     request: &ReadRequest,
 ) -> Result<ReadRequest, ReadError> {
     let working_directory = config.working_directory.as_deref();
+    let request = &match grants.onto_guest(&request.path) {
+        Some(path) => ReadRequest {
+            path,
+            ..request.clone()
+        },
+        None => request.clone(),
+    };
     match links::resolve_absolute_links(grants, working_directory, &request.path) {
         links::Resolution::AsAsked => Ok(request.clone()),
         links::Resolution::Guest { resolved, asked } => {

@@ -31,7 +31,8 @@ const MAX_REQUEST_LINE: usize = 64 * 1024 * 1024;
     version,
     after_help = "Exit status: 0 a result, 1 a read error (its JSON still printed with --json) or a failure of \
                   the component, 2 a usage error (a bad option, a setting out of its range, a bad --config file \
-                  or --root directory)."
+                  or --root directory), 3 `page` stopped because the file changed under it (its error, naming the \
+                  change, printed)."
 )]
 struct Cli {
     /// A directory the component may read (repeatable). Default: the current directory.
@@ -111,15 +112,23 @@ enum Command {
         args: capture_cli::CaptureArgs,
     },
     /// Run a command on the host and capture its stdout and stderr interleaved in arrival order, like `capture`,
-    /// with its exit status. Exits with the command's status.
+    /// with its exit status. Exits with the command's status (127 when it is not found). The command gets this
+    /// process's stdin; the capture ends when its output closes, so a background child that keeps it open keeps
+    /// `run` waiting: give --timeout.
     Run {
         #[command(flatten)]
         args: capture_cli::CaptureArgs,
+        /// Kill the command (its whole process group) after this many seconds and report it in the hint.
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
         /// The command and its arguments, after `--`.
         #[arg(last = true, required = true, value_name = "CMD")]
         command: Vec<String>,
     },
     /// Page through a whole file: every window from line 1 to the end, and the rest of every clamped line.
+    ///
+    /// A read error ends it: its text on stdout as `read` prints it (its JSON with --json), exit 1; exit 3 when the
+    /// error says the file changed under the pager (it shrank past the next window).
     Page {
         /// The file: absolute, or relative to the working directory.
         path: String,
@@ -195,7 +204,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             return Ok(ExitCode::SUCCESS);
         }
         Command::Scenarios { paths } => return scenarios(paths),
-        Command::ToolSchema { format } => return tool_schema(*format),
+        Command::ToolSchema { format } => {
+            let config = cli.settings.config().map_err(Failure::Usage)?;
+            return tool_schema(*format, settings::max_lines(&config));
+        }
         _ => {}
     }
     let (grants, config) = setup(&cli)?;
@@ -233,9 +245,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             session(&reader, &grants, config)
         }
         Command::Capture { args } => capture_cli::capture_stdin(&reader, &grants, config, &args),
-        Command::Run { args, command } => {
-            capture_cli::run_command(&reader, &grants, config, &args, &command)
-        }
+        Command::Run {
+            args,
+            command,
+            timeout,
+        } => capture_cli::run_command(&reader, &grants, config, &args, &command, timeout),
         Command::Page { path, limit, json } => page(&reader, &grants, config, &path, limit, json),
         Command::Mcp => {
             let roots = if cli.roots.is_empty() {
@@ -254,12 +268,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
 }
 
-/// `tool-schema`: the read_file tool in `format`, as pretty JSON.
-fn tool_schema(format: SchemaFormat) -> Result<ExitCode, Failure> {
+/// `tool-schema`: the read_file tool in `format`, as pretty JSON, stating the line limit `max_lines` (the one the
+/// settings given describe).
+fn tool_schema(format: SchemaFormat, max_lines: u64) -> Result<ExitCode, Failure> {
     let value = match format {
-        SchemaFormat::Openai => tool::definition(tool::Format::Openai),
-        SchemaFormat::Anthropic => tool::definition(tool::Format::Anthropic),
-        SchemaFormat::Mcp => mcp::tools()
+        SchemaFormat::Openai => tool::definition_for(tool::Format::Openai, max_lines),
+        SchemaFormat::Anthropic => tool::definition_for(tool::Format::Anthropic, max_lines),
+        SchemaFormat::Mcp => mcp::tools_for(max_lines)
             .into_iter()
             .find(|tool| tool.name == tool::READ_FILE)
             .and_then(|tool| serde_json::to_value(tool).ok()),
@@ -348,6 +363,16 @@ fn setup(cli: &Cli) -> Result<(Grants, Config), Failure> {
             .map_err(|e| Failure::Usage(format!("--root {e}")))?;
     }
     let mut config = cli.settings.config().map_err(Failure::Usage)?;
+    // The MCP server without --root reads the client's roots, unknown until a client connects.
+    let roots_known = !(matches!(cli.command, Command::Mcp) && cli.roots.is_empty());
+    if let (Some(dir), true) = (&config.working_directory, roots_known) {
+        settings::check_working_directory(dir, &grants).map_err(|why| {
+            Failure::Usage(match &cli.settings.cwd {
+                Some(given) => format!("--cwd {}: {why}", given.display()),
+                None => format!("`working_directory` {dir:?} in the config file: {why}"),
+            })
+        })?;
+    }
     if config.working_directory.is_none() {
         config.working_directory = match &cwd {
             Ok(cwd) => grants.working_directory_for(cwd),
@@ -388,10 +413,6 @@ fn read(
         Ok(_) => ExitCode::SUCCESS,
         Err(_) => ExitCode::from(1),
     })
-}
-
-fn report_error(error: &ReadError) {
-    eprintln!("read-window: {}: {}", error.kind.as_str(), error.message);
 }
 
 /// A window as text: its `text` (the content, a blank line, the hint, the warnings for the model) and a line
@@ -469,19 +490,36 @@ impl SessionSettings {
             Some(_) => return Ok(None),
         };
         let answer = match op {
-            "config" => json!({
+            "config" => match request.keys().find(|key| !["op", "id"].contains(&key.as_str())) {
+                Some(extra) => json::error_json(&ReadError::invalid_request(format!(
+                    "unknown field `{extra}` in a `config` request; it takes only `op` and `id`"
+                ))),
+                None => json!({
                 "status": "ok",
                 "config": settings::effective_json(
                     &self.config,
                     grants.dirs().first().map(|grant| grant.guest()),
                 ),
             }),
+            },
             "configure" => match &self.started {
                 Some(first) => json::error_json(&ReadError::invalid_request(format!(
-                    "`configure` must come before the first read: this session already ran `{first}`, so its \
-                     settings stay as they are; start a new session to change them."
+                    "`configure` must come before the first request that uses the session: this session already \
+                     ran `{first}`, so its settings stay as they are; start a new session to change them."
                 ))),
-                None => match settings::configure(&self.config, &request) {
+                None => match settings::configure(&self.config, &request).and_then(|config| {
+                    match &config.working_directory {
+                        Some(dir) if request.contains_key("working_directory") => {
+                            settings::check_working_directory(dir, grants).map_err(|why| {
+                                ReadError::invalid_request(format!(
+                                    "`working_directory` {dir:?}: {why}"
+                                ))
+                            })?;
+                            Ok(config)
+                        }
+                        _ => Ok(config),
+                    }
+                }) {
                     Ok(config) => {
                         *session = reader.session(grants, config.clone())?;
                         self.config = config;
@@ -538,7 +576,9 @@ fn read_request_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result
 }
 
 /// `page`: every window from line 1 to the end, plus the rest of every clamped line, so the whole text is
-/// printed exactly once. Dedup is off so no window comes back as a stub.
+/// printed exactly once. Dedup is off so no window comes back as a stub. A read error is printed like `read`
+/// prints it and ends the paging with exit 1, or [`PAGE_FILE_CHANGED`] when it tells of a change of the file
+/// since the previous window (a file that shrank under the cursor): the windows above are of an older version.
 fn page(
     reader: &ReadWindow,
     grants: &Grants,
@@ -585,6 +625,10 @@ fn page(
             }
             Some(Err(error)) => {
                 pager.print_error(&error)?;
+                if error.message.contains(FILE_CHANGED_MARKER) {
+                    eprintln!("read-window: page stopped: {path} changed while it was being paged, so the windows above are of an older version of it; page it again.");
+                    return Ok(ExitCode::from(PAGE_FILE_CHANGED));
+                }
                 return Ok(ExitCode::from(1));
             }
         };
@@ -613,6 +657,12 @@ fn page(
         cursor = next;
     }
 }
+
+/// The exit status of `page` stopped by a read error that tells of a change of the file under it.
+const PAGE_FILE_CHANGED: u8 = 3;
+
+/// What the component's change notice starts with.
+const FILE_CHANGED_MARKER: &str = "[read-window: file changed]";
 
 /// How `page` goes on after a window refused for a private key.
 enum AroundKey {
@@ -647,14 +697,19 @@ impl<W: Write> Pager<W> {
         }
     }
 
-    /// Prints a read error: its JSON answer with `--json`, else on stderr.
+    /// Prints a read error: its JSON answer with `--json`, else its text for the model on stdout as `read`
+    /// prints it (after a blank line but for the first answer).
     fn print_error(&mut self, error: &ReadError) -> Result<(), Failure> {
         if self.as_json {
             writeln!(self.out, "{}", json::error_json(error))?;
-            self.out.flush()?;
         } else {
-            report_error(error);
+            if !self.first {
+                writeln!(self.out)?;
+            }
+            writeln!(self.out, "{}", error.message)?;
         }
+        self.out.flush()?;
+        self.first = false;
         Ok(())
     }
 

@@ -12,7 +12,9 @@
 //! The directories the session may read are the `--root` options; without any, the roots the client offers
 //! (`roots/list`, `file://` URIs of directories) when it declares the roots capability; with neither, the
 //! current directory. The roots are asked for at the first tool call and again after the client says they
-//! changed (`notifications/roots/list_changed`); a different set of roots starts a new session.
+//! changed (`notifications/roots/list_changed`); a different set of roots starts a new session. When the client
+//! lists roots and none can be granted (not a local `file://` URI, a missing directory), every tool call is
+//! answered with a `host_error` (cause `start`) that lists them and why; the current directory is not read then.
 //!
 //! A failure of the host (the component trapped, ran past its deadline or over its memory cap) is an error
 //! result with a `host_error` answer; the session was restarted and the connection goes on.
@@ -122,11 +124,12 @@ impl McpServer {
     /// A server whose session (started at the first tool call) reads through `reader`, with `config`, over
     /// the directories `roots` says.
     pub fn new(reader: ReadWindow, roots: Roots, config: Config) -> Self {
+        let tools = Arc::from(tools_for(crate::settings::max_lines(&config)));
         McpServer {
             reader,
             roots,
             config,
-            tools: Arc::from(tools()),
+            tools,
             session: Arc::new(Mutex::new(None)),
             roots_changed: Arc::new(AtomicBool::new(false)),
         }
@@ -134,23 +137,36 @@ impl McpServer {
 
     /// The grants and config for a new session, or `None` when the current session (over `current`) may go
     /// on.
+    ///
+    /// Errors: a message for the model when the client offers roots and none of them can be granted (each named
+    /// with why); the server does not fall back to its current directory then.
     async fn wanted_session(
         &self,
         current: Option<Grants>,
         peer: &Peer<RoleServer>,
-    ) -> Option<(Grants, Config)> {
+    ) -> Result<Option<(Grants, Config)>, String> {
         match &self.roots {
-            Roots::Fixed(grants) => match current {
+            Roots::Fixed(grants) => Ok(match current {
                 Some(_) => None,
                 None => Some((grants.clone(), self.config.clone())),
-            },
+            }),
             Roots::ClientOr(fallback) => {
                 let changed = self.roots_changed.swap(false, Ordering::SeqCst);
                 if current.is_some() && !changed {
-                    return None;
+                    return Ok(None);
                 }
                 let (grants, config) = match client_grants(peer).await {
-                    Some(grants) => {
+                    ClientRoots::Unusable(reasons) => {
+                        let message = format!(
+                            "read-window cannot read any file: none of the roots the client offers could be \
+                             granted: {}. Offer a local directory as a root (a file:// URI), or start the server \
+                             with --root DIR.",
+                            reasons.join("; ")
+                        );
+                        eprintln!("read-window mcp: {message}");
+                        return Err(message);
+                    }
+                    ClientRoots::Granted(grants) => {
                         let mut config = self.config.clone();
                         config.working_directory = std::env::current_dir()
                             .and_then(|dir| dir.canonicalize())
@@ -159,7 +175,7 @@ impl McpServer {
                             .or_else(|| grants.dirs().first().map(|g| g.guest().to_owned()));
                         (grants, config)
                     }
-                    None => {
+                    ClientRoots::NotOffered => {
                         if current.is_none() {
                             eprintln!(
                                 "read-window mcp: the client offers no roots; reading the current directory {}",
@@ -169,7 +185,7 @@ impl McpServer {
                         (fallback.clone(), self.config.clone())
                     }
                 };
-                match current {
+                Ok(match current {
                     Some(current) if current == grants => None,
                     Some(_) => {
                         eprintln!(
@@ -179,7 +195,7 @@ impl McpServer {
                         Some((grants, config))
                     }
                     None => Some((grants, config)),
-                }
+                })
             }
         }
     }
@@ -188,7 +204,14 @@ impl McpServer {
     async fn call(&self, call: Call, peer: &Peer<RoleServer>) -> CallToolResult {
         let mut slot = Arc::clone(&self.session).lock_owned().await;
         let current = slot.as_ref().map(|session| session.grants().clone());
-        let wanted = self.wanted_session(current, peer).await;
+        let wanted = match self.wanted_session(current, peer).await {
+            Ok(wanted) => wanted,
+            Err(message) => {
+                // The client's roots are all unusable: no session reads anything until they change.
+                *slot = None;
+                return start_error_result(&message);
+            }
+        };
         let reader = self.reader.clone();
         // Calls into the component block (up to the session's deadline): run them off the async threads.
         let joined = tokio::task::spawn_blocking(move || {
@@ -332,6 +355,21 @@ fn host_error_result(error: &HostError) -> CallToolResult {
     )
 }
 
+/// No session could be started (the client's roots are all unusable): a `host_error` answer of cause `start`.
+fn start_error_result(message: &str) -> CallToolResult {
+    let structured = json!({
+        "status": "error",
+        "content_returned": false,
+        "error": {
+            "kind": "host_error",
+            "cause": "start",
+            "message": message,
+            "session_restarted": false,
+        },
+    });
+    tool_result(message.to_owned(), structured, true)
+}
+
 /// A failure of this server itself (not of the component), shaped like a `host_error` answer.
 fn internal_error_result(message: &str) -> CallToolResult {
     let structured = json!({
@@ -453,16 +491,27 @@ fn type_name(value: &Value) -> &'static str {
 // ---------------------------------------------------------------------------------------------------------------
 // Roots
 
-/// The client's roots as grants: `None` when the client does not declare the roots capability, does not
-/// answer `roots/list` in time, or offers no usable root (a `file://` URI of a directory, UTF-8).
+/// What the client's roots come to.
+enum ClientRoots {
+    /// The usable roots the client offers (a `file://` URI of a directory, UTF-8), as grants.
+    Granted(Grants),
+    /// The client does not declare the roots capability, does not answer `roots/list` in time, or lists none:
+    /// the server reads its current directory.
+    NotOffered,
+    /// The client lists roots and none can be granted: each root with why (`"https://x" (not a local file://
+    /// URI)`).
+    Unusable(Vec<String>),
+}
+
+/// The client's roots as grants, see [`ClientRoots`].
 // Roots are deprecated from the 2026 revision on (SEP-2577); this server speaks the revisions before it.
 #[allow(deprecated)]
-async fn client_grants(peer: &Peer<RoleServer>) -> Option<Grants> {
+async fn client_grants(peer: &Peer<RoleServer>) -> ClientRoots {
     let declared = peer
         .peer_info()
         .is_some_and(|info| info.capabilities.roots.is_some());
     if !declared {
-        return None;
+        return ClientRoots::NotOffered;
     }
     let listed = match tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
         Ok(Ok(result)) => result.roots,
@@ -470,23 +519,25 @@ async fn client_grants(peer: &Peer<RoleServer>) -> Option<Grants> {
             eprintln!(
                 "read-window mcp: roots/list failed ({error}); reading the current directory"
             );
-            return None;
+            return ClientRoots::NotOffered;
         }
         Err(_) => {
             eprintln!(
                 "read-window mcp: no answer to roots/list within {} s; reading the current directory",
                 ROOTS_TIMEOUT.as_secs()
             );
-            return None;
+            return ClientRoots::NotOffered;
         }
     };
     let mut grants = Grants::new();
+    let mut reasons = Vec::new();
     for root in &listed {
         let Some(path) = file_uri_path(&root.uri) else {
             eprintln!(
                 "read-window mcp: skipping the root {:?}: not a local file:// URI",
                 root.uri
             );
+            reasons.push(format!("{:?} (not a local file:// URI)", root.uri));
             continue;
         };
         match grants.clone().dir(&path) {
@@ -501,16 +552,19 @@ async fn client_grants(peer: &Peer<RoleServer>) -> Option<Grants> {
                     grants = more;
                 }
             }
-            Err(error) => eprintln!("read-window mcp: skipping the root {:?}: {error}", root.uri),
+            Err(error) => {
+                eprintln!("read-window mcp: skipping the root {:?}: {error}", root.uri);
+                reasons.push(format!("{:?} ({error})", root.uri));
+            }
         }
     }
     if grants.is_empty() {
-        if !listed.is_empty() {
-            eprintln!("read-window mcp: none of the client's roots is usable; reading the current directory");
+        if listed.is_empty() {
+            return ClientRoots::NotOffered;
         }
-        return None;
+        return ClientRoots::Unusable(reasons);
     }
-    Some(grants)
+    ClientRoots::Granted(grants)
 }
 
 /// What the server will read, in one line for stderr at start.
@@ -635,12 +689,13 @@ fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
 // ---------------------------------------------------------------------------------------------------------------
 // Tools and schemas
 
-/// The two tools with their input and output schemas.
-pub fn tools() -> Vec<Tool> {
+/// The two tools with their input and output schemas, for a server whose line limit is `max_lines` (`read_file`'s
+/// `limit` states it).
+pub fn tools_for(max_lines: u64) -> Vec<Tool> {
     let mut read = Tool::new(
         READ_FILE,
         tool::READ_FILE_DESCRIPTION,
-        object(tool::read_input_schema()),
+        object(tool::read_input_schema_for(max_lines)),
     );
     read.title = Some("Read a file window".to_owned());
     read.output_schema = Some(Arc::new(object(read_output_schema())));
@@ -911,7 +966,7 @@ mod tests {
 
     #[test]
     fn tools_declare_their_schemas() {
-        let tools = tools();
+        let tools = tools_for(read_window::config::DEFAULT_MAX_LINES);
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
         assert_eq!(names, [READ_FILE, CHECK_WRITE]);
         for tool in &tools {

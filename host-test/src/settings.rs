@@ -12,14 +12,17 @@
 //! | `max_line_length` | `--max-line-length` | 2,000 characters | 16 to 10,000,000 |
 //! | `budget.characters` | `--max-chars` | 100,000 characters | 200 to 10,000,000 |
 //! | `budget.tokens.cap` | `--max-tokens` | 25,000 tokens (token mode only) | 100 to 1,000,000 |
-//! | `budget.tokens.headroom` | `--token-headroom` | 0.9 | above 0, at most 1 |
-//! | `working_directory` | `--cwd` | the current directory (CLI), the first root | a directory under a root |
+//! | `budget.tokens.headroom` | `--token-headroom` (with a token cap) | 0.9 | 0.5 to 1 |
+//! | `working_directory` | `--cwd` | the current directory (CLI), the first root | an absolute directory under a root |
 //! | `dedup` | `--no-dedup` | true | |
 //! | `loop_warn_at` | `--loop-warn-at` | 3 | at least 2, below `loop_block_at` |
 //! | `loop_block_at` | `--loop-block-at` | 4 | above `loop_warn_at` |
 //! | `not_found_ttl_ms` | `--not-found-ttl-ms` | 60,000 ms | 0 to 86,400,000 |
 //! | `deny_patterns` | `--deny` (repeatable) | none (added to the built-in deny-list) | glob patterns |
 //! | `allow_patterns` | `--allow` (repeatable) | none | glob patterns |
+//!
+//! A refusal names the value where it was given: the option (`--loop-warn-at 4`), the config file's key
+//! (`` `loop_warn_at` 4 in the config file ``), or the `configure` request's key (`` `loop_warn_at` 4 ``).
 
 use std::path::{Path, PathBuf};
 
@@ -27,13 +30,14 @@ use clap::Args;
 use read_window::config::{Budget as CoreBudget, Config as CoreConfig, ConfigInput, ConfigProblem};
 use serde_json::{json, Map, Value};
 
-use crate::{json as answers, Budget, Config, ReadError, TokenBudget};
+use crate::{json as answers, Budget, Config, Grants, ReadError, TokenBudget};
 
 /// One option for every config field, shared by every command that reads (`read`, `session`, `page`, `mcp`).
 /// Options override the `--config` file field by field (a list option replaces the file's list).
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct Settings {
-    /// A config file: JSON, or TOML (by a `.toml` extension, else by content), with the WIT config's field names
+    /// A config file (a regular file of at most 1 MiB): TOML when its name ends in `.toml`, JSON when it ends in
+    /// `.json`, else JSON when it parses as JSON and TOML otherwise; the WIT config's field names
     /// in snake_case (max_lines, max_line_length, budget, working_directory, dedup, loop_warn_at, loop_block_at,
     /// not_found_ttl_ms, deny_patterns, allow_patterns). The options below override it.
     #[arg(long = "config", value_name = "FILE", global = true)]
@@ -55,7 +59,8 @@ pub struct Settings {
     #[arg(long, value_name = "N", global = true)]
     pub max_tokens: Option<u32>,
 
-    /// Token mode: the share of the cap a window aims at, above 0 and at most 1 (default 0.9).
+    /// Token mode: the share of the token cap a window aims at, 0.5 to 1 (default 0.9). Needs a token cap:
+    /// --max-tokens, or `budget.tokens.cap` in the config file.
     #[arg(long, value_name = "F", global = true)]
     pub token_headroom: Option<f64>,
 
@@ -96,22 +101,47 @@ impl Settings {
     /// (made absolute against the current directory and canonical, so host and guest paths agree), else the
     /// file's; absent when neither gives one.
     ///
-    /// Errors: a usage message (the file cannot be read or parsed, a field of it is malformed, `--cwd` is not a
-    /// directory, or a value is out of its range; see [`check`]).
+    /// Errors: a usage message (the file cannot be read or parsed, a field of it is malformed, the file's
+    /// `working_directory` is relative, `--cwd` is not a directory, `--token-headroom` comes without a token cap,
+    /// a deny or allow pattern is malformed, or a value is out of its range; see [`check`]). Whether the working
+    /// directory lies under a root is [`check_working_directory`]'s job, once the roots are known.
     pub fn config(&self) -> Result<Config, String> {
         let file = match &self.config_file {
             Some(path) => read_config_file(path)?,
             None => Config::default(),
         };
+        if let Some(dir) = &file.working_directory {
+            if !dir.starts_with('/') {
+                return Err(format!(
+                    "`working_directory` {dir:?} in the config file must be an absolute path (a directory under a \
+                     root)"
+                ));
+            }
+        }
         let working_directory = match &self.cwd {
-            Some(dir) => Some(
-                dir.canonicalize()
-                    .map_err(|e| format!("--cwd {}: {e}", dir.display()))?
-                    .to_string_lossy()
-                    .into_owned(),
-            ),
+            Some(dir) => {
+                let canonical = dir
+                    .canonicalize()
+                    .map_err(|e| format!("--cwd {}: {e}", dir.display()))?;
+                if !canonical.is_dir() {
+                    return Err(format!("--cwd {}: not a directory", dir.display()));
+                }
+                Some(canonical.to_string_lossy().into_owned())
+            }
             None => None,
         };
+        if let (Some(headroom), None) = (self.token_headroom, self.max_tokens) {
+            let file_cap = match &file.budget {
+                Some(Budget::Tokens(tokens)) => tokens.cap,
+                _ => None,
+            };
+            if file_cap.is_none() {
+                return Err(format!(
+                    "--token-headroom {headroom} needs a token cap: give --max-tokens N too (or \
+                     `budget.tokens.cap` in the config file); a headroom is a share of a token cap."
+                ));
+            }
+        }
         let budget = match (self.max_chars, self.max_tokens, self.token_headroom) {
             (Some(chars), _, _) => Some(Budget::Characters(chars)),
             (None, None, None) => None,
@@ -138,9 +168,26 @@ impl Settings {
             deny_patterns: (!self.deny.is_empty()).then(|| self.deny.clone()),
             allow_patterns: (!self.allow.is_empty()).then(|| self.allow.clone()),
         };
-        let config = merge(file, options);
-        check(&config, |field, value| {
-            let given = match field {
+        let in_file = |field: &str| match field {
+            "max-lines" => file.max_lines.is_some(),
+            "max-line-length" => file.max_line_length.is_some(),
+            "budget.characters" => matches!(file.budget, Some(Budget::Characters(_))),
+            "budget.tokens.cap" => {
+                matches!(&file.budget, Some(Budget::Tokens(tokens)) if tokens.cap.is_some())
+            }
+            "budget.tokens.headroom" => {
+                matches!(&file.budget, Some(Budget::Tokens(tokens)) if tokens.headroom.is_some())
+            }
+            "loop-warn-at" => file.loop_warn_at.is_some(),
+            "loop-block-at" => file.loop_block_at.is_some(),
+            "not-found-ttl-ms" => file.not_found_ttl_ms.is_some(),
+            "deny-patterns" => file.deny_patterns.is_some(),
+            "allow-patterns" => file.allow_patterns.is_some(),
+            _ => false,
+        };
+        let config = merge(file.clone(), options);
+        check(&config, |field| {
+            let option = match field {
                 "max-lines" => self.max_lines.is_some(),
                 "max-line-length" => self.max_line_length.is_some(),
                 "budget.characters" => self.max_chars.is_some(),
@@ -149,33 +196,85 @@ impl Settings {
                 "loop-warn-at" => self.loop_warn_at.is_some(),
                 "loop-block-at" => self.loop_block_at.is_some(),
                 "not-found-ttl-ms" => self.not_found_ttl_ms.is_some(),
+                "deny-patterns" => !self.deny.is_empty(),
+                "allow-patterns" => !self.allow.is_empty(),
                 _ => false,
             };
-            if given {
-                format!("{} {value}", option_name(field))
+            if option {
+                Some(Origin::Option)
+            } else if in_file(field) {
+                Some(Origin::File)
             } else {
-                format!("`{}` {value} in the config file", snake_name(field))
+                None
             }
         })?;
         Ok(config)
     }
 }
 
-/// Refuses the out-of-range values of `config`: `Err` says `WHAT is out of range: RANGE.` for each, where WHAT is
-/// what `describe` makes of the WIT field name and the value given (`--max-chars 150`).
-pub fn check(config: &Config, describe: impl Fn(&str, &str) -> String) -> Result<(), String> {
+/// Where a config value came from, for a refusal that names it where the user wrote it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A command-line option (`--loop-warn-at 4`).
+    Option,
+    /// A key of the `--config` file (`` `loop_warn_at` 4 in the config file ``).
+    File,
+    /// A key of the session's `configure` request (`` `loop_warn_at` 4 ``).
+    Request,
+}
+
+/// How a refusal names the value `value` of the WIT field `field` given at `origin` (`None`: the default).
+fn describe(field: &str, value: &str, origin: Option<Origin>) -> String {
+    match origin {
+        Some(Origin::Option) => format!("{} {value}", option_name(field)),
+        Some(Origin::File) => format!("`{}` {value} in the config file", snake_name(field)),
+        Some(Origin::Request) => format!("`{}` {value}", snake_name(field)),
+        None => format!("`{}` {value} (the default)", snake_name(field)),
+    }
+}
+
+/// Refuses the invalid values of `config`: `Err` says `WHAT is out of range: RANGE.` for each value out of its
+/// range and `WHAT is not a glob pattern: WHY.` for each malformed deny or allow pattern, where WHAT names the
+/// value where `origin` says it was given (`--max-chars 150`, `` `max_lines` 0 in the config file ``; see
+/// [`Origin`]; `origin` answers `None` for a field left at its default). The loop thresholds are judged
+/// together: when the one the component blames was left at its default, the one given is named instead
+/// (`--loop-warn-at 4 is out of range: at least 2, below loop-block-at 4.`).
+pub fn check(config: &Config, origin: impl Fn(&str) -> Option<Origin>) -> Result<(), String> {
     let problems: Vec<ConfigProblem> = CoreConfig::problems(core_input(config));
     if problems.is_empty() {
         return Ok(());
     }
+    let warn_at = config
+        .loop_warn_at
+        .unwrap_or(read_window::config::DEFAULT_LOOP_WARN_AT);
+    let block_at = config
+        .loop_block_at
+        .unwrap_or(read_window::config::DEFAULT_LOOP_BLOCK_AT);
     Err(problems
         .iter()
-        .map(|problem| {
-            format!(
-                "{} is out of range: {}.",
-                describe(problem.field, &problem.value),
+        .map(|problem| match problem.field {
+            "deny-patterns" | "allow-patterns" => format!(
+                "{} is not a glob pattern: {}.",
+                describe(problem.field, &problem.value, origin(problem.field)),
                 problem.range
-            )
+            ),
+            "loop-block-at" if origin("loop-block-at").is_none() => format!(
+                "{} is out of range: at least 2, below loop-block-at {block_at}.",
+                describe("loop-warn-at", &warn_at.to_string(), origin("loop-warn-at"))
+            ),
+            "loop-warn-at" if origin("loop-warn-at").is_none() => format!(
+                "{} is out of range: above loop-warn-at {warn_at}.",
+                describe(
+                    "loop-block-at",
+                    &block_at.to_string(),
+                    origin("loop-block-at")
+                )
+            ),
+            field => format!(
+                "{} is out of range: {}.",
+                describe(field, &problem.value, origin(field)),
+                problem.range
+            ),
         })
         .collect::<Vec<_>>()
         .join(" "))
@@ -222,13 +321,43 @@ pub fn merge(base: Config, over: Config) -> Config {
     }
 }
 
+/// The largest config file read, in bytes (1 MiB): a config is a few hundred bytes, so anything larger is a
+/// mistake, and the cap keeps `--config /dev/zero` from filling memory.
+pub const MAX_CONFIG_FILE_BYTES: u64 = 1 << 20;
+
 /// Reads a config file: TOML when its name ends in `.toml`, JSON when it ends in `.json`, else JSON when it
-/// parses as JSON and TOML otherwise. Fields as in [`answers::parse_config`].
+/// parses as JSON and TOML otherwise. Fields as in [`answers::parse_config`]; a JSON key given twice is refused
+/// (TOML refuses it itself).
 ///
-/// Errors: a usage message naming the file (unreadable, not JSON or TOML, or a malformed field).
+/// Errors: a usage message naming the file (missing, not a regular file (a FIFO, a device, a directory), over
+/// [`MAX_CONFIG_FILE_BYTES`], not UTF-8, not JSON or TOML, a duplicate key, or a malformed field).
 pub fn read_config_file(path: &Path) -> Result<Config, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("--config {}: {e}", path.display()))?;
+    let shown = path.display();
+    let metadata = std::fs::metadata(path).map_err(|e| format!("--config {shown}: {e}"))?;
+    if !metadata.is_file() {
+        return Err(format!(
+            "--config {shown}: not a regular file (a config file is a JSON or TOML file)"
+        ));
+    }
+    if metadata.len() > MAX_CONFIG_FILE_BYTES {
+        return Err(format!(
+            "--config {shown}: {} bytes, over the {MAX_CONFIG_FILE_BYTES}-byte cap on a config file",
+            metadata.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| {
+            use std::io::Read;
+            file.take(MAX_CONFIG_FILE_BYTES + 1).read_to_end(&mut bytes)
+        })
+        .map_err(|e| format!("--config {shown}: {e}"))?;
+    if bytes.len() as u64 > MAX_CONFIG_FILE_BYTES {
+        return Err(format!(
+            "--config {shown}: over the {MAX_CONFIG_FILE_BYTES}-byte cap on a config file"
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| format!("--config {shown}: not UTF-8 text"))?;
     let extension = path
         .extension()
         .and_then(|ext| ext.to_str())
@@ -237,9 +366,9 @@ pub fn read_config_file(path: &Path) -> Result<Config, String> {
         Some("toml") => {
             parse_toml(&text).map_err(|e| format!("--config {}: {e}", path.display()))?
         }
-        Some("json") => serde_json::from_str(&text)
+        Some("json") => parse_json(&text)
             .map_err(|e| format!("--config {}: not valid JSON: {e}", path.display()))?,
-        _ => match serde_json::from_str(&text) {
+        _ => match parse_json(&text) {
             Ok(value) => value,
             Err(json_error) => parse_toml(&text).map_err(|toml_error| {
                 format!(
@@ -252,6 +381,66 @@ pub fn read_config_file(path: &Path) -> Result<Config, String> {
     answers::parse_config(&value).map_err(|e| format!("--config {}: {}", path.display(), e.message))
 }
 
+/// Parses JSON, refusing an object that gives a key twice (serde_json would keep the last silently).
+fn parse_json(text: &str) -> Result<Value, serde_json::Error> {
+    let value: Value = serde_json::from_str(text)?;
+    // Parse again with a visitor that sees every key, to find a duplicate.
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde::de::Deserializer::deserialize_any(&mut deserializer, UniqueKeys)?;
+    Ok(value)
+}
+
+/// A visitor that walks a JSON value and fails on an object with a duplicate key.
+struct UniqueKeys;
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(UniqueKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = ();
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(UniqueKeys)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key `{key}` is given twice"
+                )));
+            }
+            map.next_value_seed(UniqueKeys)?;
+        }
+        Ok(())
+    }
+}
+
 fn parse_toml(text: &str) -> Result<Value, String> {
     toml::from_str::<Value>(text).map_err(|e| format!("not valid TOML: {}", e.message()))
 }
@@ -259,7 +448,13 @@ fn parse_toml(text: &str) -> Result<Value, String> {
 /// The `configure` op of the session protocol: the config fields of `request` (every key but `op` and `id`, as
 /// in [`answers::parse_config`]) on top of `base`.
 ///
-/// Errors: an `invalid_request` error naming the field: a malformed field, or a value out of its range.
+/// A field the request gives replaces the field of `base` as a whole: a `budget` replaces the budget (so a
+/// token `budget` must give its `cap`), a pattern list replaces the list.
+///
+/// Errors: an `invalid_request` error naming the field: a malformed field, a token `budget` with a `headroom`
+/// but no `cap`, a relative `working_directory`, a malformed pattern, or a value out of its range (a value
+/// `base` already held and the request left alone is named as the default or the option that set it would be:
+/// `` `loop_block_at` 4 (the default) ``).
 pub fn configure(base: &Config, request: &Map<String, Value>) -> Result<Config, ReadError> {
     let fields: Map<String, Value> = request
         .iter()
@@ -267,12 +462,92 @@ pub fn configure(base: &Config, request: &Map<String, Value>) -> Result<Config, 
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect();
     let over = answers::parse_config(&Value::Object(fields))?;
-    let config = merge(base.clone(), over);
-    check(&config, |field, value| {
-        format!("`{}` {value}", snake_name(field))
+    if let Some(Budget::Tokens(TokenBudget {
+        cap: None,
+        headroom: Some(headroom),
+    })) = &over.budget
+    {
+        return Err(ReadError::invalid_request(format!(
+            "`budget.tokens.headroom` {headroom} needs `budget.tokens.cap` beside it: `configure` replaces the \
+             budget as a whole, so give {{\"tokens\": {{\"cap\": N, \"headroom\": {headroom}}}}}."
+        )));
+    }
+    if let Some(dir) = &over.working_directory {
+        if !dir.starts_with('/') {
+            return Err(ReadError::invalid_request(format!(
+                "`working_directory` {dir:?} must be an absolute path (a directory under a root)"
+            )));
+        }
+    }
+    let given = |field: &str| match field {
+        "max-lines" => over.max_lines.is_some(),
+        "max-line-length" => over.max_line_length.is_some(),
+        "budget.characters" | "budget.tokens.cap" | "budget.tokens.headroom" => {
+            over.budget.is_some()
+        }
+        "loop-warn-at" => over.loop_warn_at.is_some(),
+        "loop-block-at" => over.loop_block_at.is_some(),
+        "not-found-ttl-ms" => over.not_found_ttl_ms.is_some(),
+        "deny-patterns" => over.deny_patterns.is_some(),
+        "allow-patterns" => over.allow_patterns.is_some(),
+        _ => false,
+    };
+    let given_fields: Vec<&str> = [
+        "max-lines",
+        "max-line-length",
+        "budget.characters",
+        "budget.tokens.cap",
+        "budget.tokens.headroom",
+        "loop-warn-at",
+        "loop-block-at",
+        "not-found-ttl-ms",
+        "deny-patterns",
+        "allow-patterns",
+    ]
+    .into_iter()
+    .filter(|field| given(field))
+    .collect();
+    let config = merge(base.clone(), over.clone());
+    check(&config, |field| {
+        given_fields.contains(&field).then_some(Origin::Request)
     })
     .map_err(ReadError::invalid_request)?;
     Ok(config)
+}
+
+/// Refuses a working directory that is not an absolute guest path of a directory under one of `grants`: `Err`
+/// says why (`not under a root (the roots are /a, /b)`, `not a directory`, the I/O error), for the caller to
+/// prefix with where it was given.
+pub fn check_working_directory(dir: &str, grants: &Grants) -> Result<(), String> {
+    if !dir.starts_with('/') {
+        return Err("must be an absolute path (a directory under a root)".to_string());
+    }
+    let host = grants
+        .dirs()
+        .iter()
+        .filter_map(|grant| {
+            let guest = grant.guest().trim_end_matches('/');
+            let rest = dir.strip_prefix(guest)?;
+            if rest.is_empty() || rest.starts_with('/') || guest.is_empty() {
+                Some((grant, rest.trim_start_matches('/')))
+            } else {
+                None
+            }
+        })
+        .max_by_key(|(grant, _)| grant.guest().len())
+        .map(|(grant, rest)| grant.host().join(rest));
+    let Some(host) = host else {
+        let roots: Vec<&str> = grants.dirs().iter().map(|grant| grant.guest()).collect();
+        return Err(format!(
+            "not under a root (the roots are {})",
+            roots.join(", ")
+        ));
+    };
+    match std::fs::metadata(&host) {
+        Ok(metadata) if metadata.is_dir() => Ok(()),
+        Ok(_) => Err("not a directory".to_string()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// The core's view of `config` (the component's `config-input`), for validation and the effective values.
@@ -297,6 +572,11 @@ pub fn core_input(config: &Config) -> ConfigInput {
         deny_patterns: config.deny_patterns.clone().unwrap_or_default(),
         allow_patterns: config.allow_patterns.clone().unwrap_or_default(),
     }
+}
+
+/// The line limit in force under `config` (its `max_lines`, else the default 2,000), for the tool's schema.
+pub fn max_lines(config: &Config) -> u64 {
+    CoreConfig::resolve(core_input(config)).0.max_lines
 }
 
 /// The config in force as a config object (every field present, defaults filled in, the same snake_case names

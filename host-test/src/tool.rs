@@ -22,9 +22,10 @@ instead of starting at `offset`.
 
 After the content come a blank line and a hint: which lines were shown, of how many, why the window stopped, \
 and the call that continues, e.g. `Showing lines 1-2000 of 5310 in /src/app.rs (the limit of 2000 lines). Use \
-offset=2001 to continue.` That call is the cursor: call read_file again with offset=next_offset, and \
-column=next_column when one is given (the window ended inside a very long line; `column` counts characters \
-from 0). Following the cursors from line 1 reads the whole file, every character exactly once.
+offset=2001 to continue.` The hint names the call that continues, e.g. offset=2001, or offset=7 column=2000 \
+when the window ended inside a very long line (`column` counts characters from 0): call read_file again with \
+exactly those arguments. Following the calls the hints name from line 1 reads the whole file, every character \
+exactly once.
 
 Asking again for a window you already received, while the file is unchanged, returns a short \
 `[read-window: unchanged] ...` stub instead of the content: the earlier result is still current, so use it \
@@ -40,7 +41,14 @@ a stub or a `[read-window: ...]` marker into a file.";
 
 /// The JSON Schema (draft 2020-12, an object) of the tool's parameters: `path` (required), `offset`, `limit`,
 /// `column` and `tail`, each with its type, range and a description for the model. No other property is allowed.
+/// The line limit it states is the default, 2,000 lines ([`read_input_schema_for`] states another).
 pub fn read_input_schema() -> Value {
+    read_input_schema_for(read_window::config::DEFAULT_MAX_LINES)
+}
+
+/// [`read_input_schema`] for a host whose line limit is `max_lines` (the effective `max_lines` of its config):
+/// `limit`'s description and `maximum` state it.
+pub fn read_input_schema_for(max_lines: u64) -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -53,21 +61,21 @@ pub fn read_input_schema() -> Value {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The first line to show, 1-based; default 1 (0 is read as 1). To continue a \
-                                truncated read, pass the previous result's next_offset."
+                                truncated read, pass the offset the hint names (\"Use offset=N to continue\")."
             },
             "limit": {
                 "type": "integer",
                 "minimum": 1,
-                "description": "The most lines to show, at least 1; default and maximum: the line limit \
-                                (2000 unless configured). The window may stop earlier at its size budget; the \
-                                hint says so."
+                "maximum": max_lines,
+                "description": format!("The most lines to show, at least 1; default and maximum: \
+                                {max_lines}. The window may stop earlier at its size budget; the hint says so.")
             },
             "column": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Where to start inside the first line, in characters, 0-based; default 0. Only \
-                                needed to continue inside a long line: pass next_column together with \
-                                offset=next_offset, or the column named in a clamped line's marker."
+                                needed to continue inside a long line: pass the column the hint or a clamped \
+                                line's marker names, together with its offset (offset=7 column=2000)."
             },
             "tail": {
                 "type": "integer",
@@ -97,19 +105,24 @@ pub enum Format {
 /// The tool definition in `format` for the OpenAI and Anthropic formats; `None` for [`Format::Mcp`], which the
 /// MCP server renders from its own `Tool` (with the same description and schema, plus its output schema).
 pub fn definition(format: Format) -> Option<Value> {
+    definition_for(format, read_window::config::DEFAULT_MAX_LINES)
+}
+
+/// [`definition`] for a host whose line limit is `max_lines` (see [`read_input_schema_for`]).
+pub fn definition_for(format: Format, max_lines: u64) -> Option<Value> {
     match format {
         Format::Openai => Some(json!({
             "type": "function",
             "function": {
                 "name": READ_FILE,
                 "description": READ_FILE_DESCRIPTION,
-                "parameters": read_input_schema(),
+                "parameters": read_input_schema_for(max_lines),
             }
         })),
         Format::Anthropic => Some(json!({
             "name": READ_FILE,
             "description": READ_FILE_DESCRIPTION,
-            "input_schema": read_input_schema(),
+            "input_schema": read_input_schema_for(max_lines),
         })),
         Format::Mcp => None,
     }
@@ -133,6 +146,22 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn the_limit_states_the_line_limit_in_force() {
+        let schema = read_input_schema_for(50);
+        assert_eq!(schema["properties"]["limit"]["maximum"], json!(50));
+        assert_eq!(
+            schema["properties"]["limit"]["description"],
+            json!(
+                "The most lines to show, at least 1; default and maximum: 50. The window may stop earlier at \
+                 its size budget; the hint says so."
+            )
+        );
+        assert!(!READ_FILE_DESCRIPTION.contains("next_offset"));
+        assert!(READ_FILE_DESCRIPTION
+            .contains("The hint names the call that continues, e.g. offset=2001"));
     }
 
     #[test]

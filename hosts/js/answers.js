@@ -44,7 +44,28 @@ export function windowAnswer(r) {
     budget,
   };
   if (r.warnings.length > 0) answer.warnings = [...r.warnings];
+  if (r.document !== undefined && r.document !== null) answer.document = documentAnswer(r.document);
   answer.text = r.text;
+  return answer;
+}
+
+/** A `document-facts` as json.rs renders it: `name` only when present, `pages`/`empty_pages` for PDFs only. */
+export function documentAnswer(d) {
+  const parts = d.parts.map((part) => {
+    const value = {
+      kind: part.kind,
+      number: Number(part.number),
+      first_line: Number(part.firstLine),
+      characters: Number(part.characters),
+    };
+    if (part.name !== undefined && part.name !== null) value.name = part.name;
+    return value;
+  });
+  const answer = { format: d.format, parts };
+  if (d.pages !== undefined && d.pages !== null) {
+    answer.pages = Number(d.pages);
+    answer.empty_pages = d.emptyPages.map((range) => [Number(range.first), Number(range.last)]);
+  }
   return answer;
 }
 

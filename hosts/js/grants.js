@@ -2,6 +2,7 @@
 // descriptors and preopens, the grants' normalization, and the import object every instance shares.
 
 import { realpathSync, statSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 
 import { WASIShim } from '@bytecodealliance/preview2-shim/instantiation';
 import * as shimCli from '@bytecodealliance/preview2-shim/cli';
@@ -106,7 +107,11 @@ export const writablePreopenDescriptor = Object.create(writableDescriptor, {
   stat: { value: preopenDescriptor.stat },
 });
 
-/** Normalizes {@link Grants} to `[guest, host][]` with real, existing host directories. */
+/**
+ * Normalizes {@link Grants} to `[guest, host][]` with real, existing host directories. A pair granted at its real
+ * path whose given path differs (a root given through a link) carries that absolute path as a non-enumerable
+ * `given` property ({@link ontoGuest} in links.js).
+ */
 export function normalizeGrants(grants) {
   let pairs;
   if (typeof grants === 'string') {
@@ -134,7 +139,11 @@ export function normalizeGrants(grants) {
     if (typeof at !== 'string' || !at.startsWith('/')) {
       throw new HostError('start', `the guest path of ${host} must be absolute (like /workspace), not ${JSON.stringify(at)}`);
     }
-    return [at, real];
+    const pair = [at, real];
+    // A root given through a link (README, "Absolute links"): its absolute given path, for `ontoGuest`.
+    const given = resolvePath(host);
+    if (guest === null && given !== real) Object.defineProperty(pair, 'given', { value: given, enumerable: false });
+    return pair;
   });
 }
 

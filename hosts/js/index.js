@@ -24,7 +24,7 @@ import * as shimFilesystem from '@bytecodealliance/preview2-shim/filesystem';
 import { NOTE, captureAnswer, errorAnswer, stubAnswer, windowAnswer } from './answers.js';
 import { HostError, InvalidRequestError } from './errors.js';
 import { GuestExit, baseImports, normalizeGrants, preopenDescriptor, writablePreopenDescriptor } from './grants.js';
-import { resolveAbsoluteLinks } from './links.js';
+import { ontoGuest, resolveAbsoluteLinks } from './links.js';
 import { isObject, parseConfig, parseRequest, readArguments, readRequest } from './protocol.js';
 
 export { HostError, InvalidRequestError, parseConfig, parseRequest };
@@ -88,7 +88,9 @@ const STATE_LOST =
  * `clamped_lines` items are `{line, shown_chars, total_chars, next_column}`; `file_size` is in bytes; `budget`
  * numbers are in its `unit` (`"characters" | "tokens"`), `cap` only in token mode; `warnings` only when not empty.
  * `text` is exactly what a model should see: the content, a blank line, the hint, then the warnings meant for the
- * model (built by the component, the same in every host).
+ * model (built by the component, the same in every host). A document read as its extracted text adds
+ * `document: {format, parts: [{kind, number, name?, first_line, characters}], pages?, empty_pages?}` (`pages` and
+ * `empty_pages`, a list of `[first, last]`, for PDFs only).
  *
  * @typedef {object} WindowAnswer
  */
@@ -284,10 +286,12 @@ export class ReadWindow {
 
 /**
  * `request` with its path through the host's rule for absolute links (README, "Absolute links"; WASI cannot
- * follow them): `{request}` to hand the component, or `{answer}` (`outside_sandbox`) for a link out of every grant.
+ * follow them; a path under a root given through a link is first rewritten onto its guest path, `ontoGuest`):
+ * `{request}` to hand the component, or `{answer}` (`outside_sandbox`) for a link out of every grant.
  */
 function throughLinks(pairs, record, request) {
-  const resolved = resolveAbsoluteLinks(pairs, record.workingDirectory ?? undefined, request.path);
+  const asked = ontoGuest(pairs, request.path);
+  const resolved = resolveAbsoluteLinks(pairs, record.workingDirectory ?? undefined, asked);
   if ('answer' in resolved) return { answer: withNotes(resolved.answer, request.notes) };
   return { request: resolved.path === request.path ? request : { ...request, path: resolved.path } };
 }

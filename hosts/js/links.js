@@ -80,6 +80,27 @@ function outside(requested, link, target, pairs) {
 }
 
 /**
+ * `path` rewritten onto a root's guest path when it lies under the path the root was given by (a pair's `given`,
+ * see `normalizeGrants`): the longest given path wins, whole names at a time (`/tmp/x/linkroot/a.txt` becomes
+ * `/tmp/x/L/a.txt` for a root given as `/tmp/x/linkroot`, a link to `/tmp/x/L`). Anything else as it is.
+ *
+ * @param {[string, string][]} pairs guest path, host directory (with `given` when a link named the root)
+ * @param {unknown} path
+ * @returns {unknown}
+ */
+export function ontoGuest(pairs, path) {
+  if (typeof path !== 'string' || !path.startsWith('/')) return path;
+  let best;
+  for (const pair of pairs) {
+    const given = typeof pair.given === 'string' ? pair.given.replace(/\/+$/, '') : undefined;
+    if (given === undefined || !(path === given || path.startsWith(`${given}/`))) continue;
+    if (best === undefined || given.length > best[0].length) best = [given, pair[0]];
+  }
+  if (best === undefined) return path;
+  return best[1].replace(/\/+$/, '') + path.slice(best[0].length) || '/';
+}
+
+/**
  * What to hand the component for `requested` (a guest path): `{path}` (the path to read: resolved when absolute
  * links were crossed, else as asked) or `{answer}` (the `outside_sandbox` error for an absolute link out of every
  * grant).

@@ -56,6 +56,20 @@ describe('grants', () => {
     assert.equal(session.read(join(two, 'a.txt')).error.kind, 'outside_sandbox');
   });
 
+  test('a root given through a link reads its own absolute paths', () => {
+    const link = join(temp, 'one-link');
+    symlinkSync(one, link);
+    const session = reader.session(link);
+    const answer = session.read(join(link, 'a.txt'));
+    assert.equal(answer.status, 'ok');
+    assert.equal(answer.path, join(one, 'a.txt'));
+    assert.equal(answer.content, '1|from one\n');
+    assert.equal(reader.readOnce([link], null, join(link, 'a.txt')).path, join(one, 'a.txt'));
+    // A name that only begins like the link is not under it.
+    assert.equal(session.read(`${link}x/a.txt`).error.kind, 'outside_sandbox');
+    session.close();
+  });
+
   test('several grants: the first is the working directory', () => {
     const session = reader.session({ '/w1': one, '/w2': two });
     assert.equal(session.read('a.txt').path, '/w1/a.txt');

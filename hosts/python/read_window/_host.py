@@ -160,11 +160,35 @@ def _grants(dirs: Dirs) -> List[Tuple[str, str]]:
     return grants
 
 
-def _through_links(grants: List[Tuple[str, str]], config: Any, request: Any) -> Optional[Dict[str, Any]]:
+def _given_roots(dirs: Dirs) -> List[Tuple[str, str]]:
+    """``(given path, guest path)`` pairs for the directories granted at their canonical path (no guest path of
+    their own) whose absolute given path differs from it: a root given through a link (README, "Absolute
+    links")."""
+    if isinstance(dirs, (str, os.PathLike)):
+        hosts = [dirs]
+    elif isinstance(dirs, Mapping):
+        return []
+    else:
+        hosts = list(dirs)
+    given = []
+    for host in hosts:
+        absolute = os.path.abspath(os.fspath(host))
+        canonical = os.path.realpath(absolute)
+        if isinstance(absolute, str) and absolute != canonical:
+            given.append((absolute, canonical))
+    return given
+
+
+def _through_links(
+    grants: List[Tuple[str, str]], config: Any, request: Any, given: Optional[List[Tuple[str, str]]] = None
+) -> Optional[Dict[str, Any]]:
     """Resolves the absolute links on the way of ``request``'s path on the host (README, "Absolute links"; WASI
     cannot follow them): rewrites the request's path to the resolved guest path, or returns the
-    ``outside_sandbox`` answer for a link out of every grant (``None`` otherwise)."""
+    ``outside_sandbox`` answer for a link out of every grant (``None`` otherwise). A path under a root's
+    ``given`` path (``_given_roots``) is first rewritten onto the root's guest path."""
     fields = request.__dict__
+    if given:
+        fields["path"] = links.onto_guest(given, fields["path"])
     working_directory = config.__dict__.get("working-directory")
     outcome, value = links.resolve_absolute_links(grants, working_directory, fields["path"])
     if outcome == "outside":
@@ -405,7 +429,7 @@ class ReadWindow:
             request = values.read_request(path, offset, limit, column, tail, notes)
         except values.InvalidValue as error:
             return values.invalid_request_json(str(error))
-        refused = _through_links(grants, record, request)
+        refused = _through_links(grants, record, request, _given_roots(dirs))
         if refused is not None:
             return values.with_notes(refused, notes)
         try:
@@ -469,6 +493,7 @@ class Session:
     ) -> None:
         self._reader = reader
         self._grants = _grants(dirs)
+        self._given = _given_roots(dirs)
         extra = _grants(writable) if writable else []
         self._grants += extra
         self._writable = tuple(host for _, host in extra)
@@ -557,7 +582,7 @@ class Session:
             request = values.read_request(path, offset, limit, column, tail, notes)
         except values.InvalidValue as error:
             return values.invalid_request_json(str(error))
-        refused = _through_links(self._grants, self._config, request)
+        refused = _through_links(self._grants, self._config, request, self._given)
         if refused is not None:
             return values.with_notes(refused, notes)
         return values.with_notes(values.read_json(self._call("read", request)), notes)

@@ -36,6 +36,24 @@ def normalize(path: str, base: str) -> str:
     return "/" + "/".join(parts)
 
 
+def onto_guest(given: List[Tuple[str, str]], path: Any) -> Any:
+    """``path`` rewritten onto a root's guest path when it lies under the path the root was given by:
+    ``given`` holds ``(given path, guest path)`` pairs, the longest given path wins, whole names at a time
+    (``/tmp/x/linkroot/a.txt`` becomes ``/tmp/x/L/a.txt`` for a root given as ``/tmp/x/linkroot``, a link to
+    ``/tmp/x/L``). Anything else is returned as it is."""
+    if not isinstance(path, str) or not path.startswith("/"):
+        return path
+    best = None
+    for given_path, guest in given:
+        given_path = given_path.rstrip("/")
+        if path == given_path or path.startswith(given_path + "/"):
+            if best is None or len(given_path) > len(best[0]):
+                best = (given_path, guest)
+    if best is None:
+        return path
+    return best[1].rstrip("/") + path[len(best[0]):] or "/"
+
+
 def _is_guarded(path: str) -> bool:
     return any(path == prefix or path.startswith(prefix + "/") for prefix in _GUARDED)
 

@@ -362,8 +362,33 @@ def window_json(result: Record) -> Dict[str, Any]:
     }
     if f["warnings"]:
         value["warnings"] = list(f["warnings"])
+    if f.get("document") is not None:
+        value["document"] = document_json(f["document"])
     value["text"] = f["text"]
     return value
+
+
+def document_json(document: Record) -> Dict[str, Any]:
+    """A ``document-facts`` as json.rs renders it: ``format``, ``parts`` (``name`` only when present), and for PDFs
+    ``pages`` and ``empty_pages`` as ``[first, last]`` lists."""
+    f = document.__dict__
+    parts = []
+    for part in f["parts"]:
+        p = part.__dict__
+        value: Dict[str, Any] = {
+            "kind": _name(p["kind"]),
+            "number": p["number"],
+            "first_line": p["first-line"],
+            "characters": p["characters"],
+        }
+        if p["name"] is not None:
+            value["name"] = p["name"]
+        parts.append(value)
+    answer: Dict[str, Any] = {"format": _name(f["format"]), "parts": parts}
+    if f["pages"] is not None:
+        answer["pages"] = f["pages"]
+        answer["empty_pages"] = [[r.__dict__["first"], r.__dict__["last"]] for r in f["empty-pages"]]
+    return answer
 
 
 def stub_json(stub: Record) -> Dict[str, Any]:

@@ -124,6 +124,22 @@ class HostTest(unittest.TestCase):
         self.assertEqual(session.read(f"{canonical}/a.txt")["path"], f"{canonical}/a.txt")
         self.assertEqual(session.read("a.txt", limit=1)["status"], "ok")  # the first grant is the working directory
 
+    def test_a_root_given_through_a_link_reads_its_own_absolute_paths(self):
+        canonical = os.path.realpath(self.dir)
+        link = self.dir.parent / (self.dir.name + "-link")
+        os.symlink(self.dir, link)
+        self.addCleanup(os.unlink, link)
+        session = self.reader.session(str(link))
+        self.addCleanup(session.close)
+        answer = session.read(f"{link}/a.txt", limit=1)
+        self.assertEqual((answer["status"], answer["path"]), ("ok", f"{canonical}/a.txt"))
+        self.assertEqual(answer["content"], "1|alpha\n")
+        once = self.reader.read_once([link], f"{link}/a.txt", limit=1)
+        self.assertEqual(once["path"], f"{canonical}/a.txt")
+        # A name that only begins like the link is not under it.
+        beside = session.read(f"{link}x/a.txt")
+        self.assertEqual(beside["error"]["kind"], "outside_sandbox")
+
     def test_grants_are_read_only_and_checked(self):
         with self.assertRaises(FileNotFoundError):
             self.reader.session(self.dir / "missing")
@@ -209,13 +225,14 @@ class HostTest(unittest.TestCase):
 
     def test_the_memory_cap_traps_and_the_session_restarts(self):
         (self.dir / "lines.txt").write_text(("y" * 100 + "\n") * 2000, encoding="utf-8")
-        # Enough to start (the component's static data takes 22 pages), too little for a window of 100,000 characters.
-        session = self.session(memory_bytes=24 * 65536)
+        # Enough to start (the component's static data takes 28 pages with the document extractors), too little for
+        # a window of 100,000 characters.
+        session = self.session(memory_bytes=30 * 65536)
         with self.assertRaises(HostError) as caught:
             session.read("lines.txt")
         # "memory_limit" when the guest says so on stderr, "trap" when it aborts silently (see HostError).
         self.assertIn(caught.exception.cause, ("memory_limit", "trap"))
-        self.assertIn("cap of 1572864 bytes", caught.exception.message)
+        self.assertIn("cap of 1966080 bytes", caught.exception.message)
         self.assertTrue(caught.exception.session_restarted)
         self.assertEqual(session.read("a.txt")["status"], "ok")
 

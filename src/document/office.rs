@@ -1,0 +1,747 @@
+//! Word and OpenDocument text (paragraphs in order, headings `#` by outline level, list items `- ` indented by
+//! level, tables in place with a row a line and cells separated by ` | `, footnotes and comments after the body)
+//! and PowerPoint and OpenDocument presentations (a slide a part: its title in the marker, then its body text,
+//! then its speaker notes after a `[notes]` line).
+
+use std::io::Cursor;
+
+use super::xml::{parse, Node};
+use super::{
+    read_zip_entry, DocumentError, DocumentFormat, ExtractedDocument, ExtractionLimits, PartKind,
+    TextBuilder,
+};
+
+type Archive<'a> = zip::ZipArchive<Cursor<&'a [u8]>>;
+
+/// The XML part `name`, parsed; `Ok(None)` when the zip has no such part.
+fn part(
+    archive: &mut Archive<'_>,
+    name: &str,
+    limits: &ExtractionLimits,
+) -> Result<Option<Vec<Node>>, DocumentError> {
+    match read_zip_entry(archive, name, limits)? {
+        Some(bytes) => parse(&bytes, name).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The XML part `name`, which the format requires. Errors: `Malformed` naming the missing part.
+fn required(
+    archive: &mut Archive<'_>,
+    name: &str,
+    limits: &ExtractionLimits,
+) -> Result<Vec<Node>, DocumentError> {
+    part(archive, name, limits)?
+        .ok_or_else(|| DocumentError::malformed(format!("the zip holds no `{name}` part")))
+}
+
+/// Paragraph text gathered while walking a body: text, its heading level, its list level.
+#[derive(Default)]
+struct Paragraph {
+    text: String,
+    heading: Option<usize>,
+    list: Option<usize>,
+}
+
+impl Paragraph {
+    fn line(&self) -> String {
+        let text = self.text.trim();
+        if text.is_empty() {
+            return String::new();
+        }
+        match (self.heading, self.list) {
+            (Some(level), _) => format!("{} {text}", "#".repeat(level.clamp(1, 6))),
+            (None, Some(level)) => format!("{}- {text}", "  ".repeat(level)),
+            (None, None) => text.to_string(),
+        }
+    }
+}
+
+/// Where finished paragraphs go: the body, or the cell of the table being read.
+#[derive(Default)]
+struct Flow {
+    lines: Vec<String>,
+    /// Tables being read, innermost last: rows of cells, the current row, the current cell.
+    tables: Vec<(Vec<String>, Option<String>)>,
+}
+
+impl Flow {
+    fn paragraph(&mut self, line: String) {
+        if line.is_empty() {
+            return;
+        }
+        match self.tables.last_mut() {
+            Some((_, Some(cell))) => {
+                if !cell.is_empty() {
+                    cell.push(' ');
+                }
+                cell.push_str(&line.replace('\n', " "));
+            }
+            _ => self.lines.push(line),
+        }
+    }
+    fn open_table(&mut self) {
+        self.tables.push((Vec::new(), None));
+    }
+    fn open_cell(&mut self) {
+        if let Some((_, cell)) = self.tables.last_mut() {
+            *cell = Some(String::new());
+        }
+    }
+    fn close_cell(&mut self) {
+        if let Some((row, cell)) = self.tables.last_mut() {
+            row.push(cell.take().unwrap_or_default());
+        }
+    }
+    fn close_row(&mut self) {
+        let Some((row, _)) = self.tables.last_mut() else {
+            return;
+        };
+        let line = std::mem::take(row).join(" | ");
+        if self.tables.len() > 1 {
+            // A nested table's row is text of the outer cell.
+            let outer = self.tables.len() - 2;
+            if let Some((_, Some(cell))) = self.tables.get_mut(outer) {
+                if !cell.is_empty() {
+                    cell.push(' ');
+                }
+                cell.push_str(&line);
+            }
+        } else if !line.replace('|', "").trim().is_empty() {
+            self.lines.push(line);
+        }
+    }
+    fn close_table(&mut self) {
+        self.tables.pop();
+    }
+}
+
+/// A `.docx`: `word/document.xml`, then `word/footnotes.xml` and `word/comments.xml`.
+pub fn extract_docx(
+    archive: &mut Archive<'_>,
+    limits: &ExtractionLimits,
+) -> Result<ExtractedDocument, DocumentError> {
+    let body = required(archive, "word/document.xml", limits)?;
+    let mut out = TextBuilder::new();
+    for line in docx_flow(&body, None).lines {
+        out.line(&line);
+    }
+    if let Some(notes) = part(archive, "word/footnotes.xml", limits)? {
+        let notes = docx_flow(&notes, Some("footnote")).lines;
+        if !notes.is_empty() {
+            out.line("--- footnotes ---");
+            for line in notes {
+                out.line(&line);
+            }
+        }
+    }
+    if let Some(comments) = part(archive, "word/comments.xml", limits)? {
+        let comments = docx_flow(&comments, Some("comment")).lines;
+        if !comments.is_empty() {
+            out.line("--- comments ---");
+            for line in comments {
+                out.line(&line);
+            }
+        }
+    }
+    Ok(out.finish(DocumentFormat::Docx))
+}
+
+/// The lines of a WordprocessingML part. `notes`: the element (`footnote`, `comment`) whose paragraphs are
+/// numbered `[^N]` / `[comment N by A]`; separator footnotes are skipped.
+fn docx_flow(nodes: &[Node], notes: Option<&str>) -> Flow {
+    let mut flow = Flow::default();
+    let mut paragraph: Option<Paragraph> = None;
+    let mut in_text = false;
+    let mut in_properties = 0usize;
+    let mut in_list = false;
+    let mut note_label: Option<String> = None;
+    let mut skip_note = false;
+    for node in nodes {
+        match node {
+            Node::Open { name, .. } => match name.as_str() {
+                n if Some(n) == notes => {
+                    let id = node.attribute("id").unwrap_or("?");
+                    skip_note = matches!(
+                        node.attribute("type"),
+                        Some("separator" | "continuationSeparator" | "continuationNotice")
+                    );
+                    note_label = Some(match (notes, node.attribute("author")) {
+                        (Some("comment"), Some(author)) => format!("[comment {id} by {author}] "),
+                        (Some("comment"), None) => format!("[comment {id}] "),
+                        _ => format!("[^{id}] "),
+                    });
+                }
+                "p" => paragraph = Some(Paragraph::default()),
+                "pPr" | "rPr" => in_properties += 1,
+                "pStyle" => {
+                    if let (Some(p), Some(style)) = (paragraph.as_mut(), node.attribute("val")) {
+                        let lower = style.to_ascii_lowercase();
+                        if lower == "title" {
+                            p.heading = Some(1);
+                        } else if let Some(level) = lower
+                            .strip_prefix("heading")
+                            .and_then(|l| l.trim().parse::<usize>().ok())
+                        {
+                            p.heading = Some(level);
+                        } else if lower.contains("list") {
+                            p.list = p.list.or(Some(0));
+                        }
+                    }
+                }
+                "outlineLvl" => {
+                    if let (Some(p), Some(level)) = (
+                        paragraph.as_mut(),
+                        node.attribute("val").and_then(|v| v.parse::<usize>().ok()),
+                    ) {
+                        if level < 9 {
+                            p.heading = Some(level + 1);
+                        }
+                    }
+                }
+                "numPr" => {
+                    in_list = true;
+                    if let Some(p) = paragraph.as_mut() {
+                        p.list = Some(p.list.unwrap_or(0));
+                    }
+                }
+                "ilvl" if in_list => {
+                    if let (Some(p), Some(level)) = (
+                        paragraph.as_mut(),
+                        node.attribute("val").and_then(|v| v.parse::<usize>().ok()),
+                    ) {
+                        p.list = Some(level.min(8));
+                    }
+                }
+                "t" => in_text = true,
+                "tab" if in_properties == 0 => push(&mut paragraph, "\t"),
+                "br" | "cr" if in_properties == 0 => push(&mut paragraph, "\n"),
+                "footnoteReference" => {
+                    let id = node.attribute("id").unwrap_or("?");
+                    push(&mut paragraph, &format!("[^{id}]"));
+                }
+                "commentReference" => {
+                    let id = node.attribute("id").unwrap_or("?");
+                    push(&mut paragraph, &format!("[comment {id}]"));
+                }
+                "tbl" => flow.open_table(),
+                "tc" => flow.open_cell(),
+                _ => {}
+            },
+            Node::Close(name) => match name.as_str() {
+                n if Some(n) == notes => {
+                    note_label = None;
+                    skip_note = false;
+                }
+                "p" => {
+                    if let Some(p) = paragraph.take() {
+                        if skip_note {
+                            continue;
+                        }
+                        let line = p.line();
+                        match note_label.take() {
+                            Some(label) if !line.is_empty() => {
+                                flow.paragraph(format!("{label}{line}"))
+                            }
+                            Some(label) => note_label = Some(label),
+                            None => flow.paragraph(line),
+                        }
+                    }
+                }
+                "pPr" | "rPr" => in_properties = in_properties.saturating_sub(1),
+                "numPr" => in_list = false,
+                "t" => in_text = false,
+                "tc" => flow.close_cell(),
+                "tr" => flow.close_row(),
+                "tbl" => flow.close_table(),
+                _ => {}
+            },
+            Node::Text(text) if in_text => push(&mut paragraph, text),
+            Node::Text(_) => {}
+        }
+    }
+    flow
+}
+
+fn push(paragraph: &mut Option<Paragraph>, text: &str) {
+    if let Some(p) = paragraph.as_mut() {
+        p.text.push_str(text);
+    }
+}
+
+/// Walks OpenDocument text (`text:h`, `text:p`, `text:list`, `table:*`, `text:note`, `office:annotation`):
+/// body lines, notes and comments.
+#[derive(Default)]
+struct OdfText {
+    flow: Flow,
+    notes: Vec<String>,
+    comments: Vec<String>,
+}
+
+fn odf_text(nodes: &[Node]) -> OdfText {
+    let mut out = OdfText::default();
+    // Paragraphs open inside one another (a note's body inside a paragraph): a stack.
+    let mut paragraphs: Vec<Paragraph> = Vec::new();
+    let mut list_depth = 0usize;
+    // Inside a note: its citation and its body's text; inside an annotation: its author and text.
+    let mut note: Option<(String, String)> = None;
+    let mut in_citation = false;
+    let mut annotation: Option<(String, String)> = None;
+    let mut in_creator = false;
+    for node in nodes {
+        match node {
+            Node::Open { name, .. } => match name.as_str() {
+                "h" => paragraphs.push(Paragraph {
+                    heading: Some(
+                        node.attribute("outline-level")
+                            .and_then(|l| l.parse().ok())
+                            .unwrap_or(1),
+                    ),
+                    ..Paragraph::default()
+                }),
+                "p" => paragraphs.push(Paragraph {
+                    list: (list_depth > 0).then(|| list_depth - 1),
+                    ..Paragraph::default()
+                }),
+                "list" => list_depth += 1,
+                "s" => {
+                    let count = node
+                        .attribute("c")
+                        .and_then(|c| c.parse::<usize>().ok())
+                        .unwrap_or(1)
+                        .min(100);
+                    odf_push(
+                        &mut paragraphs,
+                        &mut note,
+                        &mut annotation,
+                        &" ".repeat(count),
+                        in_citation,
+                        in_creator,
+                    );
+                }
+                "tab" => odf_push(
+                    &mut paragraphs,
+                    &mut note,
+                    &mut annotation,
+                    "\t",
+                    in_citation,
+                    in_creator,
+                ),
+                "line-break" => odf_push(
+                    &mut paragraphs,
+                    &mut note,
+                    &mut annotation,
+                    "\n",
+                    in_citation,
+                    in_creator,
+                ),
+                "note" => note = Some((String::new(), String::new())),
+                "note-citation" => in_citation = true,
+                "annotation" => annotation = Some((String::new(), String::new())),
+                "creator" if annotation.is_some() => in_creator = true,
+                "table" => out.flow.open_table(),
+                "table-cell" => out.flow.open_cell(),
+                _ => {}
+            },
+            Node::Close(name) => match name.as_str() {
+                "h" | "p" => {
+                    let Some(p) = paragraphs.pop() else { continue };
+                    let line = p.line();
+                    if let Some((_, body)) = note.as_mut() {
+                        if !line.is_empty() {
+                            if !body.is_empty() {
+                                body.push(' ');
+                            }
+                            body.push_str(&line);
+                        }
+                    } else if let Some((_, text)) = annotation.as_mut() {
+                        if !line.is_empty() {
+                            if !text.is_empty() {
+                                text.push(' ');
+                            }
+                            text.push_str(&line);
+                        }
+                    } else {
+                        out.flow.paragraph(line);
+                    }
+                }
+                "list" => list_depth = list_depth.saturating_sub(1),
+                "note-citation" => in_citation = false,
+                "note" => {
+                    if let Some((citation, body)) = note.take() {
+                        let citation = citation.trim().to_string();
+                        if let Some(p) = paragraphs.last_mut() {
+                            p.text.push_str(&format!("[^{citation}]"));
+                        }
+                        out.notes.push(format!("[^{citation}] {}", body.trim()));
+                    }
+                }
+                "creator" => in_creator = false,
+                "annotation" => {
+                    if let Some((author, text)) = annotation.take() {
+                        let number = out.comments.len() + 1;
+                        let author = author.trim();
+                        out.comments.push(if author.is_empty() {
+                            format!("[comment {number}] {}", text.trim())
+                        } else {
+                            format!("[comment {number} by {author}] {}", text.trim())
+                        });
+                        if let Some(p) = paragraphs.last_mut() {
+                            p.text.push_str(&format!("[comment {number}]"));
+                        }
+                    }
+                }
+                "table-cell" => out.flow.close_cell(),
+                "table-row" => out.flow.close_row(),
+                "table" => out.flow.close_table(),
+                _ => {}
+            },
+            Node::Text(text) => odf_push(
+                &mut paragraphs,
+                &mut note,
+                &mut annotation,
+                text,
+                in_citation,
+                in_creator,
+            ),
+        }
+    }
+    out
+}
+
+fn odf_push(
+    paragraphs: &mut [Paragraph],
+    note: &mut Option<(String, String)>,
+    annotation: &mut Option<(String, String)>,
+    text: &str,
+    in_citation: bool,
+    in_creator: bool,
+) {
+    if in_citation {
+        if let Some((citation, _)) = note.as_mut() {
+            citation.push_str(text);
+        }
+    } else if in_creator {
+        if let Some((author, _)) = annotation.as_mut() {
+            author.push_str(text);
+        }
+    } else if let Some(p) = paragraphs.last_mut() {
+        p.text.push_str(text);
+    }
+}
+
+/// An `.odt`: `content.xml`, body, then notes and comments.
+pub fn extract_odt(
+    archive: &mut Archive<'_>,
+    limits: &ExtractionLimits,
+) -> Result<ExtractedDocument, DocumentError> {
+    let content = required(archive, "content.xml", limits)?;
+    let text = odf_text(&content);
+    let mut out = TextBuilder::new();
+    for line in text.flow.lines {
+        out.line(&line);
+    }
+    if !text.notes.is_empty() {
+        out.line("--- footnotes ---");
+        for line in text.notes {
+            out.line(&line);
+        }
+    }
+    if !text.comments.is_empty() {
+        out.line("--- comments ---");
+        for line in text.comments {
+            out.line(&line);
+        }
+    }
+    Ok(out.finish(DocumentFormat::Odt))
+}
+
+/// The relationships of a part (`Id` to `Target`, `Type`), from its `.rels` part.
+fn relationships(
+    archive: &mut Archive<'_>,
+    rels: &str,
+    limits: &ExtractionLimits,
+) -> Result<Vec<(String, String, String)>, DocumentError> {
+    let Some(nodes) = part(archive, rels, limits)? else {
+        return Ok(Vec::new());
+    };
+    Ok(nodes
+        .iter()
+        .filter(|node| matches!(node, Node::Open { name, .. } if name == "Relationship"))
+        .map(|node| {
+            (
+                node.attribute("Id").unwrap_or_default().to_string(),
+                node.attribute("Target").unwrap_or_default().to_string(),
+                node.attribute("Type").unwrap_or_default().to_string(),
+            )
+        })
+        .collect())
+}
+
+/// `target` resolved against the folder `base` (`ppt/slides` + `../notesSlides/n.xml`), leading `/` from the root.
+pub(super) fn join_path(base: &str, target: &str) -> String {
+    let mut parts: Vec<&str> = if target.starts_with('/') {
+        Vec::new()
+    } else {
+        base.split('/').filter(|part| !part.is_empty()).collect()
+    };
+    for piece in target.split('/') {
+        match piece {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            piece => parts.push(piece),
+        }
+    }
+    parts.join("/")
+}
+
+/// The paragraphs of a DrawingML shape tree: `(is_title, lines)` per shape, in order.
+fn drawing_shapes(nodes: &[Node], notes: bool) -> Vec<(bool, Vec<String>)> {
+    let mut shapes = Vec::new();
+    let mut depth = 0usize;
+    let mut current: Option<(bool, Vec<String>, bool)> = None; // (title, lines, skipped placeholder)
+    let mut paragraph: Option<String> = None;
+    let mut in_text = false;
+    for node in nodes {
+        match node {
+            Node::Open { name, .. } => match name.as_str() {
+                "sp" | "graphicFrame" => {
+                    depth += 1;
+                    if depth == 1 {
+                        current = Some((false, Vec::new(), false));
+                    }
+                }
+                "ph" => {
+                    if let Some(shape) = current.as_mut() {
+                        let kind = node.attribute("type").unwrap_or("body");
+                        shape.0 = kind == "title" || kind == "ctrTitle";
+                        shape.2 = notes && kind != "body";
+                        shape.2 |= matches!(kind, "sldNum" | "dt" | "ftr" | "hdr" | "sldImg");
+                    }
+                }
+                "p" => paragraph = Some(String::new()),
+                "t" => in_text = true,
+                "br" => {
+                    if let Some(p) = paragraph.as_mut() {
+                        p.push('\n');
+                    }
+                }
+                "tc" => {
+                    if let Some(p) = paragraph.as_mut() {
+                        p.push_str(" | ");
+                    }
+                }
+                _ => {}
+            },
+            Node::Close(name) => match name.as_str() {
+                "sp" | "graphicFrame" => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        if let Some((title, lines, skip)) = current.take() {
+                            if !skip && !lines.is_empty() {
+                                shapes.push((title, lines));
+                            }
+                        }
+                    }
+                }
+                "p" => {
+                    if let (Some(p), Some(shape)) = (paragraph.take(), current.as_mut()) {
+                        let p = p.trim().to_string();
+                        if !p.is_empty() {
+                            shape.1.push(p);
+                        }
+                    }
+                }
+                "t" => in_text = false,
+                _ => {}
+            },
+            Node::Text(text) if in_text => {
+                if let Some(p) = paragraph.as_mut() {
+                    p.push_str(text);
+                }
+            }
+            Node::Text(_) => {}
+        }
+    }
+    shapes
+}
+
+/// Writes one slide: marker with its title, the other shapes' lines, then `[notes]` and the notes.
+fn write_slide(
+    out: &mut TextBuilder,
+    number: u32,
+    count: usize,
+    title: Option<String>,
+    body: Vec<String>,
+    notes: Vec<String>,
+) {
+    let marker = match &title {
+        Some(title) => format!(
+            "--- slide {number} of {count}: {} ---",
+            title.replace('\n', " ")
+        ),
+        None => format!("--- slide {number} of {count} ---"),
+    };
+    out.begin_part(PartKind::Slide, number, title, &marker);
+    for line in body {
+        out.line(&line);
+    }
+    if !notes.is_empty() {
+        out.line("[notes]");
+        for line in notes {
+            out.line(&line);
+        }
+    }
+}
+
+/// A `.pptx`: slides in the order of `ppt/presentation.xml`, each with its notes slide.
+pub fn extract_pptx(
+    archive: &mut Archive<'_>,
+    limits: &ExtractionLimits,
+) -> Result<ExtractedDocument, DocumentError> {
+    let presentation = required(archive, "ppt/presentation.xml", limits)?;
+    let rels = relationships(archive, "ppt/_rels/presentation.xml.rels", limits)?;
+    let slide_ids: Vec<String> = presentation
+        .iter()
+        .filter(|node| matches!(node, Node::Open { name, .. } if name == "sldId"))
+        .filter_map(node_rid)
+        .collect();
+    let targets: Vec<String> = slide_ids
+        .iter()
+        .filter_map(|rid| rels.iter().find(|(id, _, _)| id == rid))
+        .map(|(_, target, _)| join_path("ppt", target))
+        .collect();
+    let mut out = TextBuilder::new();
+    let count = targets.len();
+    for (index, target) in targets.iter().enumerate() {
+        let nodes = required(archive, target, limits)?;
+        let shapes = drawing_shapes(&nodes, false);
+        let title = shapes
+            .iter()
+            .find(|(title, _)| *title)
+            .map(|(_, lines)| lines.join(" "));
+        let body: Vec<String> = shapes
+            .into_iter()
+            .filter(|(title, _)| !title)
+            .flat_map(|(_, lines)| lines)
+            .collect();
+        let (folder, file) = target.rsplit_once('/').unwrap_or(("", target));
+        let slide_rels = relationships(archive, &format!("{folder}/_rels/{file}.rels"), limits)?;
+        let mut notes = Vec::new();
+        if let Some((_, notes_target, _)) = slide_rels
+            .iter()
+            .find(|(_, _, kind)| kind.ends_with("/notesSlide"))
+        {
+            if let Some(nodes) = part(archive, &join_path(folder, notes_target), limits)? {
+                notes = drawing_shapes(&nodes, true)
+                    .into_iter()
+                    .flat_map(|(_, lines)| lines)
+                    .collect();
+            }
+        }
+        write_slide(&mut out, index as u32 + 1, count, title, body, notes);
+    }
+    Ok(out.finish(DocumentFormat::Pptx))
+}
+
+/// The `r:id` of a `sldId` (its relationship attribute, local name `id` after the plain `id`).
+fn node_rid(node: &Node) -> Option<String> {
+    match node {
+        Node::Open { attributes, .. } => attributes
+            .iter()
+            .filter(|(key, _)| key == "id")
+            .map(|(_, value)| value.clone())
+            .find(|value| value.starts_with("rId") || value.parse::<u64>().is_err()),
+        _ => None,
+    }
+}
+
+/// An `.odp`: `draw:page` elements of `content.xml` in order; the frame of class `title` is the title,
+/// `presentation:notes` the notes.
+pub fn extract_odp(
+    archive: &mut Archive<'_>,
+    limits: &ExtractionLimits,
+) -> Result<ExtractedDocument, DocumentError> {
+    let content = required(archive, "content.xml", limits)?;
+    // Split the nodes into pages, each into title / body / notes node runs.
+    struct Slide {
+        title: Vec<String>,
+        body: Vec<String>,
+        notes: Vec<String>,
+    }
+    let mut slides: Vec<Slide> = Vec::new();
+    let mut in_page = false;
+    let mut in_notes = false;
+    let mut frame_is_title = false;
+    let mut paragraph: Option<String> = None;
+    for node in &content {
+        match node {
+            Node::Open { name, .. } => match name.as_str() {
+                "page" => {
+                    in_page = true;
+                    slides.push(Slide {
+                        title: Vec::new(),
+                        body: Vec::new(),
+                        notes: Vec::new(),
+                    });
+                }
+                "notes" => in_notes = true,
+                "frame" => frame_is_title = node.attribute("class") == Some("title"),
+                "p" | "h" if in_page => paragraph = Some(String::new()),
+                "s" => {
+                    if let Some(p) = paragraph.as_mut() {
+                        p.push(' ');
+                    }
+                }
+                "line-break" => {
+                    if let Some(p) = paragraph.as_mut() {
+                        p.push('\n');
+                    }
+                }
+                _ => {}
+            },
+            Node::Close(name) => match name.as_str() {
+                "page" => in_page = false,
+                "notes" => in_notes = false,
+                "frame" => frame_is_title = false,
+                "p" | "h" => {
+                    if let (Some(p), Some(slide)) = (paragraph.take(), slides.last_mut()) {
+                        let p = p.trim().to_string();
+                        if p.is_empty() {
+                            continue;
+                        }
+                        if in_notes {
+                            slide.notes.push(p);
+                        } else if frame_is_title {
+                            slide.title.push(p);
+                        } else {
+                            slide.body.push(p);
+                        }
+                    }
+                }
+                _ => {}
+            },
+            Node::Text(text) => {
+                if let Some(p) = paragraph.as_mut() {
+                    p.push_str(text);
+                }
+            }
+        }
+    }
+    let mut out = TextBuilder::new();
+    let count = slides.len();
+    for (index, slide) in slides.into_iter().enumerate() {
+        let title = (!slide.title.is_empty()).then(|| slide.title.join(" "));
+        write_slide(
+            &mut out,
+            index as u32 + 1,
+            count,
+            title,
+            slide.body,
+            slide.notes,
+        );
+    }
+    Ok(out.finish(DocumentFormat::Odp))
+}

@@ -1,0 +1,948 @@
+//! PDF files reduced to text, page by page, through pdf-extract (over lopdf).
+//!
+//! Each page opens with its marker line `--- page 3 of 12 ---`, then the page's text as pdf-extract lays it out,
+//! each line's trailing whitespace and the page's leading and trailing blank lines removed. A page whose text layer
+//! is missing (scanned, image-only) has no lines after its marker and counts 0 characters; the coverage warning is
+//! computed from the parts by the caller.
+//!
+//! pdf-extract panics on many malformed inputs (about 120 `unwrap`/`expect`/`panic!` sites: a dangling reference, a
+//! missing `MediaBox`, a content operator with the wrong operands, an unknown font encoding), and the component is
+//! built with `panic = "abort"`, so catching the unwind is no defence there. Each page is therefore pre-validated
+//! with lopdf against the preconditions pdf-extract assumes (see [`validate_page`]); a page that fails is not handed
+//! to pdf-extract and is written as one line `[page 5: text not extracted: REASON]` with 0 characters, so it counts
+//! as empty. Residual risk: embedded font programs (Type1 `FontFile`, CFF `FontFile3`, CMap streams) are parsed by
+//! pdf-extract's dependencies with `unwrap`s this validation does not reproduce, and lopdf's own parser is trusted.
+
+use std::collections::HashSet;
+
+use lopdf::content::Content;
+use lopdf::{Dictionary, Document, Object, ObjectId};
+
+use super::{
+    DocumentError, DocumentErrorKind, DocumentFormat, DocumentPart, ExtractedDocument,
+    ExtractionLimits, PartKind,
+};
+
+/// Most objects one page's validation walks (resources, fonts, forms) before it gives up on the page.
+const MAX_VISITED_OBJECTS: usize = 100_000;
+
+/// Deepest `Parent` chain or nesting of form XObjects followed.
+const MAX_DEPTH: usize = 64;
+
+/// Extracts a PDF's text, one part (kind `Page`, numbered from 1) a page, in page order.
+///
+/// Errors: `TooLarge` when `bytes` is over `limits.max_input_bytes` or the text passes
+/// `limits.max_total_uncompressed` bytes; `Encrypted` when the PDF needs a password (one readable with the empty
+/// user password is read); `Malformed` when lopdf cannot parse it. A page pdf-extract cannot read is no error: it
+/// is written as a `[page N: text not extracted: REASON]` line and counts 0 characters.
+pub fn extract_pdf(
+    bytes: &[u8],
+    limits: &ExtractionLimits,
+) -> Result<ExtractedDocument, DocumentError> {
+    if bytes.len() as u64 > limits.max_input_bytes {
+        return Err(error(
+            DocumentErrorKind::TooLarge,
+            format!(
+                "the PDF is {} bytes, over the cap of {} bytes",
+                bytes.len(),
+                limits.max_input_bytes
+            ),
+        ));
+    }
+    let mut doc = Document::load_mem(bytes).map_err(load_error)?;
+    if doc.is_encrypted() && doc.decrypt("").is_err() {
+        return Err(encrypted());
+    }
+    let pages = doc.get_pages();
+    let count = pages.len();
+    let mut text = String::new();
+    let mut parts = Vec::with_capacity(count);
+    let mut line: u64 = 1;
+    for (&number, &page_id) in &pages {
+        text.push_str(&format!("--- page {number} of {count} ---\n"));
+        let first_line = line;
+        line += 1;
+        let (lines, characters) = match page_text(&doc, number, page_id) {
+            Ok(raw) => {
+                let lines = tidy(&raw);
+                let characters = lines.iter().map(|l| l.chars().count() as u64).sum();
+                (lines, characters)
+            }
+            Err(reason) => (
+                vec![format!("[page {number}: text not extracted: {reason}]")],
+                0,
+            ),
+        };
+        for l in &lines {
+            text.push_str(l);
+            text.push('\n');
+        }
+        line += lines.len() as u64;
+        if text.len() as u64 > limits.max_total_uncompressed {
+            return Err(error(
+                DocumentErrorKind::TooLarge,
+                format!(
+                    "the PDF's text passes the cap of {} bytes (at page {number} of {count})",
+                    limits.max_total_uncompressed
+                ),
+            ));
+        }
+        parts.push(DocumentPart {
+            kind: PartKind::Page,
+            number,
+            name: None,
+            first_line,
+            characters,
+        });
+    }
+    Ok(ExtractedDocument {
+        format: DocumentFormat::Pdf,
+        text,
+        parts,
+    })
+}
+
+/// The raw text of page `number` (object `page_id`) by pdf-extract, after [`validate_page`]. Errors: the reason the
+/// page was not handed to pdf-extract, or pdf-extract's error (or, natively, its panic).
+fn page_text(doc: &Document, number: u32, page_id: ObjectId) -> Result<String, String> {
+    validate_page(doc, page_id)?;
+    let run = || {
+        let mut raw = String::new();
+        let result = {
+            let mut output = pdf_extract::PlainTextOutput::new(&mut raw);
+            pdf_extract::output_doc_page(doc, &mut output, number)
+        };
+        result.map(|()| raw).map_err(|e| e.to_string())
+    };
+    // On the component (panic = abort) this cannot catch anything; natively it turns a missed precondition into
+    // a page error instead of a crash.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+        .unwrap_or_else(|_| Err("the PDF extractor failed on this page".to_string()))
+}
+
+/// A page's lines: control characters other than tab dropped (`\r` and form feeds among them), trailing whitespace
+/// trimmed, leading and trailing blank lines removed.
+fn tidy(raw: &str) -> Vec<String> {
+    let lines: Vec<String> = raw
+        .split('\n')
+        .map(|l| {
+            let kept: String = l
+                .chars()
+                .filter(|&c| c == '\t' || !c.is_control())
+                .collect();
+            kept.trim_end().to_string()
+        })
+        .collect();
+    let start = lines.iter().position(|l| !l.is_empty());
+    let end = lines.iter().rposition(|l| !l.is_empty());
+    match (start, end) {
+        (Some(start), Some(end)) => lines
+            .get(start..=end)
+            .map(<[String]>::to_vec)
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// Checks the preconditions pdf-extract assumes without checking for page `page_id`: the page is a dictionary with
+/// an inherited `MediaBox` of 4 numbers (and an `ArtBox`, if any, of 4), its content streams load and decode, every
+/// operator pdf-extract interprets has operands of the kinds it indexes, every font, graphics state, colour space
+/// and XObject the content names exists in the resources, every font is of a shape pdf-extract reads (known
+/// encodings, `DescendantFonts` for Type0, a `W` array of whole entries), and every reference reached resolves.
+/// Errors: one sentence naming the first problem found.
+pub fn validate_page(doc: &Document, page_id: ObjectId) -> Result<(), String> {
+    let page = match doc.get_object(page_id) {
+        Ok(Object::Dictionary(dict)) => dict,
+        Ok(_) => return Err("the page object is not a dictionary".to_string()),
+        Err(_) => return Err("the page object is missing".to_string()),
+    };
+    let media_box = inherited(doc, page, b"MediaBox")?.ok_or("the page has no MediaBox")?;
+    check_numbers(doc, media_box, 4, "MediaBox")?;
+    if let Ok(art_box) = page.get(b"ArtBox") {
+        check_numbers(doc, art_box, 4, "ArtBox")?;
+    }
+    let empty = Dictionary::new();
+    let resources = match inherited(doc, page, b"Resources")? {
+        Some(object) => deref(doc, object)?.as_dict().unwrap_or(&empty),
+        None => &empty,
+    };
+    let content = doc
+        .get_page_content(page_id)
+        .map_err(|e| format!("the page's content cannot be read: {e}"))?;
+    let mut checker = Checker {
+        doc,
+        visited: HashSet::new(),
+        font_set: false,
+    };
+    checker.references(&Object::Dictionary(resources.clone()), 0)?;
+    checker.content(&content, resources, 0)
+}
+
+/// Walks a page's content and resources for [`validate_page`].
+struct Checker<'a> {
+    doc: &'a Document,
+    /// References already checked (bounded by [`MAX_VISITED_OBJECTS`]).
+    visited: HashSet<ObjectId>,
+    /// Whether a `Tf` has set a font yet (pdf-extract unwraps the font on every text-showing operator).
+    font_set: bool,
+}
+
+impl<'a> Checker<'a> {
+    /// Checks that every reference reachable from `object` resolves (streams' dictionaries included).
+    fn references(&mut self, object: &Object, depth: usize) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err("the page's resources nest too deeply".to_string());
+        }
+        match object {
+            Object::Reference(id) => {
+                if self.visited.contains(id) {
+                    return Ok(());
+                }
+                if self.visited.len() >= MAX_VISITED_OBJECTS {
+                    return Err("the page's resources reach too many objects".to_string());
+                }
+                self.visited.insert(*id);
+                let target = self
+                    .doc
+                    .get_object(*id)
+                    .map_err(|_| format!("the object {} {} R is missing", id.0, id.1))?;
+                self.references(target, depth + 1)
+            }
+            Object::Array(items) => items
+                .iter()
+                .try_for_each(|item| self.references(item, depth + 1)),
+            Object::Dictionary(dict) => self.dictionary(dict, depth),
+            Object::Stream(stream) => self.dictionary(&stream.dict, depth),
+            _ => Ok(()),
+        }
+    }
+
+    fn dictionary(&mut self, dict: &Dictionary, depth: usize) -> Result<(), String> {
+        for (key, value) in dict.iter() {
+            // A page's or form's Parent leads back up the page tree: not what pdf-extract reads.
+            if key.as_slice() == b"Parent" {
+                continue;
+            }
+            self.references(value, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    /// Decodes `content` and checks each interpreted operator against `resources`.
+    fn content(
+        &mut self,
+        content: &[u8],
+        resources: &Dictionary,
+        depth: usize,
+    ) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err("the page's forms nest too deeply".to_string());
+        }
+        let content = Content::decode(content)
+            .map_err(|e| format!("the page's content does not decode: {e}"))?;
+        for operation in &content.operations {
+            let operands = &operation.operands;
+            let op = operation.operator.as_str();
+            let bad = || format!("the operator `{op}` has operands pdf-extract cannot read");
+            let numbers = |n: usize, exact: bool| -> Result<(), String> {
+                let count_ok = if exact {
+                    operands.len() == n
+                } else {
+                    operands.len() >= n
+                };
+                if count_ok && operands.iter().take(n).all(is_number) {
+                    Ok(())
+                } else {
+                    Err(bad())
+                }
+            };
+            match op {
+                "cm" | "Tm" => numbers(6, true)?,
+                "Td" | "TD" => numbers(2, true)?,
+                "c" => numbers(6, false)?,
+                "v" | "y" | "re" => numbers(4, false)?,
+                "m" | "l" => numbers(2, false)?,
+                "Tc" | "Tw" | "Tz" | "TL" | "Ts" | "w" => numbers(1, false)?,
+                "SC" | "SCN" | "sc" | "scn"
+                    if !operands
+                        .iter()
+                        .all(|o| is_number(o) || matches!(o, Object::Name(_))) =>
+                {
+                    return Err(bad());
+                }
+                "CS" | "cs" => {
+                    let name = first_name(operands).ok_or_else(bad)?;
+                    if !matches!(
+                        name,
+                        b"DeviceGray" | b"DeviceRGB" | b"DeviceCMYK" | b"Pattern"
+                    ) {
+                        let spaces = self.resource_dict(resources, b"ColorSpace")?;
+                        let space = spaces.and_then(|d| d.get(name).ok()).ok_or_else(|| {
+                            format!("the colour space `{}` is not in the resources", lossy(name))
+                        })?;
+                        self.colour_space(space)?;
+                    }
+                }
+                "gs" => {
+                    let name = first_name(operands).ok_or_else(bad)?;
+                    let states = self.resource_dict(resources, b"ExtGState")?;
+                    let state = states.and_then(|d| d.get(name).ok()).ok_or_else(|| {
+                        format!(
+                            "the graphics state `{}` is not in the resources",
+                            lossy(name)
+                        )
+                    })?;
+                    if deref(self.doc, state)?.as_dict().is_err() {
+                        return Err(format!(
+                            "the graphics state `{}` is not a dictionary",
+                            lossy(name)
+                        ));
+                    }
+                }
+                "Tf" => {
+                    let name = first_name(operands).ok_or_else(bad)?;
+                    if operands.len() < 2 || operands.get(1).is_none_or(|o| !is_number(o)) {
+                        return Err(bad());
+                    }
+                    let fonts = self.resource_dict(resources, b"Font")?;
+                    let font = fonts.and_then(|d| d.get(name).ok()).ok_or_else(|| {
+                        format!("the font `{}` is not in the resources", lossy(name))
+                    })?;
+                    let font = deref(self.doc, font)?
+                        .as_dict()
+                        .map_err(|_| format!("the font `{}` is not a dictionary", lossy(name)))?;
+                    check_font(self.doc, font)
+                        .map_err(|e| format!("the font `{}` {e}", lossy(name)))?;
+                    self.font_set = true;
+                }
+                "Tj" | "'" | "\"" | "TJ" => {
+                    if !self.font_set {
+                        return Err(format!(
+                            "the operator `{op}` shows text before any font is set"
+                        ));
+                    }
+                    match (op, operands.first()) {
+                        ("Tj", Some(Object::String(..))) => {}
+                        ("Tj", _) => return Err(bad()),
+                        ("TJ", None) => return Err(bad()),
+                        _ => {}
+                    }
+                }
+                "Do" => {
+                    let name = first_name(operands).ok_or_else(bad)?;
+                    let objects = self.resource_dict(resources, b"XObject")?;
+                    let object = objects.and_then(|d| d.get(name).ok()).ok_or_else(|| {
+                        format!("the XObject `{}` is not in the resources", lossy(name))
+                    })?;
+                    let stream = deref(self.doc, object)?
+                        .as_stream()
+                        .map_err(|_| format!("the XObject `{}` is not a stream", lossy(name)))?;
+                    let form_resources = match stream.dict.get(b"Resources") {
+                        Ok(r) => deref(self.doc, r)?.as_dict().unwrap_or(resources),
+                        Err(_) => resources,
+                    };
+                    // pdf-extract runs every XObject's data as content, images included: only forms decode.
+                    let data = if stream.filters().is_ok() {
+                        stream
+                            .decompressed_content()
+                            .unwrap_or_else(|_| stream.content.clone())
+                    } else {
+                        stream.content.clone()
+                    };
+                    let is_form = matches!(stream.dict.get(b"Subtype"), Ok(Object::Name(n)) if n.as_slice() == b"Form");
+                    if is_form {
+                        self.content(&data, form_resources, depth + 1)?;
+                    } else if Content::decode(&data).is_err() {
+                        return Err(format!(
+                            "the XObject `{}` cannot be read as content",
+                            lossy(name)
+                        ));
+                    } else {
+                        self.content(&data, form_resources, depth + 1)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The resource sub-dictionary `key` (`Font`, `XObject`, ...), `None` when absent. Errors: present but not a
+    /// dictionary, or a dangling reference.
+    fn resource_dict<'r>(
+        &self,
+        resources: &'r Dictionary,
+        key: &[u8],
+    ) -> Result<Option<&'r Dictionary>, String>
+    where
+        'a: 'r,
+    {
+        match resources.get(key) {
+            Err(_) => Ok(None),
+            Ok(object) => match object {
+                Object::Dictionary(d) => Ok(Some(d)),
+                Object::Reference(id) => match self.doc.get_object(*id) {
+                    Ok(Object::Dictionary(d)) => Ok(Some(d)),
+                    _ => Err(format!(
+                        "the resources' `{}` is not a dictionary",
+                        lossy(key)
+                    )),
+                },
+                _ => Err(format!(
+                    "the resources' `{}` is not a dictionary",
+                    lossy(key)
+                )),
+            },
+        }
+    }
+
+    /// Checks a colour space array as pdf-extract indexes it (a name first; its second and third entries where the
+    /// family reads them).
+    fn colour_space(&self, space: &Object) -> Result<(), String> {
+        let space = deref(self.doc, space)?;
+        let Ok(items) = space.as_array() else {
+            return Ok(());
+        };
+        let family = match items.first() {
+            Some(Object::Name(n)) => n.as_slice(),
+            _ => return Err("a colour space array does not start with a name".to_string()),
+        };
+        let needed = match family {
+            b"Separation" => 4,
+            b"DeviceN" => 4,
+            b"ICCBased" | b"CalRGB" | b"CalGray" | b"Lab" | b"Indexed" | b"Pattern" => 2,
+            _ => 1,
+        };
+        if items.len() < needed {
+            return Err(format!(
+                "the colour space `{}` is missing entries",
+                lossy(family)
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Checks a font dictionary as pdf-extract reads it. Errors: what is wrong, as the end of a sentence that starts
+/// with the font's name.
+fn check_font(doc: &Document, font: &Dictionary) -> Result<(), String> {
+    let subtype = name_of(doc, font, b"Subtype").ok_or("has no Subtype name")?;
+    if subtype != b"Type3" && name_of(doc, font, b"BaseFont").is_none() {
+        return Err("has no BaseFont name".to_string());
+    }
+    if let Ok(to_unicode) = font.get(b"ToUnicode") {
+        match deref(doc, to_unicode)? {
+            Object::Stream(_) => {}
+            Object::Name(n) if n.as_slice() == b"Identity-H" => {}
+            _ => return Err("has a ToUnicode pdf-extract cannot read".to_string()),
+        }
+    }
+    if subtype == b"Type0" {
+        let descendants = font
+            .get(b"DescendantFonts")
+            .ok()
+            .map(|d| deref(doc, d))
+            .transpose()?
+            .and_then(|d| d.as_array().ok())
+            .ok_or("has no DescendantFonts")?;
+        let cid = descendants
+            .first()
+            .map(|d| deref(doc, d))
+            .transpose()?
+            .and_then(|d| d.as_dict().ok())
+            .ok_or("has no descendant font dictionary")?;
+        match font.get(b"Encoding").map(|e| deref(doc, e)) {
+            Ok(Ok(Object::Name(n))) if matches!(n.as_slice(), b"Identity-H" | b"Identity-V") => {}
+            Ok(Ok(Object::Stream(_))) => {}
+            Ok(Err(e)) => return Err(e),
+            _ => return Err("has an encoding pdf-extract cannot read".to_string()),
+        }
+        let descriptor = cid
+            .get(b"FontDescriptor")
+            .ok()
+            .map(|d| deref(doc, d))
+            .transpose()?
+            .ok_or("has no FontDescriptor")?;
+        if descriptor.as_dict().is_err() {
+            return Err("has a FontDescriptor that is not a dictionary".to_string());
+        }
+        if let Ok(w) = cid.get(b"W") {
+            check_cid_widths(doc, deref(doc, w)?)?;
+        }
+        return Ok(());
+    }
+    match font.get(b"Encoding").map(|e| deref(doc, e)) {
+        Err(_) => {}
+        Ok(Err(e)) => return Err(e),
+        Ok(Ok(Object::Name(n))) => check_encoding_name(n)?,
+        Ok(Ok(Object::Dictionary(encoding))) => {
+            if let Ok(base) = encoding.get(b"BaseEncoding") {
+                if let Object::Name(n) = deref(doc, base)? {
+                    check_encoding_name(n)?;
+                }
+            }
+            if let Ok(differences) = encoding.get(b"Differences") {
+                if let Object::Array(items) = deref(doc, differences)? {
+                    let mut code: i64 = 0;
+                    for item in items {
+                        match deref(doc, item)? {
+                            Object::Integer(i) => code = *i,
+                            Object::Name(_) => {
+                                if !(0..256).contains(&code) {
+                                    return Err("has an encoding difference outside codes 0-255"
+                                        .to_string());
+                                }
+                                code += 1;
+                            }
+                            _ => {
+                                return Err(
+                                    "has an encoding difference that is neither a code nor a name"
+                                        .to_string(),
+                                )
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Ok(_)) => return Err("has an encoding pdf-extract cannot read".to_string()),
+    }
+    if let Ok(widths) = font.get(b"Widths") {
+        let widths = deref(doc, widths)?;
+        let items = widths
+            .as_array()
+            .map_err(|_| "has Widths that are not an array".to_string())?;
+        if !items
+            .iter()
+            .all(|w| deref(doc, w).map(is_number).unwrap_or(false))
+        {
+            return Err("has Widths that are not all numbers".to_string());
+        }
+        match font.get(b"FirstChar").map(|f| deref(doc, f)) {
+            Ok(Ok(Object::Integer(_))) => {}
+            _ => return Err("has Widths without a FirstChar".to_string()),
+        }
+    }
+    if let Ok(descriptor) = font.get(b"FontDescriptor") {
+        let descriptor = deref(doc, descriptor)?;
+        if let Ok(descriptor) = descriptor.as_dict() {
+            if let Ok(file3) = descriptor.get(b"FontFile3") {
+                if let Object::Stream(stream) = deref(doc, file3)? {
+                    if !matches!(stream.dict.get(b"Subtype"), Ok(Object::Name(_))) {
+                        return Err("has a FontFile3 without a Subtype name".to_string());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// pdf-extract knows three named simple-font encodings and panics on any other.
+fn check_encoding_name(name: &[u8]) -> Result<(), String> {
+    match name {
+        b"WinAnsiEncoding" | b"MacRomanEncoding" | b"MacExpertEncoding" => Ok(()),
+        other => Err(format!(
+            "has the encoding `{}`, which pdf-extract cannot read",
+            lossy(other)
+        )),
+    }
+}
+
+/// A CIDFont's `W` array: entries `c [w1 w2 ...]` or `c_first c_last w`, read by index without bounds checks.
+fn check_cid_widths(doc: &Document, w: &Object) -> Result<(), String> {
+    let items = w
+        .as_array()
+        .map_err(|_| "has a W that is not an array".to_string())?;
+    let mut i = 0;
+    while i < items.len() {
+        let first = items.get(i).map(|o| deref(doc, o)).transpose()?;
+        let second = items.get(i + 1).map(|o| deref(doc, o)).transpose()?;
+        match (first, second) {
+            (Some(Object::Integer(_)), Some(Object::Array(_))) => i += 2,
+            (Some(Object::Integer(_)), Some(Object::Integer(_))) if items.get(i + 2).is_some() => {
+                i += 3
+            }
+            _ => return Err("has a W array pdf-extract cannot read".to_string()),
+        }
+    }
+    Ok(())
+}
+
+/// The value of `key` in `dict` or the nearest ancestor in the page tree (`Parent` chain, at most [`MAX_DEPTH`]).
+/// Errors: a dangling `Parent` reference.
+fn inherited<'d>(
+    doc: &'d Document,
+    dict: &'d Dictionary,
+    key: &[u8],
+) -> Result<Option<&'d Object>, String> {
+    let mut current = dict;
+    for _ in 0..MAX_DEPTH {
+        if let Ok(value) = current.get(key) {
+            return Ok(Some(value));
+        }
+        match current.get(b"Parent") {
+            Ok(Object::Reference(id)) => match doc.get_dictionary(*id) {
+                Ok(parent) => current = parent,
+                Err(_) => return Ok(None),
+            },
+            _ => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// `object` itself, or the object it references. Errors: a dangling reference.
+fn deref<'d>(doc: &'d Document, object: &'d Object) -> Result<&'d Object, String> {
+    match object {
+        Object::Reference(id) => doc
+            .get_object(*id)
+            .map_err(|_| format!("the object {} {} R is missing", id.0, id.1)),
+        other => Ok(other),
+    }
+}
+
+/// Checks that `object` is (or references) an array of at least `n` numbers.
+fn check_numbers(doc: &Document, object: &Object, n: usize, what: &str) -> Result<(), String> {
+    let items = deref(doc, object)?
+        .as_array()
+        .map_err(|_| format!("the page's {what} is not an array"))?;
+    let all_numbers = items
+        .iter()
+        .all(|o| deref(doc, o).map(is_number).unwrap_or(false));
+    if items.len() < n || !all_numbers {
+        return Err(format!("the page's {what} is not {n} numbers"));
+    }
+    Ok(())
+}
+
+fn is_number(object: &Object) -> bool {
+    matches!(object, Object::Integer(_) | Object::Real(_))
+}
+
+fn first_name(operands: &[Object]) -> Option<&[u8]> {
+    match operands.first() {
+        Some(Object::Name(n)) => Some(n.as_slice()),
+        _ => None,
+    }
+}
+
+fn name_of<'d>(doc: &'d Document, dict: &'d Dictionary, key: &[u8]) -> Option<&'d [u8]> {
+    match dict.get(key).ok().map(|o| deref(doc, o)) {
+        Some(Ok(Object::Name(n))) => Some(n.as_slice()),
+        _ => None,
+    }
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn error(kind: DocumentErrorKind, message: String) -> DocumentError {
+    DocumentError { kind, message }
+}
+
+fn encrypted() -> DocumentError {
+    error(
+        DocumentErrorKind::Encrypted,
+        "the PDF is encrypted with a password; it cannot be read without it".to_string(),
+    )
+}
+
+/// Maps lopdf's load error: a decryption failure is `Encrypted`, anything else `Malformed`.
+fn load_error(e: lopdf::Error) -> DocumentError {
+    match e {
+        lopdf::Error::Decryption(_) | lopdf::Error::InvalidPassword => encrypted(),
+        other => error(
+            DocumentErrorKind::Malformed,
+            format!("the PDF cannot be parsed: {other}"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::fixtures::{self, PdfPage};
+    use lopdf::dictionary;
+
+    fn page(number: u32, first_line: u64, characters: u64) -> DocumentPart {
+        DocumentPart {
+            kind: PartKind::Page,
+            number,
+            name: None,
+            first_line,
+            characters,
+        }
+    }
+
+    fn extract(bytes: &[u8]) -> Result<ExtractedDocument, DocumentError> {
+        extract_pdf(bytes, &ExtractionLimits::default())
+    }
+
+    /// A one-page PDF whose page content is `content` and whose shared resources are altered by `alter`.
+    fn one_page(content: &str, alter: impl FnOnce(&mut Document)) -> Vec<u8> {
+        let mut doc = fixtures::pdf_document(&[PdfPage::Text(vec!["placeholder".to_string()])]);
+        let page_id = doc
+            .get_pages()
+            .get(&1)
+            .copied()
+            .expect("the fixture has a page");
+        let content_id = doc.add_object(lopdf::Stream::new(
+            dictionary! {},
+            content.as_bytes().to_vec(),
+        ));
+        if let Ok(Object::Dictionary(page)) = doc.get_object_mut(page_id) {
+            page.set("Contents", content_id);
+        }
+        alter(&mut doc);
+        fixtures::save(doc)
+    }
+
+    #[test]
+    fn three_page_pdf_has_a_marker_line_a_page() {
+        let doc = extract(&fixtures::pdf_three_pages()).expect("the fixture reads");
+        assert_eq!(doc.format, DocumentFormat::Pdf);
+        assert_eq!(
+            doc.text,
+            "--- page 1 of 3 ---\nPage 1 heading\nBody text of page 1.\n\
+             --- page 2 of 3 ---\nPage 2 heading\nBody text of page 2.\n\
+             --- page 3 of 3 ---\nPage 3 heading\nBody text of page 3.\n"
+        );
+        assert_eq!(
+            doc.parts,
+            vec![page(1, 1, 34), page(2, 4, 34), page(3, 7, 34)]
+        );
+    }
+
+    #[test]
+    fn image_only_pages_4_to_9_have_no_text_and_count_zero() {
+        let doc = extract(&fixtures::pdf_scanned_middle()).expect("the fixture reads");
+        let lines: Vec<&str> = doc.text.lines().collect();
+        assert_eq!(lines.len(), 12 + 6 * 2);
+        assert_eq!(
+            &lines[9..15],
+            &[
+                "--- page 4 of 12 ---",
+                "--- page 5 of 12 ---",
+                "--- page 6 of 12 ---",
+                "--- page 7 of 12 ---",
+                "--- page 8 of 12 ---",
+                "--- page 9 of 12 ---",
+            ]
+        );
+        assert_eq!(lines[15], "--- page 10 of 12 ---");
+        assert_eq!(lines[16], "Page 10 heading");
+        let characters: Vec<u64> = doc.parts.iter().map(|p| p.characters).collect();
+        assert_eq!(characters, vec![34, 34, 34, 0, 0, 0, 0, 0, 0, 36, 36, 36]);
+        let first_lines: Vec<u64> = doc.parts.iter().map(|p| p.first_line).collect();
+        assert_eq!(
+            first_lines,
+            vec![1, 4, 7, 10, 11, 12, 13, 14, 15, 16, 19, 22]
+        );
+    }
+
+    #[test]
+    fn encrypted_pdf_is_encrypted() {
+        let err = extract(&fixtures::pdf_encrypted()).unwrap_err();
+        assert_eq!(err.kind, DocumentErrorKind::Encrypted);
+        assert_eq!(
+            err.message,
+            "the PDF is encrypted with a password; it cannot be read without it"
+        );
+    }
+
+    #[test]
+    fn corrupt_and_truncated_pdfs_are_malformed() {
+        let err = extract(b"%PDF-1.4\nnot really a pdf\n").unwrap_err();
+        assert_eq!(err.kind, DocumentErrorKind::Malformed);
+        assert!(
+            err.message.starts_with("the PDF cannot be parsed: "),
+            "{}",
+            err.message
+        );
+        let whole = fixtures::pdf_three_pages();
+        let err = extract(&whole[..whole.len() / 2]).unwrap_err();
+        assert_eq!(err.kind, DocumentErrorKind::Malformed);
+    }
+
+    #[test]
+    fn input_over_the_cap_is_too_large() {
+        let limits = ExtractionLimits {
+            max_input_bytes: 100,
+            ..ExtractionLimits::default()
+        };
+        let err = extract_pdf(&fixtures::pdf_three_pages(), &limits).unwrap_err();
+        assert_eq!(err.kind, DocumentErrorKind::TooLarge);
+        assert!(
+            err.message.contains("over the cap of 100 bytes"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn text_over_the_cap_is_too_large() {
+        let limits = ExtractionLimits {
+            max_total_uncompressed: 60,
+            ..ExtractionLimits::default()
+        };
+        let err = extract_pdf(&fixtures::pdf_three_pages(), &limits).unwrap_err();
+        assert_eq!(err.kind, DocumentErrorKind::TooLarge);
+        assert_eq!(
+            err.message,
+            "the PDF's text passes the cap of 60 bytes (at page 2 of 3)"
+        );
+    }
+
+    #[test]
+    fn a_pdf_without_pages_is_an_empty_text() {
+        let doc = extract(&fixtures::pdf(&[])).expect("reads");
+        assert_eq!(doc.text, "");
+        assert!(doc.parts.is_empty());
+    }
+
+    /// Each of these would make pdf-extract panic (an abort in the component): the page is skipped with its reason.
+    #[test]
+    fn pages_pdf_extract_would_panic_on_are_skipped_with_a_reason() {
+        let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+            (
+                "Tj before Tf",
+                one_page("BT 72 720 Td (no font) Tj ET", |_| {}),
+                "the operator `Tj` shows text before any font is set",
+            ),
+            (
+                "cm with five operands",
+                one_page("1 0 0 1 0 cm", |_| {}),
+                "the operator `cm` has operands pdf-extract cannot read",
+            ),
+            (
+                "unknown font",
+                one_page("BT /F9 12 Tf (x) Tj ET", |_| {}),
+                "the font `F9` is not in the resources",
+            ),
+            (
+                "Tj with a number",
+                one_page("BT /F1 12 Tf 5 Tj ET", |_| {}),
+                "the operator `Tj` has operands pdf-extract cannot read",
+            ),
+            (
+                "unknown colour space",
+                one_page("/CS0 cs", |_| {}),
+                "the colour space `CS0` is not in the resources",
+            ),
+            (
+                "unknown XObject",
+                one_page("/Im9 Do", |_| {}),
+                "the XObject `Im9` is not in the resources",
+            ),
+            (
+                "unknown encoding",
+                one_page("BT /F2 12 Tf (x) Tj ET", |doc| {
+                    let font = doc.add_object(dictionary! {
+                        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+                        "Encoding" => "StandardEncoding",
+                    });
+                    set_font(doc, "F2", font.into());
+                }),
+                "the font `F2` has the encoding `StandardEncoding`, which pdf-extract cannot read",
+            ),
+            (
+                "dangling font reference",
+                one_page("BT /F2 12 Tf (x) Tj ET", |doc| {
+                    set_font(doc, "F2", Object::Reference((999, 0)))
+                }),
+                "the object 999 0 R is missing",
+            ),
+            (
+                "Type0 font without descendants",
+                one_page("BT /F2 12 Tf (x) Tj ET", |doc| {
+                    let font = doc.add_object(dictionary! {
+                        "Type" => "Font", "Subtype" => "Type0", "BaseFont" => "X", "Encoding" => "Identity-H",
+                    });
+                    set_font(doc, "F2", font.into());
+                }),
+                "the font `F2` has no DescendantFonts",
+            ),
+            (
+                "no MediaBox",
+                one_page("BT /F1 12 Tf (x) Tj ET", |doc| {
+                    if let Ok(Object::Dictionary(pages)) = doc.get_object_mut(pages_id(doc)) {
+                        pages.remove(b"MediaBox");
+                    }
+                }),
+                "the page has no MediaBox",
+            ),
+            (
+                "short MediaBox",
+                one_page("BT /F1 12 Tf (x) Tj ET", |doc| {
+                    if let Ok(Object::Dictionary(pages)) = doc.get_object_mut(pages_id(doc)) {
+                        pages.set("MediaBox", vec![0.into(), 0.into(), 612.into()]);
+                    }
+                }),
+                "the page's MediaBox is not 4 numbers",
+            ),
+        ];
+        for (what, bytes, reason) in cases {
+            let doc = extract(&bytes).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+            assert_eq!(
+                doc.text,
+                format!("--- page 1 of 1 ---\n[page 1: text not extracted: {reason}]\n"),
+                "{what}"
+            );
+            assert_eq!(doc.parts, vec![page(1, 1, 0)], "{what}");
+        }
+    }
+
+    fn pages_id(doc: &Document) -> ObjectId {
+        doc.catalog()
+            .and_then(|c| c.get(b"Pages"))
+            .and_then(Object::as_reference)
+            .unwrap_or_default()
+    }
+
+    /// Adds font `name` = `font` to the shared resources of a fixture document.
+    fn set_font(doc: &mut Document, name: &str, font: Object) {
+        let resources_id = match doc
+            .get_dictionary(pages_id(doc))
+            .and_then(|p| p.get(b"Resources"))
+        {
+            Ok(Object::Reference(id)) => *id,
+            _ => return,
+        };
+        if let Ok(Object::Dictionary(resources)) = doc.get_object_mut(resources_id) {
+            if let Ok(Object::Dictionary(fonts)) = resources.get_mut(b"Font") {
+                fonts.set(name, font);
+            }
+        }
+    }
+
+    #[test]
+    fn a_valid_page_next_to_a_broken_one_keeps_its_text() {
+        let mut doc = fixtures::pdf_document(&[
+            PdfPage::Text(vec!["First page text here".to_string()]),
+            PdfPage::Text(vec!["Second".to_string()]),
+        ]);
+        let second = doc.get_pages().get(&2).copied().expect("two pages");
+        let broken = doc.add_object(lopdf::Stream::new(dictionary! {}, b"BT (x) Tj ET".to_vec()));
+        if let Ok(Object::Dictionary(page)) = doc.get_object_mut(second) {
+            page.set("Contents", broken);
+        }
+        let doc = extract(&fixtures::save(doc)).expect("reads");
+        assert_eq!(
+            doc.text,
+            "--- page 1 of 2 ---\nFirst page text here\n--- page 2 of 2 ---\n\
+             [page 2: text not extracted: the operator `Tj` shows text before any font is set]\n"
+        );
+        assert_eq!(doc.parts, vec![page(1, 1, 20), page(2, 3, 0)]);
+    }
+
+    #[test]
+    fn tidy_drops_control_characters_and_blank_edges() {
+        assert_eq!(
+            tidy("\n\n  a \r\n\x0cb\t\n\n"),
+            vec!["  a".to_string(), "b".to_string()]
+        );
+        assert!(tidy("\n \n").is_empty());
+    }
+}
