@@ -36,7 +36,7 @@ pub fn detect_with_runner_up(
     whole_file: bool,
 ) -> Option<(&'static Encoding, Option<&'static Encoding>)> {
     let judged = if whole_file {
-        sample
+        cut_short_utf8(sample).unwrap_or(sample)
     } else {
         trim_incomplete_tail(sample)
     };
@@ -70,6 +70,22 @@ pub fn detect_with_runner_up(
         return best_candidate(latin, sample, whole_file);
     }
     best_candidate(candidates(&detector, guess), sample, whole_file)
+}
+
+/// `file` without its last bytes when they are a UTF-8 character cut short (a file caught mid-write, or cut by
+/// `head -c`), so that it is judged as the UTF-8 it is rather than as a legacy encoding; `None` when the file does
+/// not end so. A cut is taken as UTF-8 when at least a lead byte and one continuation byte are left (a legacy text
+/// rarely ends in such a pair), when the rest of the file holds other multi-byte UTF-8 characters, or when the lone
+/// byte left is 0xC2 or 0xC3 (the leads of UTF-8's Latin letters; `Â` or `Ã` rarely end a Latin-1 text). Any other
+/// lone high byte at the end of ASCII text (`caf\xe9` in Latin-1) is left to detection.
+fn cut_short_utf8(file: &[u8]) -> Option<&[u8]> {
+    let trimmed = trim_incomplete_tail(file);
+    let cut = file.len() - trimmed.len();
+    if cut == 0 || std::str::from_utf8(trimmed).is_err() {
+        return None;
+    }
+    let lone_latin_lead = matches!(file.last(), Some(0xc2 | 0xc3));
+    (cut >= 2 || !trimmed.is_ascii() || lone_latin_lead).then_some(trimmed)
 }
 
 /// The top-level domains whose regional guess [`best_candidate`] asks `chardetng` for: each makes the detector
@@ -824,5 +840,25 @@ mod tests {
             })
         );
         assert_eq!(first_unencodable("😀", TextEncoding::Utf8), None);
+    }
+
+    #[test]
+    fn utf8_cut_inside_its_last_character_stays_utf8() {
+        // A file cut by `head -c` inside `é`, or inside an emoji, is UTF-8 with one broken character.
+        assert_eq!(detect(b"Copyright: (C) 2022, Camale\xc3", true), None);
+        assert_eq!(
+            detect(
+                "Camaleón et café, cut inside \u{e9}"
+                    .as_bytes()
+                    .split_last()
+                    .map_or(&[][..], |(_, rest)| rest),
+                true
+            ),
+            None
+        );
+        assert_eq!(detect(b"status: ok \xf0\x9f\x98", true), None);
+        // A lone high byte after ASCII stays a question for detection (Latin-1 `café` without a line break).
+        assert_eq!(cut_short_utf8(b"caf\xe9"), None);
+        assert_eq!(cut_short_utf8(b"ok \xf0\x9f\x98"), Some(&b"ok "[..]));
     }
 }
