@@ -1,5 +1,6 @@
 //! Builds the read-window component (the workspace root crate) for `wasm32-wasip2` and hands its path to the
-//! host crate as `READ_WINDOW_WASM`.
+//! host crate as `READ_WINDOW_WASM`; a copy of it goes to `$OUT_DIR/read_window.wasm` (embedded in the host) and
+//! that copy's SHA-256 (64 lowercase hex digits) to `READ_WINDOW_WASM_SHA256`.
 //!
 //! The nested `cargo build` uses its own target directory (`<workspace>/target/component-build`): sharing the
 //! outer build's directory would deadlock on its lock. Everything the outer cargo passes down that would change
@@ -9,6 +10,8 @@
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use sha2::{Digest, Sha256};
 
 const TARGET: &str = "wasm32-wasip2";
 const PROFILE: &str = "component";
@@ -75,6 +78,21 @@ fn main() {
     }
     let wasm = wasm.canonicalize().unwrap_or(wasm);
     println!("cargo:rustc-env=READ_WINDOW_WASM={}", wasm.display());
+    // The host embeds the component (`include_bytes!` of `$OUT_DIR/read_window.wasm`) and keys its compiled-code
+    // cache by this digest, so a start-up never reads or hashes the wasm itself. The embedded copy and the digest
+    // come from one read: a concurrent build rewriting the component file cannot make them disagree.
+    let bytes = std::fs::read(&wasm)
+        .unwrap_or_else(|e| panic!("could not read the built component {}: {e}", wasm.display()));
+    let digest: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    let out_dir =
+        PathBuf::from(env::var_os("OUT_DIR").unwrap_or_else(|| panic!("OUT_DIR is not set")));
+    let embedded = out_dir.join("read_window.wasm");
+    std::fs::write(&embedded, &bytes)
+        .unwrap_or_else(|e| panic!("could not write {}: {e}", embedded.display()));
+    println!("cargo:rustc-env=READ_WINDOW_WASM_SHA256={digest}");
 }
 
 /// Adds the `wasm32-wasip2` target with rustup when the active toolchain lacks it.

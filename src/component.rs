@@ -63,6 +63,7 @@ fn core_request(request: ReadRequest) -> reader::ReadRequest {
         limit: request.limit,
         column: request.column,
         tail: request.tail.map(u64::from),
+        extract: request.extract,
     }
 }
 

@@ -361,6 +361,14 @@ impl Decoder {
                 }
             }
         }
+        // The common case: the piece is valid UTF-8 (ASCII included). `from_utf8` validates a word at a time,
+        // `utf8_chunks` a byte at a time; both hand the sink the same single piece.
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            if !text.is_empty() {
+                sink(text);
+            }
+            return;
+        }
         let mut chunks = bytes.utf8_chunks().peekable();
         while let Some(chunk) = chunks.next() {
             let valid = chunk.valid();

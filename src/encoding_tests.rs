@@ -96,6 +96,7 @@ fn shift_jis_characters_straddling_the_block_boundary_decode_exactly_and_page_by
                         column: Some(column),
                         limit: Some(1),
                         tail: None,
+                        extract: None,
                     },
                     0,
                 )

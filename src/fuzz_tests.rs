@@ -9,6 +9,16 @@ use crate::config::ConfigInput;
 use crate::native_fs::NativeFileSystem;
 use crate::reader::{read_once, ReadOutcome, ReadRequest, Reader};
 
+/// The case count of a property test whose usual count is `default`: `$READ_WINDOW_FUZZ_CASES` when it is set to a
+/// whole number, else `$PROPTEST_CASES`, else `default`. Lets one long run (`READ_WINDOW_FUZZ_CASES=100000 cargo
+/// test --release ...`) reuse the fixed-count property tests.
+pub(crate) fn fuzz_cases(default: u32) -> u32 {
+    ["READ_WINDOW_FUZZ_CASES", "PROPTEST_CASES"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok()?.trim().parse().ok())
+        .unwrap_or(default)
+}
+
 fn bytes_strategy() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         proptest::collection::vec(any::<u8>(), 0..2_000),
@@ -91,7 +101,7 @@ fn path_strategy() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2_000))]
+    #![proptest_config(ProptestConfig::with_cases(fuzz_cases(2_000)))]
 
     #[test]
     fn no_input_makes_the_reader_panic(
@@ -105,7 +115,7 @@ proptest! {
         let directory = tempfile::tempdir().expect("temp dir");
         std::fs::write(directory.path().join("f.txt"), &bytes).expect("write");
         let mut fs = NativeFileSystem::new(&[(PathBuf::from(directory.path()), "/w".to_string())]);
-        let request = ReadRequest { path, offset, limit, column, tail: None };
+        let request = ReadRequest { path, offset, limit, column, tail: None, extract: None };
         let once = read_once(config.clone(), &mut fs, &request);
         if let Ok(result) = &once {
             prop_assert!(result.window.budget_used <= result.window.budget_limit);

@@ -151,6 +151,10 @@ pub const DEFAULT_ALLOW: &[&str] = &[
 pub struct CredentialPolicy {
     deny: Vec<CredentialRule>,
     allow: Vec<String>,
+    /// The literal runs of each deny pattern (same order), for the quick refusal of [`glob_match`].
+    deny_literals: Vec<Literals>,
+    /// The literal runs of each exception (same order).
+    allow_literals: Vec<Literals>,
 }
 
 impl CredentialPolicy {
@@ -176,7 +180,17 @@ impl CredentialPolicy {
                 .iter()
                 .map(|pattern| anchored(pattern).to_ascii_lowercase()),
         );
-        CredentialPolicy { deny, allow }
+        let deny_literals = deny
+            .iter()
+            .map(|rule| Literals::of(&rule.pattern))
+            .collect();
+        let allow_literals = allow.iter().map(|pattern| Literals::of(pattern)).collect();
+        CredentialPolicy {
+            deny,
+            allow,
+            deny_literals,
+            allow_literals,
+        }
     }
 
     /// The rule that refuses `path` (an absolute guest path), if any.
@@ -187,13 +201,16 @@ impl CredentialPolicy {
         if self
             .allow
             .iter()
-            .any(|pattern| fast_glob::glob_match(pattern, path))
+            .zip(&self.allow_literals)
+            .any(|(pattern, literals)| glob_match(pattern, literals, path))
         {
             return None;
         }
         self.deny
             .iter()
-            .find(|rule| fast_glob::glob_match(&rule.pattern, path))
+            .zip(&self.deny_literals)
+            .find(|(rule, literals)| glob_match(&rule.pattern, literals, path))
+            .map(|(rule, _)| rule)
     }
 
     /// Refuses `path` when a deny rule matches and no exception does; the message's advice fits the rule (a
@@ -212,6 +229,59 @@ impl CredentialPolicy {
             )),
             None => Ok(()),
         }
+    }
+}
+
+/// `fast_glob::glob_match(pattern, path)`, answered `false` at once when `literals` (the literal runs of
+/// `pattern`) say it cannot match. Most reads match no rule, and the check costs a suffix comparison (or a few
+/// substring searches) instead of the matcher's backtracking over the whole path for each of the ~30 rules.
+fn glob_match(pattern: &str, literals: &Literals, path: &str) -> bool {
+    literals.could_match(path) && fast_glob::glob_match(pattern, path)
+}
+
+/// The literal runs of a plain glob pattern (one whose only wildcards are `*`, `**` and `?`): every run must occur
+/// in a matching path, and the run after the last wildcard must end it. A run after a wildcard is kept without its
+/// leading `/` (`**/` also matches no directory at all). A pattern with classes, groups, escapes or a negation is
+/// left to the matcher.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Literals {
+    /// Whether the runs decide anything (the pattern is plain).
+    plain: bool,
+    /// The run after the last wildcard (the whole pattern when it has none).
+    suffix: String,
+    /// The other non-empty runs.
+    inner: Vec<String>,
+}
+
+impl Literals {
+    fn of(pattern: &str) -> Self {
+        let plain = !pattern.contains(['[', ']', '{', '}', '\\', '!']);
+        let mut runs: Vec<String> = pattern
+            .split(['*', '?'])
+            .enumerate()
+            .map(|(at, run)| {
+                if at > 0 {
+                    run.trim_start_matches('/')
+                } else {
+                    run
+                }
+                .to_string()
+            })
+            .collect();
+        let suffix = runs.pop().unwrap_or_default();
+        runs.retain(|run| !run.is_empty());
+        Literals {
+            plain,
+            suffix,
+            inner: runs,
+        }
+    }
+
+    /// Whether `path` may match the pattern (`false` only when it cannot).
+    fn could_match(&self, path: &str) -> bool {
+        !self.plain
+            || (path.ends_with(&self.suffix)
+                && self.inner.iter().all(|run| path.contains(run.as_str())))
     }
 }
 
@@ -826,6 +896,74 @@ fn count_line_feeds(bytes: &[u8], encoding: TextEncoding) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Paths near every default rule (matches, near misses, case variants) and a few ordinary ones.
+    fn credential_probe_paths() -> Vec<String> {
+        let mut paths = vec![
+            "/".to_string(),
+            ".env".to_string(),
+            "/w/src/main.rs".to_string(),
+            "/w/.env".to_string(),
+            "/w/.env.local".to_string(),
+            "/w/.env.example".to_string(),
+            "/w/my.env".to_string(),
+            "/w/.envrc.d/x".to_string(),
+            "/home/u/.ssh/id_rsa".to_string(),
+            "/home/u/.ssh/id_rsa.pub".to_string(),
+            "/home/u/.ssh/xid_rsa".to_string(),
+            "/etc/ssh/ssh_host_ed25519_key".to_string(),
+            "/etc/ssh/ssh_host_key".to_string(),
+            "/etc/shadow".to_string(),
+            "/etc/shadow-".to_string(),
+            "/x/etc/security/opasswd".to_string(),
+            "/w/server.key".to_string(),
+            "/w/server.key/notes.txt".to_string(),
+            "/w/.aws/credentials".to_string(),
+            "/w/.aws/credentials.bak".to_string(),
+        ];
+        for (pattern, _) in DEFAULT_DENY {
+            let plain = pattern.replace("**/", "").replace('*', "x");
+            paths.push(format!("/w/{plain}"));
+            paths.push(format!("/w/{plain}/inner"));
+            paths.push(format!("/w/{plain}.old"));
+            paths.push(format!("/{plain}"));
+        }
+        paths
+    }
+
+    #[test]
+    fn the_literal_prefilter_never_changes_a_credential_verdict() {
+        let extra = [
+            "secrets/**".to_string(),
+            "**/*.{pem,p12}".to_string(),
+            "**/token?.txt".to_string(),
+        ];
+        let policy = CredentialPolicy::new(&extra, &["**/keep/*.key".to_string()]);
+        let patterns: Vec<&str> = policy
+            .deny
+            .iter()
+            .map(|rule| rule.pattern.as_str())
+            .chain(policy.allow.iter().map(String::as_str))
+            .collect();
+        let mut paths = credential_probe_paths();
+        paths.extend([
+            "/w/secrets/a".to_string(),
+            "/w/a.pem".to_string(),
+            "/w/token1.txt".to_string(),
+            "/w/keep/a.key".to_string(),
+        ]);
+        let mut matched = 0;
+        for path in &paths {
+            let path = path.to_ascii_lowercase();
+            for pattern in &patterns {
+                let slow = fast_glob::glob_match(pattern, &path);
+                let fast = glob_match(pattern, &Literals::of(pattern), &path);
+                assert_eq!(fast, slow, "{pattern} on {path}");
+                matched += usize::from(slow);
+            }
+        }
+        assert!(matched > 40, "the probe paths match rules: {matched}");
+    }
 
     #[test]
     fn device_names_are_refused_and_ordinary_files_are_not() {

@@ -237,7 +237,7 @@ fn check_hint(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(crate::fuzz_tests::fuzz_cases(300)))]
 
     #[test]
     fn every_hint_says_what_its_fields_say(

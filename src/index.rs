@@ -229,7 +229,9 @@ impl LongLineRecorder {
             start,
             spacing: COLUMN_CHECKPOINT_BYTES,
             last: start,
-            checkpoints: vec![(0, start)],
+            // The first checkpoint, (0, start), is added with the second: most lines are short and never get one,
+            // so a window of 2,000 lines allocates no list per line.
+            checkpoints: Vec::new(),
         }
     }
 
@@ -237,6 +239,9 @@ impl LongLineRecorder {
     pub fn offer(&mut self, chars: u64, offset: u64) {
         if offset < self.last + self.spacing {
             return;
+        }
+        if self.checkpoints.is_empty() {
+            self.checkpoints.push((0, self.start));
         }
         if self.checkpoints.len() >= MAX_COLUMN_CHECKPOINTS {
             let mut kept = 0;
@@ -253,10 +258,14 @@ impl LongLineRecorder {
 
     /// The long line, if the line ending at `end` (exclusive of its line feed) was long enough to keep.
     pub fn finish(self, total_chars: u64, end: u64, next_line_offset: u64) -> Option<LongLine> {
-        (end.saturating_sub(self.start) > LONG_LINE_BYTES).then_some(LongLine {
+        (end.saturating_sub(self.start) > LONG_LINE_BYTES).then(|| LongLine {
             total_chars,
             next_line_offset,
-            checkpoints: self.checkpoints,
+            checkpoints: if self.checkpoints.is_empty() {
+                vec![(0, self.start)]
+            } else {
+                self.checkpoints
+            },
         })
     }
 }

@@ -334,7 +334,7 @@ fn reconstruct(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(crate::fuzz_tests::fuzz_cases(400)))]
 
     #[test]
     fn following_cursors_reconstructs_the_file(
@@ -406,7 +406,7 @@ fn a_long_multibyte_line_is_readable_to_its_end_through_its_checkpoints() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(crate::fuzz_tests::fuzz_cases(300)))]
 
     /// A continuation (a read from inside a line, at any column) and the continuations its cursor names read exactly
     /// the rest of that line: each window starts where the last one stopped, nothing is lost or repeated, each

@@ -54,6 +54,10 @@ pub struct ReadRequest {
     /// Read the last `tail` lines instead (at most `limit` and `max_lines`): the window ends at the file's last
     /// line. 0 is an error, and so is a `tail` with an `offset` past 1 or a `column` past 0 (their defaults are accepted).
     pub tail: Option<u64>,
+    /// Whether a document is read as its extracted text; `None` means yes. `Some(false)` reads the file's own
+    /// bytes as any other file: a notebook as its JSON, a `.docx` that is plain text as that text, and a binary
+    /// container (zip, OLE, PDF) is then refused as `binary`.
+    pub extract: Option<bool>,
 }
 
 /// What the budget counts.
@@ -324,7 +328,9 @@ fn shape_of(config: &Config) -> u64 {
 
 /// What a window says, hashed: content, cursor and line count (so a grown file is not "unchanged").
 fn window_hash(window: &Window) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    // rustc-hash hashes the content a word at a time (SipHash, the default, a byte at a time costs as much as
+    // building a page); the hash never leaves the session.
+    let mut hasher = rustc_hash::FxHasher::default();
     window.content.hash(&mut hasher);
     window.total_lines.hash(&mut hasher);
     window.next_offset.hash(&mut hasher);
@@ -757,10 +763,15 @@ fn open_and_index<F: FileSystem + ?Sized>(
     requested: &str,
     cached: Option<LineIndex>,
     documents: &mut DocumentCache,
+    extract: bool,
 ) -> Result<Opened<FileOrText<F::File>>, ReadError> {
     let io = |error: FsError| error.into_read_error(requested);
     let file = fs.open(resolved.root, &resolved.relative).map_err(io)?;
-    let (file, document) = document_source(file, resolved, requested, documents)?;
+    let (file, document) = if extract {
+        document_source(file, resolved, requested, documents)?
+    } else {
+        (FileOrText::File(file), None)
+    };
     // A document's lines are those of its extracted text: the index is built over the text, and kept only for the
     // same version of the file (the cache gives the same text for it).
     let text_resolved;
@@ -782,7 +793,15 @@ fn open_and_index<F: FileSystem + ?Sized>(
         None => (resolved, cached),
     };
     let identity = identity_of(resolved);
-    // Files of one block are rescanned: the scan is the one read the window needs anyway.
+    // A file of one block indexed at the same version is checked by its content print (a read of the block the
+    // window needs anyway, hashed 8 bytes a step) rather than sniffed and scanned again; a print that differs (a
+    // rewrite under the same size and modification time) rescans it.
+    let (small, cached) = match cached {
+        Some(index) if identity.size <= BLOCK_BYTES as u64 && index.identity == Some(identity) => {
+            (Some(index), None)
+        }
+        other => (None, other),
+    };
     let candidate = cached.filter(|index| {
         index.identity.is_some_and(|known| {
             known == identity
@@ -795,6 +814,20 @@ fn open_and_index<F: FileSystem + ?Sized>(
     let mut scanner = Scanner::new(CrAsLf::new(file), TextEncoding::Utf8);
     scanner.set_size_hint(resolved.stat.size);
     let mut reusable = None;
+    if let Some(index) = small {
+        scanner.set_encoding(index.encoding());
+        scanner.source_mut().set_active(index.splits_on_cr());
+        let print = print_prefix(
+            &mut scanner,
+            index.encoding(),
+            index.data_start(),
+            index.scanned_bytes(),
+        )
+        .map_err(io)?;
+        if index.scanned_bytes() == identity.size && print == index.content_print() {
+            reusable = Some(index);
+        }
+    }
     if let Some(index) = candidate {
         scanner.set_encoding(index.encoding());
         scanner.source_mut().set_active(index.splits_on_cr());
@@ -843,6 +876,24 @@ fn read_whole<S: ByteSource>(file: &mut S, size: u64) -> Result<Vec<u8>, FsError
     Ok(bytes)
 }
 
+/// Bytes of a file's start read first to tell a document from any other file: a container's magic number and a
+/// PDF's `%PDF-` header lie within them (see [`document::candidate`]); only a JSON object is read further (its first
+/// block), for a notebook's `"nbformat"`.
+const HEAD_PROBE_BYTES: usize = 1024;
+
+/// The first bytes of `file` that [`document::candidate`] needs: [`HEAD_PROBE_BYTES`], or the first block when the
+/// probe may start a notebook (a JSON object, or a probe of whitespace only), whose `"nbformat"` key is looked for
+/// in the whole block. The verdict is the one the first block gives.
+fn document_head<S: ByteSource>(file: &mut S) -> Result<Vec<u8>, FsError> {
+    let mut head = Vec::new();
+    file.read_at(0, HEAD_PROBE_BYTES, &mut head)?;
+    let first = head.iter().find(|byte| !byte.is_ascii_whitespace());
+    if head.len() >= HEAD_PROBE_BYTES && matches!(first, None | Some(b'{')) {
+        file.read_at(0, BLOCK_BYTES, &mut head)?;
+    }
+    Ok(head)
+}
+
 /// The source a read windows: the file, or, when its content (then its name) says it is a document, the text
 /// extracted from it (from `documents` when this version was extracted before). Errors: the document's typed
 /// error (`too_large`, `malformed_document`, `encrypted_document`; `binary` for a format not extracted).
@@ -853,23 +904,33 @@ fn document_source<S: ByteSource>(
     documents: &mut DocumentCache,
 ) -> Result<(FileOrText<S>, Option<std::sync::Arc<ExtractedDocument>>), ReadError> {
     let io = |error: FsError| error.into_read_error(requested);
-    let mut head = Vec::new();
-    file.read_at(0, BLOCK_BYTES, &mut head).map_err(io)?;
+    let head = document_head(&mut file).map_err(io)?;
     if document::candidate(&head, &resolved.path) == Candidate::No {
         return Ok((FileOrText::File(file), None));
     }
-    let version = (resolved.stat.size, resolved.stat.modified_ns);
+    let limits = ExtractionLimits::default();
+    let size = resolved.stat.size;
+    // The content's fingerprint is part of the version: a document replaced by another of the same size and
+    // modification time (`cp -p`, `rsync -a`, an unzip) is extracted again, not shown from the cache.
+    let (fingerprint, whole) = if size > limits.max_input_bytes {
+        (0, None)
+    } else {
+        document_fingerprint(&mut file, size).map_err(io)?
+    };
+    let version = (size, resolved.stat.modified_ns, fingerprint);
     let extraction = match documents.get(&resolved.path, version) {
         Some(extraction) => Some(extraction),
         None => {
-            let limits = ExtractionLimits::default();
-            let extraction = if resolved.stat.size > limits.max_input_bytes {
+            let extraction = if size > limits.max_input_bytes {
                 Err(document::DocumentError::too_large(format!(
-                    "{requested} is {} bytes, over the cap of {} bytes for documents, so it is not extracted",
-                    resolved.stat.size, limits.max_input_bytes
+                    "{requested} is {size} bytes, over the cap of {} bytes for documents, so it is not extracted",
+                    limits.max_input_bytes
                 )))
             } else {
-                let bytes = read_whole(&mut file, resolved.stat.size).map_err(io)?;
+                let bytes = match whole {
+                    Some(bytes) => bytes,
+                    None => read_whole(&mut file, size).map_err(io)?,
+                };
                 documents.extractions += 1;
                 extract_document(&bytes, &resolved.path, &limits)
             };
@@ -893,8 +954,47 @@ fn document_source<S: ByteSource>(
             FileOrText::Text(MemorySource::new(document.text.as_bytes())),
             Some(document),
         )),
-        Some(Err(error)) => Err(document_error(error, requested, &resolved.path)),
+        Some(Err(error)) => Err(document_error(
+            error,
+            requested,
+            &resolved.path,
+            document::is_binary_container(&head).is_some(),
+        )),
     }
+}
+
+/// Files of at most this many bytes are fingerprinted whole; larger ones by their first and last
+/// `DOCUMENT_FINGERPRINT_BYTES / 2` (a zip's central directory, at its end, holds the CRC-32 of every part).
+const DOCUMENT_FINGERPRINT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The fingerprint of a document file of `size` bytes (FxHash of its bytes, or of its head and tail when it is
+/// over [`DOCUMENT_FINGERPRINT_BYTES`]), and its bytes when they were read whole.
+fn document_fingerprint<S: ByteSource>(
+    file: &mut S,
+    size: u64,
+) -> Result<(u64, Option<Vec<u8>>), FsError> {
+    use std::hash::Hasher;
+    let mut hasher = rustc_hash::FxHasher::default();
+    if size <= DOCUMENT_FINGERPRINT_BYTES {
+        let bytes = read_whole(file, size)?;
+        hasher.write(&bytes);
+        return Ok((hasher.finish(), Some(bytes)));
+    }
+    let half = DOCUMENT_FINGERPRINT_BYTES / 2;
+    let mut chunk = Vec::new();
+    for start in [0, size - half] {
+        let mut at = start;
+        while at < start + half {
+            file.read_at(at, BLOCK_BYTES, &mut chunk)?;
+            if chunk.is_empty() {
+                break;
+            }
+            let take = chunk.len().min((start + half - at) as usize);
+            hasher.write(chunk.get(..take).unwrap_or_default());
+            at += take as u64;
+        }
+    }
+    Ok((hasher.finish(), None))
 }
 
 /// Extracts a document (see [`document::extract`]); without the `documents` feature nothing is a document.
@@ -917,15 +1017,26 @@ fn extract_document(
 }
 
 /// The read error of a document that could not be extracted, with the next move for the model.
-fn document_error(error: document::DocumentError, requested: &str, path: &str) -> ReadError {
+/// `container`: the file is a zip, OLE or PDF container, whose bytes read with extract=false are binary too, so the
+/// advice for a malformed document leaves that out.
+fn document_error(
+    error: document::DocumentError,
+    requested: &str,
+    path: &str,
+    container: bool,
+) -> ReadError {
     let (kind, advice) = match error.kind {
+        DocumentErrorKind::Malformed if container => (
+            ErrorKind::MalformedDocument,
+            "It cannot be extracted as it is: check what the file really is (`file` on it), or ask for a good copy.",
+        ),
         DocumentErrorKind::TooLarge => (
             ErrorKind::TooLarge,
             "Extract the part you need with a tool outside read-window (or split the file), then read that.",
         ),
         DocumentErrorKind::Malformed => (
             ErrorKind::MalformedDocument,
-            "It cannot be extracted as it is: check what the file really is (`file` on it), or ask for a good copy.",
+            "It cannot be extracted as it is: read its bytes as a file with extract=false (a file named like a document that holds text or JSON reads that way), check what it really is (`file` on it), or ask for a good copy.",
         ),
         DocumentErrorKind::Encrypted => (
             ErrorKind::EncryptedDocument,
@@ -958,6 +1069,30 @@ fn binary_container<F: FileSystem + ?Sized>(
     let mut head = Vec::new();
     file.read_at(0, 1024, &mut head).ok()?;
     document::is_binary_container(&head)
+}
+
+/// The size in bytes of the existing regular file at `path` when it is a Jupyter notebook (JSON with `nbformat`
+/// and its cells, whatever its name), read whole up to the documents' input cap; `None` for anything else.
+fn existing_notebook<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    working_directory: &str,
+    path: &str,
+) -> Option<u64> {
+    let absolute = normalize(path, working_directory);
+    let resolved = resolve(fs, path, &absolute).ok()?;
+    let size = resolved.stat.size;
+    if resolved.stat.kind != FileKind::Regular || size > ExtractionLimits::default().max_input_bytes
+    {
+        return None;
+    }
+    let mut file = fs.open(resolved.root, &resolved.relative).ok()?;
+    let mut head = Vec::new();
+    file.read_at(0, 64, &mut head).ok()?;
+    if head.iter().find(|byte| !byte.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let bytes = read_whole(&mut file, size).ok()?;
+    document::is_notebook(&bytes).then_some(size)
 }
 
 /// Adds what a read of a document reports to `result`: the document facts, and the hint's clause on its parts.
@@ -1273,6 +1408,32 @@ pub fn read_once<F: FileSystem + ?Sized>(
     fs: &mut F,
     request: &ReadRequest,
 ) -> Result<ReadResult, ReadError> {
+    read_once_as_asked(config, fs, request).map_err(|error| raw_bytes_error(error, request))
+}
+
+/// A `binary` refusal of a read with `extract` false says what that asked for: the file's own bytes, which are
+/// not text, so the model drops `extract` to read the text extracted from the document (the refusal written for
+/// a read without `extract` speaks of extraction as if it were not available). Any other error as it is.
+fn raw_bytes_error(error: ReadError, request: &ReadRequest) -> ReadError {
+    if request.extract != Some(false) || error.kind != ErrorKind::Binary {
+        return error;
+    }
+    let path = error.path.clone().unwrap_or_else(|| request.path.clone());
+    let shown = crate::text::path_in_prose(&path);
+    ReadError {
+        message: format!(
+            "{shown} is binary: extract=false asks for the file's own bytes, and they are not text. Leave extract out (it defaults to true) to read the text read-window extracts from a document (notebooks, Word, Excel, PowerPoint, OpenDocument, EPUB and PDF files)."
+        ),
+        ..error
+    }
+}
+
+/// [`read_once`] without the rewording of [`raw_bytes_error`].
+fn read_once_as_asked<F: FileSystem + ?Sized>(
+    config: ConfigInput,
+    fs: &mut F,
+    request: &ReadRequest,
+) -> Result<ReadResult, ReadError> {
     let (config, warnings) = Config::resolve(config);
     let policy = CredentialPolicy::new(&config.deny_patterns, &config.allow_patterns);
     let prepared = prepare(&config, fs, request)?;
@@ -1295,6 +1456,7 @@ pub fn read_once<F: FileSystem + ?Sized>(
             &request.path,
             None,
             &mut DocumentCache::new(),
+            request.extract != Some(false),
         )
         .map_err(|error| error.at_path(&resolved.path))?;
         let mut result = window_result(
@@ -1354,7 +1516,9 @@ impl Reader {
         request: &ReadRequest,
         now_ms: u64,
     ) -> Result<ReadOutcome, ReadError> {
-        let outcome = self.read_through_memory(fs, request, now_ms);
+        let outcome = self
+            .read_through_memory(fs, request, now_ms)
+            .map_err(|error| raw_bytes_error(error, request));
         if let Err(error) = &outcome {
             // A failed read is a read of something else: the run of repeated reads is broken.
             if error.kind != ErrorKind::LoopBlocked {
@@ -1401,8 +1565,15 @@ impl Reader {
             empty_result(&self.config, &resolved)
         } else {
             let cached = self.memory.take_file(&resolved.path);
-            let mut opened = open_and_index(fs, &resolved, requested, cached, &mut self.documents)
-                .map_err(|error| error.at_path(&resolved.path))?;
+            let mut opened = open_and_index(
+                fs,
+                &resolved,
+                requested,
+                cached,
+                &mut self.documents,
+                request.extract != Some(false),
+            )
+            .map_err(|error| error.at_path(&resolved.path))?;
             let density = self.memory.density(&resolved.path);
             let outcome = window_result(
                 &mut opened,
@@ -1513,7 +1684,9 @@ impl Reader {
         self.documents.forget(&resolved);
     }
 
-    /// Checks text the model wants written to `path` (`EchoedOutput` when refused). Refused: text holding two or
+    /// Checks text the model wants written to `path` (`EchoedOutput` when refused). `BinaryDocument`: `path` is an
+    /// existing binary document (a zip or OLE container, a PDF), or a Jupyter notebook and the text is not notebook
+    /// JSON (the text the model holds of either is an extraction). Refused: text holding two or
     /// more consecutive lines equal to `N|line` lines this session returned (of any file, anywhere in the text,
     /// whatever is around them; the message names the lines of the text); text holding output of this component
     /// (a stub, a block message, a warning, a clamp or budget marker: all start with `MARKER_PREFIX`); and text
@@ -1531,10 +1704,21 @@ impl Reader {
             return Err(ReadError::new(
                 ErrorKind::BinaryDocument,
                 format!(
-                    "{path} is {what}, not a text file: the text you hold of it is an extraction (what read-window showed you), and writing it over the file would destroy the document. Leave {path} as it is: write the text to a new file (for example a .md or .txt beside it), or change the document with a tool made for its format (python-docx, openpyxl, python-pptx, a PDF editor)."
+                    "{path} is {what}, not a text file: any text you hold of it is an extraction (what read-window shows of it), and writing it over the file would destroy the document. Leave {path} as it is: write the text to a new file (for example a .md or .txt beside it), or change the document with a tool made for its format (python-docx, openpyxl, python-pptx, a PDF editor)."
                 ),
             )
             .at_path(path));
+        }
+        if let Some(size) = existing_notebook(fs, &working_directory(&self.config, fs), path) {
+            if !document::is_notebook(text.as_bytes()) {
+                return Err(ReadError::new(
+                    ErrorKind::BinaryDocument,
+                    format!(
+                        "{path} is a Jupyter notebook ({size} bytes of JSON) and the text for it is not notebook JSON: what read-window showed you of it (`# [cell N]` headers, outputs) is an extraction, and writing it would replace the notebook's cells, outputs and metadata. To change the notebook, read its JSON with extract=false and write back the whole JSON with your edit, or edit it with a notebook tool (nbformat, jupytext, jq)."
+                    ),
+                )
+                .at_path(path));
+            }
         }
         if let Some(run) = self.returned.echoed_run(text) {
             return Err(ReadError::new(
@@ -1695,7 +1879,8 @@ impl Reader {
         limit: u64,
     ) -> Result<u64, ReadError> {
         let cached = self.memory.take_file(&resolved.path);
-        let mut opened = open_and_index(fs, resolved, requested, cached, &mut self.documents)?;
+        let mut opened =
+            open_and_index(fs, resolved, requested, cached, &mut self.documents, true)?;
         let io = |error: crate::error::FsError| error.into_read_error(requested);
         let estimate = {
             let scanner = &mut opened.scanner;
@@ -1892,6 +2077,7 @@ mod stub_and_miss_tests {
             limit,
             column,
             tail: None,
+            extract: None,
         }
     }
 
@@ -2028,6 +2214,7 @@ mod returned_and_change_tests {
             limit: Some(limit),
             column: None,
             tail: None,
+            extract: None,
         };
         reader.read(fs, &request, 0).unwrap()
     }
@@ -2143,6 +2330,64 @@ mod returned_and_change_tests {
                 stub.message
             ),
             other => panic!("not a stub: {other:?}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod document_head_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The verdict of the whole first block, as every read made it before the probe.
+    fn block_verdict(bytes: &[u8], name: &str) -> Candidate {
+        let mut head = Vec::new();
+        let _ = MemorySource::new(bytes).read_at(0, BLOCK_BYTES, &mut head);
+        document::candidate(&head, name)
+    }
+
+    fn probe_verdict(bytes: &[u8], name: &str) -> Candidate {
+        let head = document_head(&mut MemorySource::new(bytes)).unwrap_or_default();
+        document::candidate(&head, name)
+    }
+
+    #[test]
+    fn the_head_probe_gives_the_first_blocks_verdict() {
+        let late_key = format!("{{\"cells\": [\"{}\"], \"nbformat\": 4}}", "x".repeat(3000));
+        let padded = format!("{}{{\"nbformat\": 4}}", " ".repeat(2000));
+        let late_pdf = format!("{}%PDF-1.7", "y".repeat(2000));
+        let early_pdf = format!("{}%PDF-1.7", "y".repeat(900));
+        let cases: [(&[u8], &str); 8] = [
+            (late_key.as_bytes(), "a.json"),
+            (padded.as_bytes(), "a.json"),
+            (late_pdf.as_bytes(), "a.txt"),
+            (early_pdf.as_bytes(), "a.txt"),
+            (b"PK\x03\x04rest", "a.bin"),
+            (b"plain text\n", "a.txt"),
+            (b"plain text\n", "report.docx"),
+            (b"", "a.txt"),
+        ];
+        for (bytes, name) in cases {
+            assert_eq!(
+                probe_verdict(bytes, name),
+                block_verdict(bytes, name),
+                "{name}: {:?}",
+                bytes.get(..40)
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_file_start_gets_the_first_blocks_verdict(
+            pad in 0usize..3000,
+            pad_byte in prop::sample::select(vec![b' ', b'\n', b'x', b'{']),
+            tail in prop::sample::select(vec!["{\"nbformat\": 4}", "%PDF-1.4", "PK\u{3}\u{4}", "text", "\"nbformat\""]),
+            name in prop::sample::select(vec!["a.txt", "a.ipynb", "a.pdf", "a"]),
+        ) {
+            let mut bytes = vec![pad_byte; pad];
+            bytes.extend_from_slice(tail.as_bytes());
+            prop_assert_eq!(probe_verdict(&bytes, name), block_verdict(&bytes, name));
         }
     }
 }

@@ -275,7 +275,15 @@ fn sniff_sample(
     } else {
         trim_incomplete_tail(sample)
     };
-    let (text, replaced) = decode_all(TextEncoding::Utf8, judged);
+    // Valid UTF-8 (the common case, checked a word at a time) has nothing replaced, and its character count is
+    // never needed: only a sample with replacements is decoded, for its share of them.
+    let (chars, replaced) = match std::str::from_utf8(judged) {
+        Ok(_) => (0, 0),
+        Err(_) => {
+            let (text, replaced) = decode_all(TextEncoding::Utf8, judged);
+            (text.chars().count() as u64, replaced)
+        }
+    };
     let has_nul = memchr::memchr(0, sample).is_some();
     // A magic number names the type only when the sample is not clean text: a note that starts "ID3 notes" or
     // "RIFF raff" is text, and every binary format has a NUL or an invalid UTF-8 byte in its first 8 KiB.
@@ -284,7 +292,8 @@ fn sniff_sample(
             return Verdict::Binary { kind };
         }
     }
-    if let Some(encoding) = utf16_without_bom(sample) {
+    // UTF-16 without a byte order mark shows as NUL bytes in every other place: without a NUL it cannot be.
+    if let Some(encoding) = has_nul.then(|| utf16_without_bom(sample)).flatten() {
         return Verdict::Text {
             encoding,
             bom_bytes: 0,
@@ -304,7 +313,6 @@ fn sniff_sample(
             };
         }
     }
-    let chars = text.chars().count() as u64;
     if replaced > 0 && replaced * 10 > chars * 3 {
         return Verdict::Binary {
             kind: "binary data (over 30% of it is not valid UTF-8 or UTF-16)",
@@ -342,6 +350,46 @@ pub fn trim_incomplete_tail(sample: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    mod fast_paths {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn text_bytes() -> impl Strategy<Value = Vec<u8>> {
+            proptest::collection::vec(
+                prop::sample::select(vec!["a", " ", "\n", "é", "日本", "🦀", "\u{1b}[0m", "\t"]),
+                0..400,
+            )
+            .prop_map(|pieces| pieces.concat().into_bytes())
+        }
+
+        proptest! {
+            /// The sniff skips the lossy decode of valid UTF-8: the decode would replace nothing.
+            #[test]
+            fn valid_utf8_decodes_with_nothing_replaced(bytes in text_bytes(), cut in 0usize..4) {
+                let bytes = &bytes[..bytes.len().saturating_sub(cut)];
+                let judged = trim_incomplete_tail(bytes);
+                if std::str::from_utf8(judged).is_ok() {
+                    prop_assert_eq!(decode_all(TextEncoding::Utf8, judged).1, 0);
+                }
+            }
+
+            /// The sniff skips the UTF-16 census of a sample without NUL bytes: it would find no UTF-16.
+            #[test]
+            fn no_nul_byte_means_no_utf16_guess(bytes in proptest::collection::vec(1u8..=255, 0..600)) {
+                prop_assert_eq!(utf16_without_bom(&bytes), None);
+            }
+
+            /// Text of every kind gets the verdict it got before the fast paths: UTF-8, no byte order mark.
+            #[test]
+            fn utf8_text_is_utf8(bytes in text_bytes()) {
+                prop_assert_eq!(
+                    sniff(&bytes, true),
+                    Verdict::Text { encoding: TextEncoding::Utf8, bom_bytes: 0 }
+                );
+            }
+        }
+    }
 
     fn is_text(verdict: Verdict) -> bool {
         matches!(verdict, Verdict::Text { .. })

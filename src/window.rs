@@ -217,6 +217,26 @@ pub fn decimal_digits(number: u64) -> u64 {
     u64::from(number.checked_ilog10().unwrap_or(0)) + 1
 }
 
+/// Appends the gutter `N|` of line `line` to `content`: the digits as `format!("{line}|")` writes them, without
+/// the formatting machinery (a page writes 2,000 of them).
+fn push_gutter(content: &mut String, line: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = line;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &digit in digits.get(at..).unwrap_or_default() {
+        content.push(char::from(digit));
+    }
+    content.push('|');
+}
+
 /// Receives the decoded text of one line: skips the start column, keeps the first characters, counts the rest,
 /// and holds back a carriage return until it knows whether a line feed follows.
 ///
@@ -639,6 +659,9 @@ pub fn read_window<S: ByteSource>(
     let mut decoder = Decoder::new(index.encoding());
     let mut line = request.offset;
     let mut column = request.column;
+    // The kept text of a line shown whole, cleared and handed to the next line's sink: one allocation a window,
+    // not one a line.
+    let mut spare = String::new();
     while line <= total_lines {
         if window.lines_returned >= request.limit {
             window.mark(Truncation::Limit);
@@ -669,7 +692,7 @@ pub fn read_window<S: ByteSource>(
                 base_byte,
             )
         });
-        let (sink, line_replaced) = match known {
+        let (mut sink, line_replaced) = match known {
             Some((total_chars, next_line_offset, base_chars, base_byte)) => {
                 // A long line read before: start at the column checkpoint, stop once the window has its
                 // characters, and take the length and the next line's start from what was learned.
@@ -698,6 +721,7 @@ pub fn read_window<S: ByteSource>(
             }
             None => {
                 let mut sink = LineSink::new(column, keep, meter.token_stop(remaining_units));
+                sink.kept = std::mem::take(&mut spare);
                 let mut recorder = LongLineRecorder::new(line_start);
                 let mut consumed = 0u64;
                 let replaced_before = decoder.replaced();
@@ -738,6 +762,8 @@ pub fn read_window<S: ByteSource>(
                     window.end_line = line;
                     line += 1;
                     column = 0;
+                    spare = std::mem::take(&mut sink.kept);
+                    spare.clear();
                     continue;
                 }
             }
@@ -826,7 +852,6 @@ fn column_past_end(column: u64, line: u64, line_chars: u64, path: &str) -> ReadE
 /// unit of budget has cost so far, with 2% to spare. A window that stops early (its limit, the end of the file)
 /// holds at most twice its content, as with doubling.
 fn push_line(window: &mut Window, limit_units: u64, line: u64, text: &str, marker: &str) {
-    use std::fmt::Write;
     let gutter = usize::try_from(decimal_digits(line)).unwrap_or(20) + 1;
     let content = &mut window.content;
     let needed = content
@@ -855,7 +880,7 @@ fn push_line(window: &mut Window, limit_units: u64, line: u64, text: &str, marke
         };
         content.reserve_exact(target.max(needed) - content.len());
     }
-    let _ = write!(content, "{line}|");
+    push_gutter(content, line);
     content.push_str(text);
     content.push_str(marker);
     content.push('\n');
@@ -866,6 +891,45 @@ mod tests {
     use super::*;
     use crate::decode::TextEncoding;
     use crate::source::MemorySource;
+
+    #[test]
+    fn the_gutter_is_written_as_format_writes_it() {
+        let mut numbers = vec![0, 1, 9, 10, 99, 100, 2_000, 999_999, u64::MAX - 1, u64::MAX];
+        numbers.extend((0..64).map(|shift| 1u64 << shift));
+        numbers.extend((1..20).map(|power| 10u64.pow(power) - 1));
+        for number in numbers {
+            let mut content = String::from("x");
+            push_gutter(&mut content, number);
+            assert_eq!(content, format!("x{number}|"));
+        }
+    }
+
+    #[test]
+    fn lines_after_a_long_clamped_line_read_as_they_do_alone() {
+        // The kept text of each line is reused by the next: a short line after a long one, a long one after short
+        // ones, and multibyte text give the lines they give when each is read alone.
+        let lines = [
+            "short".to_string(),
+            "é".repeat(3_000),
+            "tail".to_string(),
+            "日本語".repeat(10),
+            String::new(),
+            "x".repeat(1_999),
+        ];
+        let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+        let whole = read(&text, 1, 0, 2_000, &settings(2_000, 100_000)).unwrap();
+        let mut joined = String::new();
+        for number in 1..=lines.len() as u64 {
+            joined.push_str(
+                &read(&text, number, 0, 1, &settings(2_000, 100_000))
+                    .unwrap()
+                    .content,
+            );
+        }
+        assert_eq!(whole.content, joined);
+        assert_eq!(whole.clamped_lines.len(), 1);
+        assert_eq!(whole.clamped_lines[0].line, 2);
+    }
 
     fn settings(max_line_chars: u64, budget_chars: u64) -> WindowSettings {
         WindowSettings {

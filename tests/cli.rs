@@ -398,3 +398,71 @@ fn session_mode_takes_tail_and_numbers_as_models_send_them() {
         "`offset` must be a line number from 1 (0 is read as 1) up to the file's line count, as a JSON number; got the string \"two\""
     );
 }
+
+/// One `read` with its own cache directory and the timings on: its stdout, and whether the compiled component came
+/// from the cache (`cache_hit_us` in the timings line) or was compiled (`cache_miss_us`).
+fn read_with_cache(cache: &std::path::Path, root: &str, path: &str) -> (String, bool) {
+    let output = read_window()
+        .args([
+            "--root", root, "read", path, "--offset", "2", "--limit", "2",
+        ])
+        .env("XDG_CACHE_HOME", cache)
+        .env("READ_WINDOW_TIMINGS", "1")
+        .env_remove("READ_WINDOW_WASM")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let timings = stderr
+        .lines()
+        .find(|line| line.starts_with("read-window: timings: "))
+        .unwrap_or_else(|| panic!("no timings line in {stderr:?}"));
+    let hit = timings.contains(" cache_hit_us=");
+    assert!(hit || timings.contains(" cache_miss_us="), "{timings}");
+    (String::from_utf8(output.stdout).unwrap(), hit)
+}
+
+#[test]
+fn a_compiled_component_written_to_in_the_cache_is_recompiled_and_the_answer_stays_right() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    let path = sandbox.write("notes.txt", "alpha\nbeta\ngamma\ndelta\n");
+    let cache = tempfile::tempdir().unwrap();
+    let expected = format!(
+        "2|beta\n3|gamma\n\nShowing lines 2-3 of 4 in {path} (the limit of 2 lines). Use offset=4 to continue.\n"
+    );
+    assert_eq!(
+        read_with_cache(cache.path(), &root, &path),
+        (expected.clone(), false)
+    );
+    assert_eq!(
+        read_with_cache(cache.path(), &root, &path),
+        (expected.clone(), true)
+    );
+
+    // Write over the middle of the compiled code, as a stray write would: the entry's modification time leaves
+    // its stamp, so the next start compiles again instead of running the damaged code, and replaces the entry.
+    let dir = cache.path().join("read-window");
+    let entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "cwasm"))
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let len = std::fs::metadata(&entries[0]).unwrap().len();
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&entries[0])
+        .unwrap();
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(len / 2)).unwrap();
+    file.write_all(&[0xcc; 4096]).unwrap();
+    drop(file);
+    assert_eq!(
+        read_with_cache(cache.path(), &root, &path),
+        (expected.clone(), false)
+    );
+    assert_eq!(
+        read_with_cache(cache.path(), &root, &path),
+        (expected, true)
+    );
+}

@@ -286,7 +286,7 @@ mod no_traps {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(ProptestConfig::with_cases(super::common::fuzz_cases(64)))]
 
         /// Random bytes, random requests and random configs through the real component: every answer is a
         /// window, a stub or a typed error, never a host error (a trap, a deadline, the memory cap).

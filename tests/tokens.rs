@@ -30,7 +30,7 @@ fn line_strategy() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(common::fuzz_cases(24)))]
 
     // Stays in Rust: a property test over random files and configs, which a fixed scenario file cannot express.
     #[test]

@@ -42,7 +42,7 @@
 //!
 //! | op | fields |
 //! | --- | --- |
-//! | `read` | `path` (string), `offset`, `limit`, `column`, `tail` (optional non-negative integers, taken as models send them: `null` and `""` absent, `"40"` read as 40 with a note in `warnings`) |
+//! | `read` | `path` (string), `offset`, `limit`, `column`, `tail` (optional non-negative integers, taken as models send them: `null` and `""` absent, `"40"` read as 40 with a note in `warnings`), `extract` (optional boolean, default true: false reads a document's own bytes, a notebook as its JSON) |
 //! | `other_tool`, `reset_dedup`, `stats` | none |
 //! | `wrote` | `path` |
 //! | `check_write` | `path`, `text` (string) |
@@ -370,7 +370,7 @@ pub fn parse_request_value_noted(value: &Value) -> Result<(Request, Vec<String>)
         }
     };
     let allowed: &[&str] = match op {
-        "read" => &["path", "offset", "limit", "column", "tail"],
+        "read" => &["path", "offset", "limit", "column", "tail", "extract"],
         "other_tool" | "reset_dedup" | "stats" => &[],
         "wrote" => &["path"],
         "check_write" => &["path", "text"],
@@ -417,6 +417,7 @@ pub fn parse_request_value_noted(value: &Value) -> Result<(Request, Vec<String>)
                     })
                 })
                 .transpose()?,
+            extract: fields.lenient_bool("extract", &mut notes)?,
         }),
         "other_tool" => Request::OtherTool,
         "reset_dedup" => Request::ResetDedup,
@@ -653,6 +654,34 @@ impl Fields<'_> {
             Some(other) => Err(ReadError::invalid_request(format!(
                 "`{field}` must be {range}, as a JSON number, not {}",
                 type_name(other)
+            ))),
+        }
+    }
+
+    /// An optional boolean as models send it: `null`, `""` (or only spaces) absent; the strings `"true"` and
+    /// `"false"` read as their boolean, with a note; anything else an error naming `field`.
+    fn lenient_bool(
+        &self,
+        field: &str,
+        notes: &mut Vec<String>,
+    ) -> Result<Option<bool>, ReadError> {
+        match self.present(field) {
+            None => Ok(None),
+            Some(Value::Bool(flag)) => Ok(Some(*flag)),
+            Some(Value::String(text)) if text.trim().is_empty() => Ok(None),
+            Some(Value::String(text)) if matches!(text.trim(), "true" | "false") => {
+                let flag = text.trim() == "true";
+                notes.push(format!(
+                    "`{field}` was the string {text:?}; it was read as the boolean {flag}. Send booleans as JSON true or false."
+                ));
+                Ok(Some(flag))
+            }
+            Some(other) => Err(ReadError::invalid_request(format!(
+                "`{field}` must be true or false, as a JSON boolean, not {}",
+                match other {
+                    Value::String(text) => format!("the string {text:?}"),
+                    other => type_name(other).to_string(),
+                }
             ))),
         }
     }
@@ -960,6 +989,24 @@ mod tests {
             noted(r#"{"path":"a.txt","tail":"3"}"#).0,
             Request::Read(ReadRequest::new("a.txt").tail(3))
         );
+        assert_eq!(
+            noted(r#"{"path":"nb.ipynb","extract":false}"#),
+            (
+                Request::Read(ReadRequest::new("nb.ipynb").extract(false)),
+                Vec::new()
+            )
+        );
+        assert_eq!(
+            noted(r#"{"path":"nb.ipynb","extract":"false"}"#),
+            (
+                Request::Read(ReadRequest::new("nb.ipynb").extract(false)),
+                vec!["`extract` was the string \"false\"; it was read as the boolean false. Send booleans as JSON true or false.".to_string()]
+            )
+        );
+        assert_eq!(
+            noted(r#"{"path":"nb.ipynb","extract":""}"#).0,
+            Request::Read(ReadRequest::new("nb.ipynb"))
+        );
         let answer = with_notes(json!({"status":"ok"}), vec!["n".into()]);
         assert_eq!(answer, json!({"status":"ok","warnings":["n"]}));
         let answer = with_notes(json!({"status":"ok","warnings":["w"]}), vec!["n".into()]);
@@ -969,6 +1016,14 @@ mod tests {
     #[test]
     fn refuses_malformed_requests_naming_the_field() {
         assert!(invalid("{").contains("not valid JSON"));
+        assert_eq!(
+            invalid(r#"{"path":"a","extract":"no"}"#),
+            "`extract` must be true or false, as a JSON boolean, not the string \"no\""
+        );
+        assert_eq!(
+            invalid(r#"{"path":"a","extract":0}"#),
+            "`extract` must be true or false, as a JSON boolean, not a number"
+        );
         assert!(invalid("[1]").contains("JSON object"));
         assert!(invalid(r#"{"op":"fly"}"#).contains("unknown `op`"));
         assert!(invalid(r#"{"op":3}"#).contains("`op`"));

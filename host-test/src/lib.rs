@@ -46,6 +46,7 @@ mod links;
 mod pipe;
 pub mod scenario;
 pub mod settings;
+pub mod timings;
 pub mod tool;
 
 use std::fmt;
@@ -54,7 +55,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use wasmtime::component::{Linker, ResourceAny, ResourceTable};
+use wasmtime::component::{Component, Linker, ResourceAny, ResourceTable};
 use wasmtime::error::Context as _;
 use wasmtime::{
     Engine, OptLevel, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder, Strategy, Trap,
@@ -92,15 +93,25 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
 /// The default cap on a session's linear memory: 256 MiB, in bytes.
 pub const DEFAULT_MEMORY_BYTES: usize = 256 * 1024 * 1024;
 
-/// The absolute path of the component `build.rs` built (`target/component-build/.../read_window.wasm`).
+/// The absolute path of the component `build.rs` built (`target/component-build/.../read_window.wasm`), for hosts
+/// that load the file (Python, JavaScript, `wasmtime run`). This crate embeds a copy ([`EMBEDDED_COMPONENT`]).
 pub const COMPONENT_PATH: &str = env!("READ_WINDOW_WASM");
 
+/// The component `build.rs` built, as it was when this crate was compiled: what [`ReadWindow::load`] loads when
+/// `$READ_WINDOW_WASM` is not set, so a binary of this crate runs without the build's `target/` directory.
+pub const EMBEDDED_COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/read_window.wasm"));
+
+/// The SHA-256 of [`EMBEDDED_COMPONENT`] (64 lowercase hex digits), computed by `build.rs`: the disk cache of the
+/// compiled component is keyed by it, so [`ReadWindow::load`] never hashes the wasm at run time.
+pub const EMBEDDED_COMPONENT_SHA256: &str = env!("READ_WINDOW_WASM_SHA256");
+
 /// The environment variable that names the component to load at run time, for every host: when it is set (and not
-/// empty), [`ReadWindow::load`] loads that file instead of [`COMPONENT_PATH`].
+/// empty), [`ReadWindow::load`] loads that file instead of the embedded component.
 pub const WASM_ENV: &str = "READ_WINDOW_WASM";
 
-/// The component [`ReadWindow::load`] loads: `$READ_WINDOW_WASM` when it is set and not empty, else
-/// [`COMPONENT_PATH`]. The second value is true when the path came from the environment.
+/// The component file of this build: `$READ_WINDOW_WASM` when it is set and not empty, else [`COMPONENT_PATH`]
+/// (whose bytes, as of the build, are [`EMBEDDED_COMPONENT`], what [`ReadWindow::load`] then loads). The second
+/// value is true when the path came from the environment.
 pub fn component_path() -> (PathBuf, bool) {
     match std::env::var_os(WASM_ENV) {
         Some(path) if !path.is_empty() => (PathBuf::from(path), true),
@@ -143,6 +154,7 @@ impl ReadRequest {
             limit: None,
             column: None,
             tail: None,
+            extract: None,
         }
     }
 
@@ -167,6 +179,13 @@ impl ReadRequest {
     /// Reads the last `tail` lines instead (0, or a tail with an offset or a column, is `invalid-request`).
     pub fn tail(mut self, tail: u32) -> Self {
         self.tail = Some(tail);
+        self
+    }
+
+    /// Sets whether a document is read as its extracted text (the default) or, with `false`, as the file's own bytes
+    /// (a notebook as its JSON; a binary container is then `binary`).
+    pub fn extract(mut self, extract: bool) -> Self {
+        self.extract = Some(extract);
         self
     }
 }
@@ -663,6 +682,19 @@ struct Shared {
 ///
 /// Load it once per process and share it (it is `Clone`, `Send` and `Sync`; clones share everything). Each
 /// [`Session`] gets its own store.
+///
+/// # N sessions on M threads
+///
+/// One `ReadWindow` serves every session of the process: compiling and linking happen once, and a new session
+/// only instantiates the shared `InstancePre` in a fresh store (about 150 µs and 0.2 MiB resident; 0.4 MiB once
+/// it has read). A [`Session`] is `Send`, and its methods take `&mut self`: it moves between threads, and one
+/// thread at a time calls it. So run N sessions on M threads by giving each session one owner at a time: a worker
+/// pool where each worker owns a share of the sessions (session i on worker i mod M), or each session in a
+/// `Mutex<Session>` (an agent's calls are sequential anyway) that the worker serving it locks. Sessions share
+/// nothing mutable on the read path, so reads on M free cores scale with M (`read-window-load` measures it: a read
+/// costs the same CPU time at 2 threads as at 1). Calls are synchronous: in an async server, call a session from
+/// a blocking task (`spawn_blocking`) or a thread pool of its own. The instance allocator is chosen with
+/// [`ReadWindow::load_with_allocation`] ([`Allocation`]).
 #[derive(Clone)]
 pub struct ReadWindow {
     shared: Arc<Shared>,
@@ -677,21 +709,27 @@ impl fmt::Debug for ReadWindow {
 }
 
 impl ReadWindow {
-    /// Loads the component named by `$READ_WINDOW_WASM` when it is set, else the one `build.rs` built
-    /// ([`COMPONENT_PATH`]); see [`component_path`].
+    /// Loads the component named by `$READ_WINDOW_WASM` when it is set (see [`component_path`]), else the one
+    /// `build.rs` built, embedded in this binary ([`EMBEDDED_COMPONENT`]).
     ///
     /// Compiling takes seconds, so the compiled code is cached on disk: `$XDG_CACHE_HOME/read-window/`, else
-    /// `$HOME/.cache/read-window/`, else `<temp dir>/read-window/`, in a file named by the SHA-256 of the wasm
-    /// bytes and the engine's compatibility hash (wasmtime version, target, compile settings). A cache directory
-    /// that is not owned by the current user or is writable by others is not used. A cache file that fails to
-    /// deserialize is recompiled and rewritten; a cache that cannot be written is skipped silently.
+    /// `$HOME/.cache/read-window/`, else `<temp dir>/read-window/`, in a file named by the SHA-256 of the
+    /// component's SHA-256 and the engine's compatibility hash (wasmtime version, target, compile settings). For
+    /// the embedded component the digest was computed at build time ([`EMBEDDED_COMPONENT_SHA256`]), so a load
+    /// that finds its entry reads no wasm and hashes nothing: it maps the compiled file. A cache directory that is
+    /// not owned by the current user or is writable by others is not used. An entry written to since it was cached
+    /// (its modification time is no longer the stamp it was written with), or that fails to deserialize, is
+    /// recompiled and rewritten; a cache that cannot be written is skipped silently.
     ///
     /// Errors: `$READ_WINDOW_WASM` names a file that does not exist (the message names the variable and the
     /// path), the file cannot be read, is not a valid component, lacks the `read-window` exports, or the engine
     /// cannot be built.
     pub fn load() -> wasmtime::Result<Self> {
         let (path, from_env) = component_path();
-        if from_env && !path.is_file() {
+        if !from_env {
+            return Self::from_digested(EMBEDDED_COMPONENT, EMBEDDED_COMPONENT_SHA256);
+        }
+        if !path.is_file() {
             return Err(wasmtime::format_err!(
                 "{WASM_ENV} is set to {}, which is not a file; point it at a read_window.wasm component, or unset \
                  it to load the one this build made ({COMPONENT_PATH})",
@@ -702,7 +740,7 @@ impl ReadWindow {
     }
 
     /// Loads the component at `path` (a `.wasm` component of the `read-window` world), with the same disk cache
-    /// as [`ReadWindow::load`].
+    /// as [`ReadWindow::load`]; the file is read and hashed (SHA-256) to find its cache entry.
     pub fn from_file(path: impl AsRef<Path>) -> wasmtime::Result<Self> {
         let path = path.as_ref();
         let wasm = std::fs::read(path).with_context(|| {
@@ -711,14 +749,38 @@ impl ReadWindow {
                 path.display()
             )
         })?;
+        timings::mark("wasm_read");
         Self::from_bytes(&wasm)
             .with_context(|| format!("could not load the component {}", path.display()))
     }
 
-    /// Loads a component from its bytes, with the same disk cache as [`ReadWindow::load`].
+    /// Loads a component from its bytes, with the same disk cache as [`ReadWindow::load`]; the bytes are hashed
+    /// (SHA-256) to find their cache entry.
     pub fn from_bytes(wasm: &[u8]) -> wasmtime::Result<Self> {
-        let engine = new_engine()?;
-        let (component, cache) = cache::load_component(&engine, wasm)?;
+        let engine = new_engine(Allocation::OnDemand)?;
+        timings::mark("engine");
+        let loaded = cache::load_component(&engine, wasm)?;
+        Self::assemble(engine, loaded)
+    }
+
+    /// Loads `wasm`, whose SHA-256 is `sha256_hex`, with the disk cache keyed by that digest.
+    fn from_digested(wasm: &[u8], sha256_hex: &str) -> wasmtime::Result<Self> {
+        let engine = new_engine(Allocation::OnDemand)?;
+        timings::mark("engine");
+        let loaded = cache::load_component_digested(&engine, wasm, sha256_hex)?;
+        Self::assemble(engine, loaded)
+    }
+
+    /// Links WASI preview 2, pre-instantiates the loaded component and starts the epoch ticker.
+    fn assemble(
+        engine: Engine,
+        (component, cache): (Component, cache::CacheStatus),
+    ) -> wasmtime::Result<Self> {
+        timings::mark(if cache.hit() {
+            "cache_hit"
+        } else {
+            "cache_miss"
+        });
         let mut linker: Linker<HostState> = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
             .context("could not link WASI preview 2")?;
@@ -727,7 +789,9 @@ impl ReadWindow {
             .context("could not pre-instantiate the component")?;
         let pre = bindings::ReadWindowPre::new(instance_pre)
             .context("the component does not export the read-window:reader/reader interface")?;
+        timings::mark("linker");
         spawn_epoch_ticker(&engine)?;
+        timings::mark("ticker");
         Ok(ReadWindow {
             shared: Arc::new(Shared {
                 engine,
@@ -800,12 +864,14 @@ impl ReadWindow {
         let limits = SessionLimits::default();
         let mut live =
             Live::start(&self.shared, grants, limits, None).map_err(|e| HostError::start(&e))?;
+        timings::mark("instantiate");
         live.store.set_epoch_deadline(limits.deadline_ticks());
         let result = live.bindings.read_window_reader_reader().call_read_once(
             &mut live.store,
             config,
             &request,
         );
+        timings::mark("read");
         result.map_err(|error| {
             let (kind, detail) = live.classify(&error, &limits);
             HostError {
@@ -866,11 +932,19 @@ fn through_links(
     }
 }
 
-fn new_engine() -> wasmtime::Result<Engine> {
+/// The engine every loader uses: Cranelift at speed, epoch interruption for deadlines, and `allocation`'s
+/// instance allocator.
+fn new_engine(allocation: Allocation) -> wasmtime::Result<Engine> {
     let mut config = wasmtime::Config::new();
     config.strategy(Strategy::Cranelift);
     config.cranelift_opt_level(OptLevel::Speed);
     config.epoch_interruption(true);
+    config.allocation_strategy(allocation.strategy());
+    // READ_WINDOW_PROFILE=perfmap writes /tmp/perf-<pid>.map, so `perf report` names the component's functions
+    // (those of an unstripped build; see the bench's READ_WINDOW_BENCH_WASM).
+    if std::env::var_os("READ_WINDOW_PROFILE").is_some_and(|value| value == "perfmap") {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     Engine::new(&config).context("could not create the wasmtime engine")
 }
 
@@ -925,6 +999,15 @@ impl PeakLimiter {
             peak: 0,
             refused: None,
         }
+    }
+
+    /// Moves the cap to `cap` bytes, keeping the record of the peak.
+    fn set_cap(&mut self, cap: usize) {
+        self.limits = StoreLimitsBuilder::new()
+            .memory_size(cap)
+            .trap_on_grow_failure(true)
+            .build();
+        self.cap = cap;
     }
 }
 
@@ -1075,6 +1158,10 @@ impl Live {
 
 /// A reading session: one store, one instance, one `session` resource of the component.
 ///
+/// `Send`: move it to the thread that serves its agent, or keep it behind a `Mutex`; see "N sessions on M
+/// threads" on [`ReadWindow`]. A session that traps, overruns its deadline or hits its memory cap restarts
+/// alone: the other sessions of the process do not notice.
+///
 /// The methods mirror the WIT resource. Each returns `Err(HostError)` when the call could not complete on the
 /// host side (trap, deadline, memory cap: the session is then restarted with its state lost), else the
 /// component's answer, which for fallible operations is itself a `Result` with a typed [`ReadError`].
@@ -1154,16 +1241,22 @@ impl Session {
     /// Checks `text` the model wants written to `path`: `Err(ReadError)` of kind `echoed-output` when it
     /// contains a stub, a block message or a marker this component produced, two or more `N|` lines this session
     /// returned in a row, or U+FFFD for a file whose read in this session replaced invalid bytes.
+    ///
+    /// `path` goes through the absolute links on its way as a read's path does (a link named `notes.txt` to a
+    /// `.docx` is checked as the `.docx`); a path that leads out of every grant is checked as asked.
     pub fn check_write(
         &mut self,
         path: &str,
         text: &str,
     ) -> Result<Result<(), ReadError>, HostError> {
+        let linked = through_links(&self.grants, &self.config, &ReadRequest::new(path))
+            .map(|request| request.path)
+            .unwrap_or_else(|_| path.to_owned());
         self.call_session(|live, session| {
             live.bindings
                 .read_window_reader_reader()
                 .session()
-                .call_check_write(&mut live.store, session, path, text)
+                .call_check_write(&mut live.store, session, &linked, text)
         })
     }
 
@@ -1325,6 +1418,16 @@ impl Session {
         self.limits
     }
 
+    /// Replaces the session's limits without a restart: the deadline applies from the next call, the memory cap
+    /// from the next time the guest's memory grows (memory already grown stays), and both to every restart. A
+    /// host can give one call a tighter deadline, or a session more room, this way.
+    pub fn set_limits(&mut self, limits: SessionLimits) {
+        self.limits = limits;
+        if let Some(live) = self.live.as_mut() {
+            live.store.data_mut().limiter.set_cap(limits.memory_bytes);
+        }
+    }
+
     /// Runs `f` against the live instance, starting one first if a previous restart failed.
     fn call<R>(
         &mut self,
@@ -1387,3 +1490,101 @@ impl Session {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Many sessions in one process
+
+/// How the engine allocates each session's instance (its linear memory, tables and instance metadata).
+///
+/// [`ReadWindow::load`] uses `OnDemand`, because it measured as well as pooling where it matters and has no fixed
+/// capacity. With `read-window-load --allocator on-demand|pooling` (1,000 live sessions, 2 cores, three runs each):
+/// a session starts in a median 140-159 µs on demand against 100-146 µs pooled (1,000 sessions in 0.17-0.36 s
+/// against 0.14-0.34 s), resident memory is the same within 3% (205-225 KiB an idle session, 300-390 KiB once it
+/// has read both its files), and reads per second differ less than the run-to-run noise. Sessions of an agent live for
+/// minutes and start once, so the pool's faster start buys nothing a host would notice, while it costs a hard cap
+/// on live sessions (sized up front) and about 4 GiB of reserved address space a slot. A host that starts and
+/// drops stores at a high rate (a `read_once` per request) may prefer `Pooling`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Allocation {
+    /// Wasmtime's on-demand allocator: a session's memory is mapped when it starts and unmapped when it ends; no
+    /// limit on the count of live sessions beyond the machine's memory. The default of [`ReadWindow::load`].
+    #[default]
+    OnDemand,
+    /// Wasmtime's pooling allocator, with slots for `sessions` live sessions reserved up front (about 4 GiB of
+    /// address space, not memory, for each). Starting a session past `sessions` live ones fails with
+    /// [`HostErrorKind::Start`] until one is dropped.
+    Pooling {
+        /// Live sessions the pool has room for (each restart or `read_once` store takes a slot while it lives).
+        sessions: u32,
+    },
+}
+
+/// Core wasm instances one instance of the component holds (its module plus the adapter shims and fix-ups
+/// `wit-component` adds), with room to spare; the pool is sized by it.
+const CORE_INSTANCES_PER_SESSION: u32 = 8;
+
+/// Linear memories one instance of the component holds (one, with room to spare).
+const MEMORIES_PER_SESSION: u32 = 2;
+
+/// Tables one instance of the component holds (the module's and the shims'), with room to spare.
+const TABLES_PER_SESSION: u32 = 4;
+
+impl Allocation {
+    fn strategy(self) -> wasmtime::InstanceAllocationStrategy {
+        match self {
+            Allocation::OnDemand => wasmtime::InstanceAllocationStrategy::OnDemand,
+            Allocation::Pooling { sessions } => {
+                let sessions = sessions.max(1);
+                let mut pool = wasmtime::PoolingAllocationConfig::new();
+                pool.total_component_instances(sessions)
+                    .total_core_instances(sessions.saturating_mul(CORE_INSTANCES_PER_SESSION))
+                    .total_memories(sessions.saturating_mul(MEMORIES_PER_SESSION))
+                    .total_tables(sessions.saturating_mul(TABLES_PER_SESSION))
+                    .max_tables_per_module(TABLES_PER_SESSION)
+                    .max_memories_per_module(MEMORIES_PER_SESSION);
+                wasmtime::InstanceAllocationStrategy::Pooling(pool)
+            }
+        }
+    }
+}
+
+impl ReadWindow {
+    /// Loads the component as [`ReadWindow::load`] does (same `$READ_WINDOW_WASM`, same disk cache), with the
+    /// instance allocator `allocation`; `Allocation::OnDemand` is exactly [`ReadWindow::load`].
+    ///
+    /// Errors: those of [`ReadWindow::load`]; with `Allocation::Pooling`, also a pool the system cannot reserve
+    /// (too little address space, e.g. under `ulimit -v`).
+    pub fn load_with_allocation(allocation: Allocation) -> wasmtime::Result<Self> {
+        if allocation == Allocation::OnDemand {
+            return Self::load();
+        }
+        let engine = new_engine(allocation)?;
+        let loaded = match component_path() {
+            (path, true) => {
+                let wasm = std::fs::read(&path).with_context(|| {
+                    format!(
+                        "{WASM_ENV} is set to {}, which could not be read as a read_window.wasm component",
+                        path.display()
+                    )
+                })?;
+                cache::load_component(&engine, &wasm)?
+            }
+            (_, false) => cache::load_component_digested(
+                &engine,
+                EMBEDDED_COMPONENT,
+                EMBEDDED_COMPONENT_SHA256,
+            )?,
+        };
+        Self::assemble(engine, loaded)
+    }
+}
+
+/// Compile-time proof of what the docs promise: a [`Session`] can move to another thread, and a [`ReadWindow`]
+/// can be shared by all of them.
+const _: () = {
+    const fn send<T: Send>() {}
+    const fn shared<T: Send + Sync + Clone>() {}
+    send::<Session>();
+    shared::<ReadWindow>();
+    send::<HostError>();
+};

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use read_window::config::CONFIG_WARNING_PREFIX;
 use read_window_host::settings::{self, Settings};
-use read_window_host::{json, scenario, tool};
+use read_window_host::{json, scenario, timings, tool};
 use read_window_host::{
     Config, ErrorKind, Grants, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult,
     ReadWindow, Session,
@@ -32,7 +32,8 @@ const MAX_REQUEST_LINE: usize = 64 * 1024 * 1024;
     after_help = "Exit status: 0 a result, 1 a read error (its JSON still printed with --json) or a failure of \
                   the component, 2 a usage error (a bad option, a setting out of its range, a bad --config file \
                   or --root directory), 3 `page` stopped because the file changed under it (its error, naming the \
-                  change, printed)."
+                  change, printed).\n\nREAD_WINDOW_TIMINGS=1 prints, at exit, one line on stderr with the time of \
+                  each start-up phase in microseconds (`read-window: timings: started_ns=.. args_us=.. ..`)."
 )]
 struct Cli {
     /// A directory the component may read (repeatable). Default: the current directory.
@@ -65,13 +66,17 @@ enum Command {
         /// Read the last N lines instead (the window ends at the file's last line); not with --offset or --column.
         #[arg(long, value_name = "N", conflicts_with_all = ["offset", "column"])]
         tail: Option<u32>,
+        /// Read a document's own bytes as a file instead of its extracted text: a notebook as its JSON, a `.docx`
+        /// that holds plain text as that text (a binary container is then refused as binary).
+        #[arg(long)]
+        no_extract: bool,
         /// Print one JSON object instead.
         #[arg(long)]
         json: bool,
     },
     /// A session over JSON Lines: one request object per line on stdin, one answer object per line on stdout.
     ///
-    /// Ops: read (path, offset, limit, column, tail), other_tool, reset_dedup, wrote (path), check_write (path, text),
+    /// Ops: read (path, offset, limit, column, tail, extract), other_tool, reset_dedup, wrote (path), check_write (path, text),
     /// report_tokens (path, offset, lines, tokens), token_refusal (path, offset, limit, message), stats, config
     /// (the config in force), configure (config fields, as in --config; before the first read only), and the
     /// capture ops capture_begin (window_chars, head_share, spill_dir, spill_cap_chars), capture_chunk (text or
@@ -175,8 +180,14 @@ impl From<HostError> for Failure {
 }
 
 fn main() -> ExitCode {
+    timings::start();
     let cli = Cli::parse();
-    match run(cli) {
+    timings::mark("args");
+    let code = run(cli);
+    if let Some(line) = timings::report() {
+        eprintln!("{line}");
+    }
+    match code {
         Ok(code) => code,
         Err(Failure::Usage(message)) => {
             eprintln!("read-window: {message}");
@@ -211,6 +222,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         _ => {}
     }
     let (grants, config) = setup(&cli)?;
+    timings::mark("setup");
     if matches!(cli.command, Command::Mcp) && cli.roots.is_empty() {
         mcp::check_fallback(&mcp::Roots::ClientOr(grants.clone())).map_err(Failure::Usage)?;
     }
@@ -226,6 +238,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             column,
             limit,
             tail,
+            no_extract,
             json,
         } => {
             let request = ReadRequest {
@@ -234,8 +247,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 limit,
                 column,
                 tail,
+                extract: no_extract.then_some(false),
             };
-            read(&reader, &grants, &config, &request, json)
+            let code = on_current_thread(|| read(&reader, &grants, &config, &request, json));
+            // The process exits next: unmapping the compiled code and freeing the engine and linker is wasted work.
+            std::mem::forget(reader);
+            code
         }
         Command::Session { spill_dir } => {
             let grants = match spill_dir {
@@ -265,6 +282,22 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::WasmPath | Command::Scenarios { .. } | Command::ToolSchema { .. } => {
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// Runs `f` with a current-thread Tokio runtime entered. wasmtime-wasi's synchronous WASI calls run their futures
+/// on the current runtime when there is one, else on a multi-threaded runtime of their own, whose start costs a
+/// worker thread per core; the file operations of a read complete at once (the store may block this thread), so
+/// the current-thread runtime serves them with no thread at all. No I/O or timer driver is enabled: nothing on a
+/// read's path waits for one (a call that did would fail loudly rather than hang). When the runtime cannot be
+/// built, `f` runs without it.
+fn on_current_thread<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Builder::new_current_thread().build() {
+        Ok(runtime) => {
+            let _entered = runtime.enter();
+            f()
+        }
+        Err(_) => f(),
     }
 }
 
@@ -390,7 +423,9 @@ fn read(
     request: &ReadRequest,
     as_json: bool,
 ) -> Result<ExitCode, Failure> {
-    let outcome = match reader.read_once(grants, config, request) {
+    let outcome = reader.read_once(grants, config, request);
+    timings::mark("drop_store");
+    let outcome = match outcome {
         Ok(outcome) => outcome,
         // With --json a host failure is still one JSON object on stdout (`host_error`), then exit 1.
         Err(host) if as_json => {
@@ -409,6 +444,7 @@ fn read(
         Err(error) => writeln!(out, "{}", error.message)?,
     }
     out.flush()?;
+    timings::mark("print");
     Ok(match outcome {
         Ok(_) => ExitCode::SUCCESS,
         Err(_) => ExitCode::from(1),
@@ -607,6 +643,7 @@ fn page(
             limit,
             column: cursor.1,
             tail: None,
+            extract: None,
         };
         let window = match pager.try_read(&request)? {
             None => return Ok(ExitCode::from(1)),
@@ -853,6 +890,7 @@ impl<W: Write> Pager<W> {
                 limit: Some(1),
                 column: Some(column),
                 tail: None,
+                extract: None,
             };
             let Some(window) = self.read(&request)? else {
                 return Ok(false);

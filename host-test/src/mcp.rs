@@ -7,7 +7,7 @@
 //!   answer's `text` (the window's content, a blank line, the hint, the warnings for the model); a stub answers
 //!   with its message; an error with its message and `isError: true`. The structured content is the JSON answer of [`json`] (a window, a
 //!   stub, an error, or a `host_error`), described by the tool's output schema.
-//! - `check_write` (`path`, `text`): `ok`, or the `echoed_output` error, the same way.
+//! - `check_write` (`path`, `text`): `ok`, or the `echoed_output` or `binary_document` error, the same way.
 //!
 //! The directories the session may read are the `--root` options; without any, the roots the client offers
 //! (`roots/list`, `file://` URIs of directories) when it declares the roots capability; with neither, the
@@ -68,7 +68,9 @@ echoed_output error when the text contains read_file output that must never be w
 \"unchanged\" stub, a loop message or a clamp marker (anything starting with `[read-window: `), two or more \
 lines read_file returned pasted back with their `N|` line-number gutters (numbered text that never came from \
 read_file passes), or U+FFFD in text for a file whose read replaced bytes that were not valid text. On an \
-error, read the file again and write its real text.";
+error, read the file again and write its real text. A binary_document error: the file is a document (Word, \
+Excel, PowerPoint, OpenDocument, EPUB, PDF) or a notebook, and the text is what read_file extracted from it: \
+write it to a new file instead, or for a notebook read its JSON with extract=false and write the edited JSON.";
 
 /// Where the session's directories come from.
 #[derive(Clone, Debug)]
@@ -400,7 +402,7 @@ fn tool_result(text: String, structured: Value, is_error: bool) -> CallToolResul
 // Arguments
 
 /// Parses `read_file` arguments: `path` (string), `offset`, `limit`, `column`, `tail` (optional non-negative
-/// integers), with the notes of how they were read (for the answer's `warnings` and `text`).
+/// integers), `extract` (optional boolean), with the notes of how they were read (for the answer's `warnings` and `text`).
 ///
 /// The numbers are taken the way models send them, as in the session protocol (`json::parse_request_value_noted`):
 /// `null` and `""` are absent, a string holding a plain integer is read as that integer and noted.
@@ -410,7 +412,7 @@ fn tool_result(text: String, structured: Value, is_error: bool) -> CallToolResul
 fn parse_read(arguments: Option<&JsonObject>) -> Result<(ReadRequest, Vec<String>), ReadError> {
     let args = Arguments::new(
         READ_FILE,
-        &["path", "offset", "limit", "column", "tail"],
+        &["path", "offset", "limit", "column", "tail", "extract"],
         arguments,
     )?;
     // The path first, so that its errors name the tool rather than the session op.
@@ -756,7 +758,8 @@ fn error_schema() -> Value {
                 "type": "string",
                 "enum": ["not_found", "not_a_file", "outside_sandbox", "permission_denied", "invalid_request",
                          "io", "special_file", "device", "credential", "binary", "loop_blocked",
-                         "echoed_output", "unencodable", "host_error"]
+                         "echoed_output", "unencodable", "too_large", "malformed_document",
+                         "encrypted_document", "binary_document", "host_error"]
             },
             "message": { "type": "string", "description": "What happened and what to do instead." },
             "already_read": {

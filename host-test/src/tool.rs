@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 pub const READ_FILE: &str = "read_file";
 
 /// The tool's description, written for a model: what a window is, how cursors work, `offset`/`limit`/`column`/
-/// `tail`, what a clamp marker, a stub and a block mean.
-pub const READ_FILE_DESCRIPTION: &str = "Read a text file in bounded windows, with line numbers.
+/// `tail`, documents and `extract`, what a clamp marker, a stub and a block mean.
+pub const READ_FILE_DESCRIPTION: &str = "Read a text file or a document in bounded windows, with line numbers.
 
 A window is whole lines starting at `offset` (1-based), at most `limit` lines. Each line is shown behind a \
 gutter `N|`: the line number and a bar, which are not part of the file. A line longer than the maximum line \
@@ -34,13 +34,21 @@ so paging goes on through it. Repeating the same read anyway, or going round the
 blocked: a loop_blocked error that says to stop re-reading; so is asking again and again for a file that does \
 not exist.
 
+Documents are read as their extracted text, windowed like any file: Jupyter notebooks (cells and their text \
+outputs; an image output is one line naming it), Word, Excel, PowerPoint, OpenDocument, EPUB and PDF. Each \
+part opens with a marker line (`--- page 3 of 12 ---`, `--- slide 2 of 9 ---`, `=== sheet 2 of 3: Totals \
+(A1:D17) ===`, `# [cell 4] code`), and the hint says which part the window is in and the offset where the next \
+part starts. A warning names pages with no text layer (scanned): look at those pages another way. \
+`extract`: false reads a document's own bytes instead, e.g. a notebook's JSON before editing it; never write \
+extracted text back over a document.
+
 `path` is absolute, or relative to the working directory; only files under the granted directories can be \
 read. A missing file is answered with similar names when there are some. Directories, binary files, devices \
 and credential files are refused with a message that says why and what to do instead. Never copy the gutters, \
 a stub or a `[read-window: ...]` marker into a file.";
 
 /// The JSON Schema (draft 2020-12, an object) of the tool's parameters: `path` (required), `offset`, `limit`,
-/// `column` and `tail`, each with its type, range and a description for the model. No other property is allowed.
+/// `column`, `tail` and `extract`, each with its type, range and a description for the model. No other property is allowed.
 /// The line limit it states is the default, 2,000 lines ([`read_input_schema_for`] states another).
 pub fn read_input_schema() -> Value {
     read_input_schema_for(read_window::config::DEFAULT_MAX_LINES)
@@ -84,6 +92,13 @@ pub fn read_input_schema_for(max_lines: u64) -> Value {
                 "description": "Read the last N lines of the file instead of starting at offset (a log's newest \
                                 entries): the window ends at the last line, at most limit lines. Not together \
                                 with offset or column."
+            },
+            "extract": {
+                "type": "boolean",
+                "description": "Whether a document (notebook, Word, Excel, PowerPoint, OpenDocument, EPUB, PDF) \
+                                is read as its extracted text; default true. false reads the file's own bytes: \
+                                a notebook's JSON (to edit it and write the whole JSON back), or a file named \
+                                like a document that holds plain text."
             }
         },
         "required": ["path"],

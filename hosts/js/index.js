@@ -77,6 +77,9 @@ const STATE_LOST =
  * @property {number | bigint} [offset] The first line (default 1; 0 is read as 1).
  * @property {number | bigint} [limit] Lines at most (default and maximum `max_lines`; 0 is an invalid request).
  * @property {number | bigint} [column] Where to start inside the first line (default 0).
+ * @property {number | bigint} [tail] Read the last N lines instead (not with offset or column).
+ * @property {boolean} [extract] Whether a document is read as its extracted text (default true); false reads the
+ *   file's own bytes (a notebook as its JSON).
  */
 
 /**
@@ -467,8 +470,8 @@ export class Session {
    * Reads a window: its content, a stub when this session already returned it unchanged (dedup), or an error.
    *
    * @param {string | ({path: string} & ReadOptions)} pathOrRequest A guest path (absolute, or relative to the
-   *   working directory), or `{path, offset?, limit?, column?}`.
-   * @param {ReadOptions} [options] With a path: `{offset?, limit?, column?}`.
+   *   working directory), or `{path, offset?, limit?, column?, tail?, extract?}`.
+   * @param {ReadOptions} [options] With a path: `{offset?, limit?, column?, tail?, extract?}`.
    * @returns {WindowAnswer | StubAnswer | ErrorAnswer}
    * @throws {HostError}
    */
@@ -667,8 +670,12 @@ export class Session {
       case 'wrote':
         this.#call((live) => live.session.wrote(request.path));
         return { ...NOTE };
-      case 'check_write':
-        return this.#fallible((live) => live.session.checkWrite(request.path, request.text), () => ({ ...NOTE }));
+      case 'check_write': {
+        // The path goes through the absolute links on its way as a read's does; out of every grant, as asked.
+        const linked = throughLinks(this.#grants, this.#config, { path: request.path, notes: [] });
+        const path = linked.answer ? request.path : linked.request.path;
+        return this.#fallible((live) => live.session.checkWrite(path, request.text), () => ({ ...NOTE }));
+      }
       case 'report_tokens':
         return this.#fallible(
           (live) => live.session.reportTokens(request.path, request.offset, request.lines, request.tokens),

@@ -6,7 +6,7 @@ import { InvalidRequestError } from './errors.js';
 /** @typedef {import('./index.js').Config} Config */
 
 const OPS = {
-  read: ['path', 'offset', 'limit', 'column', 'tail'],
+  read: ['path', 'offset', 'limit', 'column', 'tail', 'extract'],
   other_tool: [],
   reset_dedup: [],
   wrote: ['path'],
@@ -100,6 +100,29 @@ const READ_RANGES = {
  * absent; a string of ASCII digits is read as its integer and a note is pushed onto `notes`; a number is checked
  * by `toU64`; anything else is an `InvalidRequestError` naming the field and its valid range.
  */
+/**
+ * An optional boolean as models send it (json.rs `lenient_bool`): null and `""` (or only spaces) absent; the
+ * strings `"true"` and `"false"` read as their boolean with a note; anything else but a boolean is an error.
+ */
+function lenientBool(map, field, notes) {
+  const value = present(map, field);
+  if (value === undefined || typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    const text = value.trim();
+    if (text === '') return undefined;
+    if (text === 'true' || text === 'false') {
+      notes.push(
+        `\`${field}\` was the string ${JSON.stringify(value)}; it was read as the boolean ${text}. Send booleans as JSON true or false.`,
+      );
+      return text === 'true';
+    }
+    throw new InvalidRequestError(
+      `\`${field}\` must be true or false, as a JSON boolean, not the string ${JSON.stringify(value)}`,
+    );
+  }
+  throw new InvalidRequestError(`\`${field}\` must be true or false, as a JSON boolean, not ${typeName(value)}`);
+}
+
 function lenientU64(map, field, notes) {
   const value = present(map, field);
   const range = READ_RANGES[field];
@@ -187,7 +210,7 @@ function rejectUnknown(map, allowed, what, also = []) {
  *
  * | op | fields |
  * | --- | --- |
- * | `read` | `path` (string), `offset`, `limit`, `column`, `tail` (optional non-negative integers; null and `""` are absent, `"40"` is read as 40 with a note in `warnings`) |
+ * | `read` | `path` (string), `offset`, `limit`, `column`, `tail` (optional non-negative integers; null and `""` are absent, `"40"` is read as 40 with a note in `warnings`), `extract` (optional boolean, default true: false reads a document's own bytes) |
  * | `other_tool`, `reset_dedup`, `stats` | none |
  * | `wrote` | `path` |
  * | `check_write` | `path`, `text` (string) |
@@ -231,6 +254,7 @@ export function parseRequest(value) {
         throw new InvalidRequestError(`\`tail\` must be ${READ_RANGES.tail} (got ${tail})`);
       }
       request.tail = tail === undefined ? undefined : Number(tail);
+      request.extract = lenientBool(value, 'extract', notes);
       request.notes = notes;
       break;
     }
@@ -359,6 +383,7 @@ export function readRequest(request) {
     limit: request.limit,
     column: request.column,
     tail: request.tail,
+    extract: request.extract,
   };
 }
 
@@ -373,6 +398,6 @@ export function readArguments(pathOrRequest, options) {
   if (options !== undefined && options !== null && !isObject(options)) {
     throw new InvalidRequestError(`the read options must be an object, not ${typeName(options)}`);
   }
-  if (options) rejectUnknown(options, ['offset', 'limit', 'column', 'tail'], 'the read options');
+  if (options) rejectUnknown(options, ['offset', 'limit', 'column', 'tail', 'extract'], 'the read options');
   return { ...options, op: 'read', path: pathOrRequest };
 }

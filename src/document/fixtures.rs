@@ -129,28 +129,36 @@ pub fn xlsx(sheets: &[(&str, &str)]) -> Vec<u8> {
 /// An `.ods` with one sheet `Budget` (A1:C3): row 1 `item cost when`, row 2 `rent 1200 2024-03-15` (a date
 /// cell), row 3 `sum` and the formula `of:=SUM([.B2:.B2])` cached as 1200.
 pub fn ods_one_sheet() -> Vec<u8> {
+    ods(r#"<table:table table:name="Budget">
+<table:table-row><table:table-cell office:value-type="string"><text:p>item</text:p></table:table-cell><table:table-cell office:value-type="string"><text:p>cost</text:p></table:table-cell><table:table-cell office:value-type="string"><text:p>when</text:p></table:table-cell></table:table-row>
+<table:table-row><table:table-cell office:value-type="string"><text:p>rent</text:p></table:table-cell><table:table-cell office:value-type="float" office:value="1200"><text:p>1200</text:p></table:table-cell><table:table-cell office:value-type="date" office:date-value="2024-03-15"><text:p>03/15/24</text:p></table:table-cell></table:table-row>
+<table:table-row><table:table-cell office:value-type="string"><text:p>sum</text:p></table:table-cell><table:table-cell table:formula="of:=SUM([.B2:.B2])" office:value-type="float" office:value="1200"><text:p>1200</text:p></table:table-cell></table:table-row>
+</table:table>"#)
+}
+
+/// An `.ods` whose spreadsheet body is `tables` (`<table:table>` elements, with the `office`, `table`, `text` and
+/// `of` namespaces declared).
+pub fn ods(tables: &str) -> Vec<u8> {
     let manifest = br#"<?xml version="1.0" encoding="UTF-8"?>
 <manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">
 <manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>
 <manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>
 </manifest:manifest>"#;
-    let content = br#"<?xml version="1.0" encoding="UTF-8"?>
+    let content = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
 <office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:of="urn:oasis:names:tc:opendocument:xmlns:of:1.2" office:version="1.2">
 <office:body><office:spreadsheet>
-<table:table table:name="Budget">
-<table:table-row><table:table-cell office:value-type="string"><text:p>item</text:p></table:table-cell><table:table-cell office:value-type="string"><text:p>cost</text:p></table:table-cell><table:table-cell office:value-type="string"><text:p>when</text:p></table:table-cell></table:table-row>
-<table:table-row><table:table-cell office:value-type="string"><text:p>rent</text:p></table:table-cell><table:table-cell office:value-type="float" office:value="1200"><text:p>1200</text:p></table:table-cell><table:table-cell office:value-type="date" office:date-value="2024-03-15"><text:p>03/15/24</text:p></table:table-cell></table:table-row>
-<table:table-row><table:table-cell office:value-type="string"><text:p>sum</text:p></table:table-cell><table:table-cell table:formula="of:=SUM([.B2:.B2])" office:value-type="float" office:value="1200"><text:p>1200</text:p></table:table-cell></table:table-row>
-</table:table>
+{tables}
 </office:spreadsheet></office:body>
-</office:document-content>"#;
+</office:document-content>"#
+    );
     zip_parts(&[
         (
             "mimetype",
             b"application/vnd.oasis.opendocument.spreadsheet",
         ),
         ("META-INF/manifest.xml", manifest),
-        ("content.xml", content),
+        ("content.xml", content.as_bytes()),
     ])
 }
 

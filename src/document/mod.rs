@@ -449,7 +449,7 @@ pub fn coverage_warning(document: &ExtractedDocument, path: &str) -> Option<Stri
         })
         .collect();
     Some(format!(
-        "{}no text layer] {empty} of the {pages} pages of {path} have no extractable text (under {EMPTY_PAGE_CHARS} characters each): {}. Their text layer is missing (scanned or image-only pages), so this extraction does not hold what they show. Render those pages as images and look at them before relying on this document.",
+        "{}no text layer] {empty} of the {pages} pages of {path} have no extractable text, or almost none (under {EMPTY_PAGE_CHARS} characters each): {}. Their text layer is missing or nearly empty (scanned or image-only pages, or pages that are mostly pictures, such as title slides), so this extraction may not hold what they show. Render those pages as images and look at them before relying on this document.",
         crate::window::MARKER_PREFIX,
         described.join("; ")
     ))
@@ -495,6 +495,35 @@ pub struct DocumentFacts {
     pub warning: Option<String>,
 }
 
+/// The indefinite article before a format's name as it is read aloud: `an xlsx`, `an ipynb`, `an epub`, `a docx`.
+fn article(format: &str) -> &'static str {
+    if format.starts_with(['a', 'e', 'i', 'o', 'u', 'x']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// Parts a hint lists all of; a document with more lists [`PART_MAP_AROUND`] from the window on.
+pub const PART_MAP_ALL: usize = 30;
+/// Parts a hint lists of a document with more than [`PART_MAP_ALL`], from the part the window starts in (and
+/// about as many again across the whole document).
+pub const PART_MAP_AROUND: usize = 20;
+/// Sheets a hint lists all of (a sheet is found by its name).
+pub const SHEET_MAP_ALL: usize = 100;
+
+/// `n` as an English ordinal for "every 5th part": `2nd`, `3rd`, `11th`, `21st`.
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 impl DocumentFacts {
     /// The facts of `document` read at `path`.
     pub fn of(document: &ExtractedDocument, path: &str) -> Self {
@@ -520,11 +549,13 @@ impl DocumentFacts {
 
     /// The hint's clause for a window of lines `start_line..=end_line` of this document: what it is, the parts in
     /// the window, and the offset of the next part (` A pdf document of 12 pages: this window holds pages 1-3;
-    /// page 4 starts at line 120 (offset=120). document.parts gives the first line of every page.`).
+    /// page 4 starts at line 120 (offset=120). Where each page starts: 1 at line 1, 2 at line 41, ...`), and a
+    /// note on pages with no text.
     pub fn hint_clause(&self, start_line: u64, end_line: u64) -> String {
         let Some(first) = self.parts.first() else {
             return format!(
-                " This is the text extracted from a {} document.",
+                " This is the text extracted from {} {} document.",
+                article(self.format.name()),
                 self.format.name()
             );
         };
@@ -536,7 +567,8 @@ impl DocumentFacts {
             format!("{kind}s")
         };
         let mut clause = format!(
-            " This is the text extracted from a {} document of {count} {plural}",
+            " This is the text extracted from {} {} document of {count} {plural}",
+            article(self.format.name()),
             self.format.name()
         );
         let inside: Vec<u32> = self
@@ -565,27 +597,88 @@ impl DocumentFacts {
                 next.number, next.first_line, next.first_line
             ));
         }
-        clause.push_str(&format!(
-            ". document.parts gives the first line of every {kind}."
-        ));
+        clause.push_str(&format!(". {}", self.part_map(start_line)));
+        let ranges: Vec<String> = self
+            .empty_pages
+            .iter()
+            .map(|&(a, b)| {
+                if a == b {
+                    format!("{a}")
+                } else {
+                    format!("{a}-{b}")
+                }
+            })
+            .collect();
+        let empty: u32 = self.empty_pages.iter().map(|&(a, b)| b - a + 1).sum();
         if self.warning.is_some() {
-            let ranges: Vec<String> = self
-                .empty_pages
-                .iter()
-                .map(|&(a, b)| {
-                    if a == b {
-                        format!("{a}")
-                    } else {
-                        format!("{a}-{b}")
-                    }
-                })
-                .collect();
             clause.push_str(&format!(
                 " Pages {} have no text layer (scanned or image-only): see the warning.",
                 ranges.join(", ")
             ));
+        } else if empty > 0 {
+            let (noun, verb) = if empty == 1 {
+                ("Page", "has")
+            } else {
+                ("Pages", "have")
+            };
+            clause.push_str(&format!(
+                " {noun} {} {verb} little or no text (under {EMPTY_PAGE_CHARS} characters extracted): if {} should hold more, look at {} rendered.",
+                ranges.join(", "),
+                if empty == 1 { "it" } else { "they" },
+                if empty == 1 { "it" } else { "them" },
+            ));
         }
         clause
+    }
+
+    /// Where the parts start, for the hint (models that see only the text see no `document.parts`): every part
+    /// when there are at most [`PART_MAP_ALL`] (or every sheet, up to [`SHEET_MAP_ALL`]: a sheet is looked for by
+    /// name); else [`PART_MAP_AROUND`] from the one holding `start_line` on, and every k-th part of the rest so
+    /// that about [`PART_MAP_AROUND`] more reach across the whole document (a call lands within k parts of any
+    /// part, and the next hint lists those exactly).
+    /// `Where each sheet starts: 1 (Budget) at line 1, 2 (Totals) at line 40.`
+    fn part_map(&self, start_line: u64) -> String {
+        let kind = self.parts.first().map_or("part", |part| part.kind.name());
+        let entry = |part: &DocumentPart| match &part.name {
+            Some(name) if part.kind == PartKind::Sheet => {
+                format!("{} ({name}) at line {}", part.number, part.first_line)
+            }
+            _ => format!("{} at line {}", part.number, part.first_line),
+        };
+        let all = self.parts.len() <= PART_MAP_ALL
+            || (kind == PartKind::Sheet.name() && self.parts.len() <= SHEET_MAP_ALL);
+        if all {
+            let entries: Vec<String> = self.parts.iter().map(entry).collect();
+            return format!("Where each {kind} starts: {}.", entries.join(", "));
+        }
+        let from = self
+            .parts
+            .iter()
+            .rposition(|part| part.first_line <= start_line)
+            .unwrap_or(0);
+        let to = (from + PART_MAP_AROUND).min(self.parts.len());
+        let near: Vec<String> = self
+            .parts
+            .get(from..to)
+            .unwrap_or_default()
+            .iter()
+            .map(entry)
+            .collect();
+        let stride = self.parts.len().div_ceil(PART_MAP_AROUND);
+        let far: Vec<String> = self
+            .parts
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| (index + 1) % stride == 0 && !(from..to).contains(index))
+            .map(|(_, part)| entry(part))
+            .collect();
+        format!(
+            "Where each {kind} starts: {}; and every {}: {} (each {kind} opens with its marker line; document.parts lists all {}).",
+            near.join(", "),
+            ordinal(stride),
+            far.join(", "),
+            self.parts.len()
+        )
     }
 }
 
@@ -662,6 +755,20 @@ pub fn is_binary_container(head: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// Whether `bytes` are a Jupyter notebook's JSON (nbformat 3 or 4), which read-window shows as an extraction.
+/// Without the `documents` feature notebooks are read as their JSON, so: never.
+pub fn is_notebook(bytes: &[u8]) -> bool {
+    #[cfg(feature = "documents")]
+    {
+        notebook::is_notebook(bytes)
+    }
+    #[cfg(not(feature = "documents"))]
+    {
+        let _ = bytes;
+        false
+    }
+}
+
 /// Extracts the document in `bytes` named `name`: detection by content, then name. `Ok(None)`: not a document
 /// (a zip that is no office file, JSON that is no notebook), read it as a file. Errors: `TooLarge` over a cap of
 /// `limits`; `Malformed` for a file whose name promises a format its content does not hold (naming what was
@@ -689,6 +796,10 @@ pub fn extract(
             Some((format @ (DocumentFormat::Xls | DocumentFormat::Xlsx), _)) => {
                 extract_by_h7(bytes, format, limits).map(Some)
             }
+            _ if ole_encrypted_package(bytes) => Err(DocumentError::new(
+                DocumentErrorKind::Encrypted,
+                format!("{name} is a password-protected Office document (an OLE compound file holding `EncryptionInfo` and `EncryptedPackage`): its text cannot be read without the password"),
+            )),
             _ => {
                 let lower = name.to_ascii_lowercase();
                 let what = if lower.ends_with(".doc") {
@@ -732,6 +843,16 @@ pub fn extract(
         ))),
         None => Ok(None),
     }
+}
+
+/// Whether the OLE compound file `bytes` is an encrypted Office Open XML document: Office writes a password-protected
+/// `.docx`, `.xlsx` or `.pptx` as an OLE file holding the streams `EncryptionInfo` and `EncryptedPackage`
+/// ([MS-OFFCRYPTO] 2.3.4). An unreadable compound file is not.
+#[cfg(feature = "documents")]
+fn ole_encrypted_package(bytes: &[u8]) -> bool {
+    cfb::CompoundFile::open(Cursor::new(bytes))
+        .map(|file| file.is_stream("/EncryptedPackage") || file.is_stream("/EncryptionInfo"))
+        .unwrap_or(false)
 }
 
 /// What `bytes` are, in words, for a file whose name promised something else.
@@ -857,8 +978,9 @@ pub const MAX_CACHED_DOCUMENTS: usize = 8;
 /// Bytes of extracted text a session keeps at most (the last document stays even when it alone is larger).
 pub const MAX_CACHED_TEXT_BYTES: u64 = 64 * 1024 * 1024;
 
-/// A file version: its size in bytes and modification time (nanoseconds since the epoch, when known).
-pub type Version = (u64, Option<u128>);
+/// A file version: its size in bytes, its modification time (nanoseconds since the epoch, when known) and the
+/// fingerprint of its content (the reader's `document_fingerprint`: all of it up to 16 MiB, else its head and tail).
+pub type Version = (u64, Option<u128>, u64);
 
 /// The extractions of a session, per path and file version, least recently used first out: extraction runs once
 /// per file version, so paging a 300-page PDF does not extract it again. Failed extractions are kept too (a zip

@@ -1,5 +1,7 @@
-//! Word and OpenDocument text (paragraphs in order, headings `#` by outline level, list items `- ` indented by
-//! level, tables in place with a row a line and cells separated by ` | `, footnotes and comments after the body)
+//! Word and OpenDocument text (paragraphs in order, headings `#` by outline level, list items indented by level
+//! behind `- ` or, in a numbered Word list, their number (`2.`, `b.`, `iv.`), tables in place with a row a line and
+//! cells separated by ` | `; after the body a Word file's headers and footers, then footnotes and comments, and a
+//! count of tracked changes not yet accepted)
 //! and PowerPoint and OpenDocument presentations (a slide a part: its title in the marker, then its body text,
 //! then its speaker notes after a `[notes]` line).
 
@@ -35,25 +37,156 @@ fn required(
         .ok_or_else(|| DocumentError::malformed(format!("the zip holds no `{name}` part")))
 }
 
-/// Paragraph text gathered while walking a body: text, its heading level, its list level.
+/// Paragraph text gathered while walking a body: text, its heading level, its list level and, for a list item,
+/// the numbering it belongs to (`w:numId`).
 #[derive(Default)]
 struct Paragraph {
     text: String,
     heading: Option<usize>,
     list: Option<usize>,
+    numbering: Option<String>,
 }
 
 impl Paragraph {
-    fn line(&self) -> String {
+    /// The paragraph as a line: `# ` by heading level, a list item indented by level behind its `marker` (`- `
+    /// for bullets, `3. ` for numbered items).
+    fn line(&self, marker: &str) -> String {
         let text = self.text.trim();
         if text.is_empty() {
             return String::new();
         }
         match (self.heading, self.list) {
             (Some(level), _) => format!("{} {text}", "#".repeat(level.clamp(1, 6))),
-            (None, Some(level)) => format!("{}- {text}", "  ".repeat(level)),
+            (None, Some(level)) => format!("{}{marker} {text}", "  ".repeat(level)),
             (None, None) => text.to_string(),
         }
+    }
+}
+
+/// The prefix of the list id of items numbered by a `List Number` paragraph style (no `w:numId` of their own).
+const STYLE_NUMBERING: &str = "style:";
+
+/// The list formats of a `.docx` (`word/numbering.xml`): for each `w:numId`, the `w:numFmt` of each level
+/// (`decimal`, `bullet`, `lowerLetter`...), through its abstract numbering.
+#[derive(Default)]
+struct Numbering {
+    formats: std::collections::HashMap<String, Vec<(usize, String)>>,
+}
+
+impl Numbering {
+    /// Reads `word/numbering.xml`'s nodes.
+    fn of(nodes: &[Node]) -> Self {
+        let mut abstracts: std::collections::HashMap<String, Vec<(usize, String)>> =
+            std::collections::HashMap::new();
+        let mut links: Vec<(String, String)> = Vec::new();
+        let mut current_abstract: Option<String> = None;
+        let mut current_level: Option<usize> = None;
+        let mut current_num: Option<String> = None;
+        for node in nodes {
+            match node {
+                Node::Open { name, .. } => match name.as_str() {
+                    "abstractNum" => {
+                        current_abstract = node.attribute("abstractNumId").map(str::to_string)
+                    }
+                    "lvl" => current_level = node.attribute("ilvl").and_then(|v| v.parse().ok()),
+                    "numFmt" => {
+                        if let (Some(id), Some(level), Some(format)) =
+                            (&current_abstract, current_level, node.attribute("val"))
+                        {
+                            abstracts
+                                .entry(id.clone())
+                                .or_default()
+                                .push((level, format.to_string()));
+                        }
+                    }
+                    "num" => current_num = node.attribute("numId").map(str::to_string),
+                    "abstractNumId" => {
+                        if let (Some(num), Some(id)) = (&current_num, node.attribute("val")) {
+                            links.push((num.clone(), id.to_string()));
+                        }
+                    }
+                    _ => {}
+                },
+                Node::Close(name) => match name.as_str() {
+                    "abstractNum" => current_abstract = None,
+                    "lvl" => current_level = None,
+                    "num" => current_num = None,
+                    _ => {}
+                },
+                Node::Text(_) => {}
+            }
+        }
+        let formats = links
+            .into_iter()
+            .filter_map(|(num, id)| Some((num, abstracts.get(&id)?.clone())))
+            .collect();
+        Numbering { formats }
+    }
+
+    /// The format of level `level` of list `numbering`; `bullet` when unknown, `decimal` for a list numbered by
+    /// its paragraph style.
+    fn format(&self, numbering: &str, level: usize) -> &str {
+        if numbering.starts_with(STYLE_NUMBERING) {
+            return "decimal";
+        }
+        self.formats
+            .get(numbering)
+            .and_then(|levels| levels.iter().find(|(l, _)| *l == level))
+            .map_or("bullet", |(_, format)| format.as_str())
+    }
+}
+
+/// The marker of the `count`th (1-based) item in a list level of `format`: `3.`, `c.`, `C.`, `iii.`, `III.`;
+/// `-` for bullets and formats without a number.
+pub(super) fn list_marker(format: &str, count: u32) -> String {
+    let letters = |upper: bool| {
+        let mut n = count.max(1);
+        let mut text = Vec::new();
+        while n > 0 {
+            n -= 1;
+            let base = if upper { b'A' } else { b'a' };
+            text.push(char::from(base + (n % 26) as u8));
+            n /= 26;
+        }
+        text.into_iter().rev().collect::<String>()
+    };
+    let roman = |upper: bool| {
+        const NUMERALS: [(u32, &str); 13] = [
+            (1000, "m"),
+            (900, "cm"),
+            (500, "d"),
+            (400, "cd"),
+            (100, "c"),
+            (90, "xc"),
+            (50, "l"),
+            (40, "xl"),
+            (10, "x"),
+            (9, "ix"),
+            (5, "v"),
+            (4, "iv"),
+            (1, "i"),
+        ];
+        let mut n = count;
+        let mut text = String::new();
+        for (value, numeral) in NUMERALS {
+            while n >= value {
+                text.push_str(numeral);
+                n -= value;
+            }
+        }
+        if upper {
+            text.to_ascii_uppercase()
+        } else {
+            text
+        }
+    };
+    match format {
+        "decimal" | "decimalZero" => format!("{count}."),
+        "lowerLetter" => format!("{}.", letters(false)),
+        "upperLetter" => format!("{}.", letters(true)),
+        "lowerRoman" => format!("{}.", roman(false)),
+        "upperRoman" => format!("{}.", roman(true)),
+        _ => "-".to_string(),
     }
 }
 
@@ -63,6 +196,9 @@ struct Flow {
     lines: Vec<String>,
     /// Tables being read, innermost last: rows of cells, the current row, the current cell.
     tables: Vec<(Vec<String>, Option<String>)>,
+    /// Tracked insertions (`w:ins`) and deletions (`w:del`) in the part.
+    insertions: u32,
+    deletions: u32,
 }
 
 impl Flow {
@@ -75,7 +211,8 @@ impl Flow {
                 if !cell.is_empty() {
                     cell.push(' ');
                 }
-                cell.push_str(&line.replace('\n', " "));
+                // A `|` of the cell's text is written `\|` (as Markdown tables do): ` | ` separates cells.
+                cell.push_str(&line.replace('\n', " ").replace('|', "\\|"));
             }
             _ => self.lines.push(line),
         }
@@ -116,18 +253,56 @@ impl Flow {
     }
 }
 
-/// A `.docx`: `word/document.xml`, then `word/footnotes.xml` and `word/comments.xml`.
+/// A `.docx`: `word/document.xml` (list items numbered through `word/numbering.xml`), then the headers and
+/// footers (`word/header*.xml`, `word/footer*.xml`, each distinct line once), `word/footnotes.xml` and
+/// `word/comments.xml`, and a closing line counting tracked changes when there are any.
 pub fn extract_docx(
     archive: &mut Archive<'_>,
     limits: &ExtractionLimits,
 ) -> Result<ExtractedDocument, DocumentError> {
     let body = required(archive, "word/document.xml", limits)?;
+    let numbering = part(archive, "word/numbering.xml", limits)?
+        .map(|nodes| Numbering::of(&nodes))
+        .unwrap_or_default();
     let mut out = TextBuilder::new();
-    for line in docx_flow(&body, None).lines {
-        out.line(&line);
+    let flow = docx_flow(&body, None, &numbering);
+    for line in &flow.lines {
+        out.line(line);
+    }
+    let mut page_parts: Vec<String> = archive
+        .file_names()
+        .filter(|name| {
+            let stem = name
+                .strip_prefix("word/header")
+                .or_else(|| name.strip_prefix("word/footer"));
+            stem.and_then(|stem| stem.strip_suffix(".xml"))
+                .is_some_and(|number| number.bytes().all(|byte| byte.is_ascii_digit()))
+        })
+        .map(str::to_string)
+        .collect();
+    // header1, header2, ..., then the footers, by number.
+    page_parts.sort_by_key(|name| {
+        let digits: String = name.chars().filter(char::is_ascii_digit).collect();
+        (name.contains("footer"), digits.parse::<u32>().unwrap_or(0))
+    });
+    let mut page_lines: Vec<String> = Vec::new();
+    for name in page_parts {
+        if let Some(nodes) = part(archive, &name, limits)? {
+            for line in docx_flow(&nodes, None, &numbering).lines {
+                if !page_lines.contains(&line) {
+                    page_lines.push(line);
+                }
+            }
+        }
+    }
+    if !page_lines.is_empty() {
+        out.line("--- headers and footers ---");
+        for line in page_lines {
+            out.line(&line);
+        }
     }
     if let Some(notes) = part(archive, "word/footnotes.xml", limits)? {
-        let notes = docx_flow(&notes, Some("footnote")).lines;
+        let notes = docx_flow(&notes, Some("footnote"), &numbering).lines;
         if !notes.is_empty() {
             out.line("--- footnotes ---");
             for line in notes {
@@ -136,7 +311,7 @@ pub fn extract_docx(
         }
     }
     if let Some(comments) = part(archive, "word/comments.xml", limits)? {
-        let comments = docx_flow(&comments, Some("comment")).lines;
+        let comments = docx_flow(&comments, Some("comment"), &numbering).lines;
         if !comments.is_empty() {
             out.line("--- comments ---");
             for line in comments {
@@ -144,22 +319,45 @@ pub fn extract_docx(
             }
         }
     }
+    if flow.insertions + flow.deletions > 0 {
+        out.line(&format!(
+            "--- tracked changes: {} insertions and {} deletions not yet accepted; the text above shows them accepted (inserted text in, deleted text out) ---",
+            flow.insertions, flow.deletions
+        ));
+    }
     Ok(out.finish(DocumentFormat::Docx))
 }
 
 /// The lines of a WordprocessingML part. `notes`: the element (`footnote`, `comment`) whose paragraphs are
-/// numbered `[^N]` / `[comment N by A]`; separator footnotes are skipped.
-fn docx_flow(nodes: &[Node], notes: Option<&str>) -> Flow {
+/// numbered `[^N]` / `[comment N by A]`; separator footnotes are skipped. The content of `mc:Fallback` is skipped
+/// (it repeats its `mc:Choice` for older readers); a paragraph inside another (a text box) becomes its own line
+/// before the one that holds it; deleted text (`w:delText`) is left out and insertions and deletions are counted.
+fn docx_flow(nodes: &[Node], notes: Option<&str>, numbering: &Numbering) -> Flow {
     let mut flow = Flow::default();
-    let mut paragraph: Option<Paragraph> = None;
+    let mut paragraphs: Vec<Paragraph> = Vec::new();
     let mut in_text = false;
     let mut in_properties = 0usize;
     let mut in_list = false;
+    let mut in_fallback = 0usize;
     let mut note_label: Option<String> = None;
     let mut skip_note = false;
+    // The name or description of the last drawing seen (`wp:docPr`), for the picture it holds.
+    let mut drawing_label: Option<String> = None;
+    // Items seen so far of each list and level, for numbered markers.
+    let mut counters: std::collections::HashMap<(String, usize), u32> =
+        std::collections::HashMap::new();
     for node in nodes {
+        if in_fallback > 0 {
+            match node {
+                Node::Open { name, .. } if name == "Fallback" => in_fallback += 1,
+                Node::Close(name) if name == "Fallback" => in_fallback -= 1,
+                _ => {}
+            }
+            continue;
+        }
         match node {
             Node::Open { name, .. } => match name.as_str() {
+                "Fallback" => in_fallback = 1,
                 n if Some(n) == notes => {
                     let id = node.attribute("id").unwrap_or("?");
                     skip_note = matches!(
@@ -172,10 +370,12 @@ fn docx_flow(nodes: &[Node], notes: Option<&str>) -> Flow {
                         _ => format!("[^{id}] "),
                     });
                 }
-                "p" => paragraph = Some(Paragraph::default()),
+                "p" => paragraphs.push(Paragraph::default()),
                 "pPr" | "rPr" => in_properties += 1,
+                "ins" if in_properties == 0 => flow.insertions += 1,
+                "del" if in_properties == 0 => flow.deletions += 1,
                 "pStyle" => {
-                    if let (Some(p), Some(style)) = (paragraph.as_mut(), node.attribute("val")) {
+                    if let (Some(p), Some(style)) = (paragraphs.last_mut(), node.attribute("val")) {
                         let lower = style.to_ascii_lowercase();
                         if lower == "title" {
                             p.heading = Some(1);
@@ -185,13 +385,24 @@ fn docx_flow(nodes: &[Node], notes: Option<&str>) -> Flow {
                         {
                             p.heading = Some(level);
                         } else if lower.contains("list") {
-                            p.list = p.list.or(Some(0));
+                            // Word's built-in list styles: `List Bullet 2`, `ListNumber3` (the digit is the
+                            // level, 1-based); a `Number` style numbers its items where no `w:numPr` says more.
+                            let level = lower
+                                .trim_end()
+                                .chars()
+                                .last()
+                                .and_then(|c| c.to_digit(10))
+                                .map_or(0, |digit| digit.saturating_sub(1) as usize);
+                            p.list = p.list.or(Some(level.min(8)));
+                            if lower.contains("number") && p.numbering.is_none() {
+                                p.numbering = Some(format!("{STYLE_NUMBERING}{lower}"));
+                            }
                         }
                     }
                 }
                 "outlineLvl" => {
                     if let (Some(p), Some(level)) = (
-                        paragraph.as_mut(),
+                        paragraphs.last_mut(),
                         node.attribute("val").and_then(|v| v.parse::<usize>().ok()),
                     ) {
                         if level < 9 {
@@ -201,28 +412,57 @@ fn docx_flow(nodes: &[Node], notes: Option<&str>) -> Flow {
                 }
                 "numPr" => {
                     in_list = true;
-                    if let Some(p) = paragraph.as_mut() {
+                    if let Some(p) = paragraphs.last_mut() {
                         p.list = Some(p.list.unwrap_or(0));
                     }
                 }
                 "ilvl" if in_list => {
                     if let (Some(p), Some(level)) = (
-                        paragraph.as_mut(),
+                        paragraphs.last_mut(),
                         node.attribute("val").and_then(|v| v.parse::<usize>().ok()),
                     ) {
                         p.list = Some(level.min(8));
                     }
                 }
+                "numId" if in_list => {
+                    if let Some(p) = paragraphs.last_mut() {
+                        // numId 0 takes the paragraph out of any list.
+                        match node.attribute("val") {
+                            Some("0") => p.list = None,
+                            Some(id) => p.numbering = Some(id.to_string()),
+                            None => {}
+                        }
+                    }
+                }
+                "docPr" => drawing_label = picture_label(node),
+                // A picture leaves a line saying so: a document of scanned pages is not an empty file.
+                "pic" => push(
+                    &mut paragraphs,
+                    &picture_marker(drawing_label.take().as_deref()),
+                ),
+                "imagedata" => push(&mut paragraphs, &picture_marker(node.attribute("title"))),
                 "t" => in_text = true,
-                "tab" if in_properties == 0 => push(&mut paragraph, "\t"),
-                "br" | "cr" if in_properties == 0 => push(&mut paragraph, "\n"),
+                "tab" if in_properties == 0 => push(&mut paragraphs, "\t"),
+                "br" | "cr" if in_properties == 0 => push(&mut paragraphs, "\n"),
+                "noBreakHyphen" if in_properties == 0 => push(&mut paragraphs, "-"),
+                "sym" if in_properties == 0 => {
+                    // A symbol-font character: its code in hex; the font's private-use codes name no character.
+                    if let Some(character) = node
+                        .attribute("char")
+                        .and_then(|code| u32::from_str_radix(code, 16).ok())
+                        .filter(|code| !(0xE000..=0xF8FF).contains(code))
+                        .and_then(char::from_u32)
+                    {
+                        push(&mut paragraphs, &character.to_string());
+                    }
+                }
                 "footnoteReference" => {
                     let id = node.attribute("id").unwrap_or("?");
-                    push(&mut paragraph, &format!("[^{id}]"));
+                    push(&mut paragraphs, &format!("[^{id}]"));
                 }
                 "commentReference" => {
                     let id = node.attribute("id").unwrap_or("?");
-                    push(&mut paragraph, &format!("[comment {id}]"));
+                    push(&mut paragraphs, &format!("[comment {id}]"));
                 }
                 "tbl" => flow.open_table(),
                 "tc" => flow.open_cell(),
@@ -234,11 +474,23 @@ fn docx_flow(nodes: &[Node], notes: Option<&str>) -> Flow {
                     skip_note = false;
                 }
                 "p" => {
-                    if let Some(p) = paragraph.take() {
+                    if let Some(p) = paragraphs.pop() {
                         if skip_note {
                             continue;
                         }
-                        let line = p.line();
+                        let marker = match (&p.numbering, p.list) {
+                            (Some(id), Some(level)) => {
+                                let format = numbering.format(id, level);
+                                let count = counters.entry((id.clone(), level)).or_insert(0);
+                                *count += 1;
+                                let count = *count;
+                                // A new item restarts the levels under it.
+                                counters.retain(|(list, l), _| list != id || *l <= level);
+                                list_marker(format, count)
+                            }
+                            _ => "-".to_string(),
+                        };
+                        let line = p.line(&marker);
                         match note_label.take() {
                             Some(label) if !line.is_empty() => {
                                 flow.paragraph(format!("{label}{line}"))
@@ -256,15 +508,36 @@ fn docx_flow(nodes: &[Node], notes: Option<&str>) -> Flow {
                 "tbl" => flow.close_table(),
                 _ => {}
             },
-            Node::Text(text) if in_text => push(&mut paragraph, text),
+            Node::Text(text) if in_text => push(&mut paragraphs, text),
             Node::Text(_) => {}
         }
     }
     flow
 }
 
-fn push(paragraph: &mut Option<Paragraph>, text: &str) {
-    if let Some(p) = paragraph.as_mut() {
+/// The label of a drawing or picture from its non-visual properties (`wp:docPr`, `p:cNvPr`): its description (alt
+/// text) when it has one, else its name.
+fn picture_label(node: &Node) -> Option<String> {
+    node.attribute("descr")
+        .filter(|text| !text.trim().is_empty())
+        .or_else(|| {
+            node.attribute("name")
+                .filter(|text| !text.trim().is_empty())
+        })
+        .map(|text| text.trim().replace('\n', " "))
+}
+
+/// The line a picture leaves in the text: `[picture: Chart of sales]`, or `[picture]` without a label.
+fn picture_marker(label: Option<&str>) -> String {
+    match label {
+        Some(label) if !label.is_empty() => format!("[picture: {label}]"),
+        _ => "[picture]".to_string(),
+    }
+}
+
+/// Adds `text` to the innermost open paragraph (text outside any paragraph is not body text).
+fn push(paragraphs: &mut [Paragraph], text: &str) {
+    if let Some(p) = paragraphs.last_mut() {
         p.text.push_str(text);
     }
 }
@@ -346,7 +619,7 @@ fn odf_text(nodes: &[Node]) -> OdfText {
             Node::Close(name) => match name.as_str() {
                 "h" | "p" => {
                     let Some(p) = paragraphs.pop() else { continue };
-                    let line = p.line();
+                    let line = p.line("-");
                     if let Some((_, body)) = note.as_mut() {
                         if !line.is_empty() {
                             if !body.is_empty() {
@@ -504,9 +777,20 @@ fn drawing_shapes(nodes: &[Node], notes: bool) -> Vec<(bool, Vec<String>)> {
     let mut current: Option<(bool, Vec<String>, bool)> = None; // (title, lines, skipped placeholder)
     let mut paragraph: Option<String> = None;
     let mut in_text = false;
+    // A table row being read (its cells), and the cell being read: a row becomes one line, cells joined by ` | `.
+    let mut row: Option<Vec<String>> = None;
+    let mut cell: Option<String> = None;
+    // A picture being read (`p:pic`) and its label (from its `p:cNvPr`).
+    let mut picture: Option<Option<String>> = None;
     for node in nodes {
         match node {
             Node::Open { name, .. } => match name.as_str() {
+                "pic" if depth == 0 => picture = Some(None),
+                "cNvPr" => {
+                    if let Some(label @ None) = picture.as_mut() {
+                        *label = picture_label(node);
+                    }
+                }
                 "sp" | "graphicFrame" => {
                     depth += 1;
                     if depth == 1 {
@@ -528,14 +812,16 @@ fn drawing_shapes(nodes: &[Node], notes: bool) -> Vec<(bool, Vec<String>)> {
                         p.push('\n');
                     }
                 }
-                "tc" => {
-                    if let Some(p) = paragraph.as_mut() {
-                        p.push_str(" | ");
-                    }
-                }
+                "tr" => row = Some(Vec::new()),
+                "tc" => cell = Some(String::new()),
                 _ => {}
             },
             Node::Close(name) => match name.as_str() {
+                "pic" if depth == 0 => {
+                    if let Some(label) = picture.take() {
+                        shapes.push((false, vec![picture_marker(label.as_deref())]));
+                    }
+                }
                 "sp" | "graphicFrame" => {
                     depth = depth.saturating_sub(1);
                     if depth == 0 {
@@ -549,8 +835,28 @@ fn drawing_shapes(nodes: &[Node], notes: bool) -> Vec<(bool, Vec<String>)> {
                 "p" => {
                     if let (Some(p), Some(shape)) = (paragraph.take(), current.as_mut()) {
                         let p = p.trim().to_string();
-                        if !p.is_empty() {
-                            shape.1.push(p);
+                        match cell.as_mut() {
+                            Some(cell) if !p.is_empty() => {
+                                if !cell.is_empty() {
+                                    cell.push(' ');
+                                }
+                                cell.push_str(&p.replace('\n', " ").replace('|', "\\|"));
+                            }
+                            Some(_) => {}
+                            None if !p.is_empty() => shape.1.push(p),
+                            None => {}
+                        }
+                    }
+                }
+                "tc" => {
+                    if let (Some(done), Some(row)) = (cell.take(), row.as_mut()) {
+                        row.push(done);
+                    }
+                }
+                "tr" => {
+                    if let (Some(done), Some(shape)) = (row.take(), current.as_mut()) {
+                        if done.iter().any(|cell| !cell.is_empty()) {
+                            shape.1.push(done.join(" | "));
                         }
                     }
                 }
@@ -568,7 +874,8 @@ fn drawing_shapes(nodes: &[Node], notes: bool) -> Vec<(bool, Vec<String>)> {
     shapes
 }
 
-/// Writes one slide: marker with its title, the other shapes' lines, then `[notes]` and the notes.
+/// Writes one slide: marker with its title (and `(hidden)` for a slide hidden in the show), the other shapes'
+/// lines (a table a row a line, cells separated by ` | `), then `[notes]` and the notes.
 fn write_slide(
     out: &mut TextBuilder,
     number: u32,
@@ -576,13 +883,15 @@ fn write_slide(
     title: Option<String>,
     body: Vec<String>,
     notes: Vec<String>,
+    hidden: bool,
 ) {
+    let shown = if hidden { " (hidden)" } else { "" };
     let marker = match &title {
         Some(title) => format!(
-            "--- slide {number} of {count}: {} ---",
+            "--- slide {number} of {count}: {}{shown} ---",
             title.replace('\n', " ")
         ),
-        None => format!("--- slide {number} of {count} ---"),
+        None => format!("--- slide {number} of {count}{shown} ---"),
     };
     out.begin_part(PartKind::Slide, number, title, &marker);
     for line in body {
@@ -641,7 +950,21 @@ pub fn extract_pptx(
                     .collect();
             }
         }
-        write_slide(&mut out, index as u32 + 1, count, title, body, notes);
+        // A slide hidden in the show (`<p:sld show="0">`) is extracted all the same, its marker saying so.
+        let hidden = nodes
+            .iter()
+            .find(|node| matches!(node, Node::Open { .. }))
+            .and_then(|root| root.attribute("show"))
+            .is_some_and(|show| show == "0" || show == "false");
+        write_slide(
+            &mut out,
+            index as u32 + 1,
+            count,
+            title,
+            body,
+            notes,
+            hidden,
+        );
     }
     Ok(out.finish(DocumentFormat::Pptx))
 }
@@ -741,6 +1064,7 @@ pub fn extract_odp(
             title,
             slide.body,
             slide.notes,
+            false,
         );
     }
     Ok(out.finish(DocumentFormat::Odp))

@@ -29,6 +29,32 @@ const MAX_VISITED_OBJECTS: usize = 100_000;
 /// Deepest `Parent` chain or nesting of form XObjects followed.
 const MAX_DEPTH: usize = 64;
 
+/// Most bytes one content stream (a page's, or a form XObject's) may inflate to. Decoding happens in memory, and
+/// the parsed operations take several times the bytes, so a 300 KB file holding a 300 MB stream would exhaust the
+/// component's memory: such a page is reported as not extracted instead. Real pages hold a few hundred kilobytes.
+pub const MAX_CONTENT_STREAM_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Checks that `stream`, when its first filter is `FlateDecode`, inflates to at most [`MAX_CONTENT_STREAM_BYTES`]
+/// (inflating it into nothing, up to one byte past the cap). Errors: one sentence naming `what` and the cap.
+fn check_inflated_size(stream: &lopdf::Stream, what: &str) -> Result<(), String> {
+    use std::io::Read;
+    let flate = stream
+        .filters()
+        .is_ok_and(|filters| filters.first() == Some(&b"FlateDecode".as_slice()));
+    if !flate {
+        return Ok(());
+    }
+    let mut inflated = flate2::read::ZlibDecoder::new(stream.content.as_slice())
+        .take(MAX_CONTENT_STREAM_BYTES + 1);
+    let size = std::io::copy(&mut inflated, &mut std::io::sink()).unwrap_or(0);
+    if size > MAX_CONTENT_STREAM_BYTES {
+        return Err(format!(
+            "{what} inflates past the cap of {MAX_CONTENT_STREAM_BYTES} bytes (a decompression bomb, or a page too large to read)"
+        ));
+    }
+    Ok(())
+}
+
 /// Extracts a PDF's text, one part (kind `Page`, numbered from 1) a page, in page order.
 ///
 /// Errors: `TooLarge` when `bytes` is over `limits.max_input_bytes` or the text passes
@@ -54,6 +80,13 @@ pub fn extract_pdf(
         return Err(encrypted());
     }
     let pages = doc.get_pages();
+    if pages.is_empty() {
+        return Err(error(
+            DocumentErrorKind::Malformed,
+            "the PDF's page tree leads to no page (it is empty, broken or cyclic), so no page can be read"
+                .to_string(),
+        ));
+    }
     let count = pages.len();
     let mut text = String::new();
     let mut parts = Vec::with_capacity(count);
@@ -121,7 +154,8 @@ fn page_text(doc: &Document, number: u32, page_id: ObjectId) -> Result<String, S
 }
 
 /// A page's lines: control characters other than tab dropped (`\r` and form feeds among them), trailing whitespace
-/// trimmed, leading and trailing blank lines removed.
+/// trimmed, leading and trailing blank lines removed, a run of blank lines kept as one, and no blank line at all
+/// on a page where one stands between every two lines of text.
 fn tidy(raw: &str) -> Vec<String> {
     let lines: Vec<String> = raw
         .split('\n')
@@ -135,13 +169,23 @@ fn tidy(raw: &str) -> Vec<String> {
         .collect();
     let start = lines.iter().position(|l| !l.is_empty());
     let end = lines.iter().rposition(|l| !l.is_empty());
-    match (start, end) {
+    let mut kept: Vec<String> = match (start, end) {
         (Some(start), Some(end)) => lines
             .get(start..=end)
             .map(<[String]>::to_vec)
             .unwrap_or_default(),
         _ => Vec::new(),
+    };
+    // pdf-extract writes a blank line or two between lines it sees apart: a run of blank lines is kept as one.
+    kept.dedup_by(|line, previous| line.is_empty() && previous.is_empty());
+    // And some writers' text comes out with a blank line between every two lines: those blanks say nothing and
+    // would take half the budget, so a page whose every gap is blank loses them.
+    let blank = kept.iter().filter(|line| line.is_empty()).count();
+    let text = kept.len() - blank;
+    if text >= 3 && blank + 1 >= text {
+        kept.retain(|line| !line.is_empty());
     }
+    kept
 }
 
 /// Checks the preconditions pdf-extract assumes without checking for page `page_id`: the page is a dictionary with
@@ -166,6 +210,11 @@ pub fn validate_page(doc: &Document, page_id: ObjectId) -> Result<(), String> {
         Some(object) => deref(doc, object)?.as_dict().unwrap_or(&empty),
         None => &empty,
     };
+    for id in doc.get_page_contents(page_id) {
+        if let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) {
+            check_inflated_size(stream, "the page's content stream")?;
+        }
+    }
     let content = doc
         .get_page_content(page_id)
         .map_err(|e| format!("the page's content cannot be read: {e}"))?;
@@ -341,6 +390,7 @@ impl<'a> Checker<'a> {
                         Ok(r) => deref(self.doc, r)?.as_dict().unwrap_or(resources),
                         Err(_) => resources,
                     };
+                    check_inflated_size(stream, &format!("the XObject `{}`", lossy(name)))?;
                     // pdf-extract runs every XObject's data as content, images included: only forms decode.
                     let data = if stream.filters().is_ok() {
                         stream
@@ -662,9 +712,58 @@ fn load_error(e: lopdf::Error) -> DocumentError {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn tidy_trims_lines_and_keeps_one_blank_line_of_a_run() {
+        assert_eq!(
+            super::tidy("\n\nTitle  \n\n\n\nBody\x0c\nmore\n\nEnd\n\n"),
+            vec!["Title", "", "Body", "more", "", "End"]
+        );
+        // A blank line between every two lines: they go.
+        assert_eq!(
+            super::tidy("one\n\ntwo\n\nthree\n\nfour\n"),
+            vec!["one", "two", "three", "four"]
+        );
+    }
+
     use super::*;
     use crate::document::fixtures::{self, PdfPage};
     use lopdf::dictionary;
+
+    #[test]
+    fn a_content_stream_that_inflates_past_the_cap_is_a_page_not_extracted() {
+        use std::io::Write;
+        let mut doc = fixtures::pdf_document(&[
+            PdfPage::Text(vec!["First page".into()]),
+            PdfPage::Text(vec!["Second page text".into()]),
+        ]);
+        // Page 1's content becomes 40 MB of spaces, deflated to a few kilobytes.
+        let mut encoder =
+            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        let spaces = vec![b' '; 1024 * 1024];
+        for _ in 0..40 {
+            encoder.write_all(&spaces).unwrap();
+        }
+        let bomb = encoder.finish().unwrap();
+        assert!(bomb.len() < 200_000, "{} bytes", bomb.len());
+        let first = *doc.get_pages().get(&1).unwrap();
+        let content = doc.get_page_contents(first)[0];
+        doc.objects.insert(
+            content,
+            Object::Stream(lopdf::Stream::new(
+                dictionary! {"Filter" => "FlateDecode"},
+                bomb,
+            )),
+        );
+        let text = extract_pdf(&fixtures::save(doc), &ExtractionLimits::default())
+            .expect("extracts")
+            .text;
+        assert_eq!(
+            text,
+            format!(
+                "--- page 1 of 2 ---\n[page 1: text not extracted: the page's content stream inflates past the cap of {MAX_CONTENT_STREAM_BYTES} bytes (a decompression bomb, or a page too large to read)]\n--- page 2 of 2 ---\nSecond page text\n"
+            )
+        );
+    }
 
     fn page(number: u32, first_line: u64, characters: u64) -> DocumentPart {
         DocumentPart {
@@ -795,11 +894,15 @@ mod tests {
         );
     }
 
+    /// An empty page tree, or one that points back to itself, leaves no page to read: said, not an empty text.
     #[test]
-    fn a_pdf_without_pages_is_an_empty_text() {
-        let doc = extract(&fixtures::pdf(&[])).expect("reads");
-        assert_eq!(doc.text, "");
-        assert!(doc.parts.is_empty());
+    fn a_pdf_whose_page_tree_leads_to_no_page_is_malformed() {
+        let err = extract(&fixtures::pdf(&[])).unwrap_err();
+        assert_eq!(err.kind, DocumentErrorKind::Malformed);
+        assert_eq!(
+            err.message,
+            "the PDF's page tree leads to no page (it is empty, broken or cyclic), so no page can be read"
+        );
     }
 
     /// Each of these would make pdf-extract panic (an abort in the component): the page is skipped with its reason.

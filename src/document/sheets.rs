@@ -6,7 +6,8 @@
 //! `B17` is findable. Empty rows are skipped, the row numbers of the others kept; trailing empty cells are dropped.
 //! Dates are ISO dates (`2024-03-15`, `2024-03-15T08:30:00`, a time alone `08:30:00`), durations ISO durations,
 //! formulas their text and cached value (`=SUM(A1:A3) → 6`) where the format keeps both. A tab, newline or carriage
-//! return inside a cell is written as `\t`, `\n`, `\r` so a row stays one line.
+//! return inside a cell is written as `\t`, `\n`, `\r` so a row stays one line (a backslash that would read as such an
+//! escape is doubled). A hidden sheet is extracted too, its marker ending in `(hidden)`.
 //!
 //! Memory: `.xlsx` sheets are read cell by cell (a sheet with cells at `A1` and `XFD1048576` costs two cells, not a
 //! dense grid); `.xls` and `.ods` sheets come from calamine as dense ranges. The extracted text is capped at
@@ -50,6 +51,7 @@ pub fn extract_sheets(
         });
     }
     let ole = bytes.starts_with(&OLE_MAGIC);
+    let hidden: Vec<String>;
     let sheets = match format {
         DocumentFormat::Xlsx if ole => {
             // An encrypted .xlsx is an OLE container: calamine's xlsx reader names it as password-protected.
@@ -63,18 +65,22 @@ pub fn extract_sheets(
             check_zip(bytes, limits)?;
             let mut workbook = calamine::open_workbook_from_rs::<Xlsx<_>, _>(Cursor::new(bytes))
                 .map_err(xlsx_error)?;
+            hidden = hidden_sheets(workbook.sheets_metadata());
             read_xlsx(&mut workbook)?
         }
         DocumentFormat::Xls => {
             check_xls(bytes, limits)?;
             let mut workbook = calamine::open_workbook_from_rs::<Xls<_>, _>(Cursor::new(bytes))
                 .map_err(xls_error)?;
+            hidden = hidden_sheets(workbook.sheets_metadata());
             read_dense(&mut workbook, xls_error)?
         }
         DocumentFormat::Ods => {
             check_zip(bytes, limits)?;
+            check_ods_grid(bytes, limits)?;
             let mut workbook = calamine::open_workbook_from_rs::<Ods<_>, _>(Cursor::new(bytes))
                 .map_err(ods_error)?;
+            hidden = hidden_sheets(workbook.sheets_metadata());
             read_dense(&mut workbook, ods_error)?
         }
         other => {
@@ -84,7 +90,17 @@ pub fn extract_sheets(
             })
         }
     };
-    render(sheets, format, limits)
+    render(sheets, &hidden, format, limits)
+}
+
+/// The names of the sheets a workbook hides (hidden, or "very hidden" in Excel): their text is extracted all
+/// the same, and their marker says `hidden`.
+fn hidden_sheets(sheets: &[calamine::Sheet]) -> Vec<String> {
+    sheets
+        .iter()
+        .filter(|sheet| sheet.visible != calamine::SheetVisible::Visible)
+        .map(|sheet| sheet.name.clone())
+        .collect()
 }
 
 /// Most cells the rectangle of an `.xls` sheet may span (its `DIMENSIONS` record, and the cells it holds): calamine
@@ -236,6 +252,187 @@ fn xls_grid_too_large(cells: u64) -> DocumentError {
     }
 }
 
+/// Most cells an `.ods` sheet may make calamine hold once its repeated rows and columns are expanded: the cells
+/// of each row element up to its last non-empty one, plus the dense rectangle from the first to the last non-empty
+/// row (repeats included). calamine keeps each cell twice (a 32-byte value and a 24-byte formula string), so the cap
+/// is about 84 MB of memory; a sheet of 65,536 rows by 11 columns fits.
+pub const MAX_ODS_GRID_CELLS: u64 = 1_500_000;
+
+/// calamine's caps on an `.ods` sheet: rows and columns past them are dropped, so they bound the count too.
+const ODS_MAX_ROWS: u64 = 1_048_576;
+const ODS_MAX_COLUMNS: u64 = 16_384;
+
+/// One row of an `.ods` sheet as [`check_ods_grid`] counts it.
+#[derive(Debug, Clone, Copy, Default)]
+struct OdsRow {
+    /// `table:number-rows-repeated` (1 when absent).
+    repeats: u64,
+    /// The first and last non-empty column (0-based, repeats expanded), when the row has a non-empty cell.
+    span: Option<(u64, u64)>,
+}
+
+/// Checks an `.ods` before calamine reads it: a few bytes of XML can repeat a cell 16,384 times and a row a million
+/// times (`table:number-columns-repeated`, `table:number-rows-repeated`), and calamine expands both into dense
+/// vectors. Counts, per sheet, the cells calamine would hold (as [`MAX_ODS_GRID_CELLS`] describes) while streaming
+/// `content.xml` (a sheet is counted when it ends, so XML that breaks later is left to calamine's own error).
+/// Errors: `TooLarge` naming the sheet, its expanded rows and columns and the cap, or a zip entry over the caps of
+/// `limits`; `Malformed` when the zip cannot be read.
+fn check_ods_grid(bytes: &[u8], limits: &ExtractionLimits) -> Result<(), DocumentError> {
+    use quick_xml::events::Event;
+    let mut archive = super::open_zip(bytes)?;
+    // Without content.xml, or past XML that is not well-formed, calamine stops with an error of its own.
+    let Some(content) = super::read_zip_entry(&mut archive, "content.xml", limits)? else {
+        return Ok(());
+    };
+    let mut reader = quick_xml::Reader::from_reader(content.as_slice());
+    reader.config_mut().check_end_names = false;
+    let mut buffer = Vec::new();
+    let mut sheet = String::new();
+    let mut rows: Vec<OdsRow> = Vec::new();
+    let mut row: Option<(OdsRow, u64)> = None;
+    // The open cell: its column repeats and whether it holds anything yet.
+    let mut cell: Option<(u64, bool)> = None;
+    loop {
+        let Ok(event) = reader.read_event_into(&mut buffer) else {
+            return Ok(());
+        };
+        let (start, empty) = match &event {
+            Event::Start(start) => (Some(start), false),
+            Event::Empty(start) => (Some(start), true),
+            _ => (None, false),
+        };
+        if let Some(start) = start {
+            let attribute = |name: &[u8]| {
+                start
+                    .attributes()
+                    .flatten()
+                    .find(|attribute| attribute.key.as_ref() == name)
+                    .map(|attribute| String::from_utf8_lossy(&attribute.value).into_owned())
+            };
+            let repeats = |name: &[u8]| {
+                attribute(name)
+                    .and_then(|value| value.trim().parse::<u64>().ok())
+                    .unwrap_or(1)
+                    .max(1)
+            };
+            match start.name().as_ref() {
+                b"table:table" => {
+                    sheet = attribute(b"table:name").unwrap_or_default();
+                    rows.clear();
+                }
+                b"table:table-row" => {
+                    let counted = OdsRow {
+                        repeats: repeats(b"table:number-rows-repeated"),
+                        span: None,
+                    };
+                    if empty {
+                        rows.push(counted);
+                    } else {
+                        row = Some((counted, 0));
+                    }
+                }
+                b"table:table-cell" | b"table:covered-table-cell" => {
+                    let holds = attribute(b"office:value-type").is_some()
+                        || attribute(b"table:formula").is_some();
+                    let columns = repeats(b"table:number-columns-repeated");
+                    if empty {
+                        close_ods_cell(&mut row, columns, holds);
+                    } else {
+                        cell = Some((columns, holds));
+                    }
+                }
+                _ => {
+                    if let Some((_, holds)) = cell.as_mut() {
+                        *holds = true;
+                    }
+                }
+            }
+        }
+        match &event {
+            Event::Text(text) if !text.iter().all(u8::is_ascii_whitespace) => {
+                if let Some((_, holds)) = cell.as_mut() {
+                    *holds = true;
+                }
+            }
+            Event::End(end) => match end.name().as_ref() {
+                b"table:table-cell" | b"table:covered-table-cell" => {
+                    if let Some((columns, holds)) = cell.take() {
+                        close_ods_cell(&mut row, columns, holds);
+                    }
+                }
+                b"table:table-row" => {
+                    if let Some((counted, _)) = row.take() {
+                        rows.push(counted);
+                    }
+                }
+                b"table:table" => ods_sheet_fits(&sheet, &rows)?,
+                _ => {}
+            },
+            Event::Eof => return Ok(()),
+            _ => {}
+        }
+        buffer.clear();
+    }
+}
+
+/// Ends a cell of `row` spanning `columns` columns: a cell that holds anything widens the row's non-empty span.
+fn close_ods_cell(row: &mut Option<(OdsRow, u64)>, columns: u64, holds: bool) {
+    if let Some((counted, column)) = row.as_mut() {
+        let first = (*column).min(ODS_MAX_COLUMNS);
+        let end = column.saturating_add(columns).min(ODS_MAX_COLUMNS);
+        if holds && end > first {
+            let span = counted.span.get_or_insert((first, end - 1));
+            span.1 = end - 1;
+        }
+        *column = column.saturating_add(columns);
+    }
+}
+
+/// Whether the sheet `name` of `rows` stays under [`MAX_ODS_GRID_CELLS`] once calamine expands it.
+fn ods_sheet_fits(name: &str, rows: &[OdsRow]) -> Result<(), DocumentError> {
+    // What calamine pushes while reading: each row's cells up to its last non-empty one, once per row element.
+    let read: u64 = rows
+        .iter()
+        .filter_map(|row| row.span.map(|(_, last)| last + 1))
+        .sum();
+    // What it then expands: every row from the first to the last non-empty one, repeats included, as wide as
+    // the widest span.
+    let filled = || {
+        rows.iter()
+            .enumerate()
+            .filter(|(_, row)| row.span.is_some())
+    };
+    let (Some((first, _)), Some((last, _))) = (filled().next(), filled().next_back()) else {
+        return Ok(());
+    };
+    let first_column = filled()
+        .filter_map(|(_, row)| row.span.map(|span| span.0))
+        .min()
+        .unwrap_or(0);
+    let last_column = filled()
+        .filter_map(|(_, row)| row.span.map(|span| span.1))
+        .max()
+        .unwrap_or(0);
+    let columns = last_column - first_column + 1;
+    let expanded_rows = rows
+        .get(first..=last)
+        .unwrap_or_default()
+        .iter()
+        .fold(0u64, |sum, row| sum.saturating_add(row.repeats))
+        .min(ODS_MAX_ROWS);
+    let cells = read.saturating_add(expanded_rows.saturating_mul(columns));
+    if cells > MAX_ODS_GRID_CELLS {
+        return Err(DocumentError {
+            kind: DocumentErrorKind::TooLarge,
+            message: format!(
+                "the .ods sheet `{name}` repeats its rows and cells to {expanded_rows} rows by {columns} columns \
+                 ({cells} cells to hold), over the cap of {MAX_ODS_GRID_CELLS} cells"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The BIFF records of `stream` as (type, data), stopping at the first truncated one.
 fn biff_records(stream: &[u8]) -> impl Iterator<Item = (u16, &[u8])> {
     let mut rest = stream;
@@ -335,8 +532,8 @@ fn merge_formulas(mut cells: SheetCells, formulas: SheetCells) -> SheetCells {
             format!("={bare}")
         };
         let text = match cells.remove(&position) {
-            Some(value) => format!("{formula} → {value}"),
-            None => formula,
+            Some(value) if !value.is_empty() => format!("{formula} → {value}"),
+            _ => formula,
         };
         cells.insert(position, text);
     }
@@ -347,6 +544,7 @@ fn merge_formulas(mut cells: SheetCells, formulas: SheetCells) -> SheetCells {
 /// `limits.max_total_uncompressed` bytes.
 fn render(
     sheets: Vec<(String, SheetCells)>,
+    hidden: &[String],
     format: DocumentFormat,
     limits: &ExtractionLimits,
 ) -> Result<ExtractedDocument, DocumentError> {
@@ -357,9 +555,14 @@ fn render(
     for (index, (name, cells)) in sheets.into_iter().enumerate() {
         let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
         let marker = format!(
-            "=== sheet {number} of {count}: {} ({}) ===",
+            "=== sheet {number} of {count}: {} ({}){} ===",
             escape(&name),
-            used_range(&cells)
+            used_range(&cells),
+            if hidden.contains(&name) {
+                " (hidden)"
+            } else {
+                ""
+            }
         );
         bytes += marker.len() as u64 + 1;
         builder.begin_part(PartKind::Sheet, number, Some(name.clone()), &marker);
@@ -490,14 +693,27 @@ fn iso_duration(days: f64) -> String {
     )
 }
 
-/// A cell's or sheet name's text with tabs, line feeds and carriage returns written as `\t`, `\n`, `\r`.
+/// A cell's text on one line: a tab, newline or carriage return becomes `\t`, `\n`, `\r`, and a backslash that
+/// would read as one of those escapes (followed by `t`, `n`, `r` or a backslash) is doubled, so `C:\new` reads
+/// `C:\\new`; other backslashes stay as they are.
 fn escape(text: &str) -> String {
-    if !text.contains(['\t', '\n', '\r']) {
+    if !text.contains(['\t', '\n', '\r', '\\']) {
         return text.to_string();
     }
-    text.replace('\t', "\\t")
-        .replace('\n', "\\n")
-        .replace('\r', "\\r")
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut characters = text.chars().peekable();
+    while let Some(character) = characters.next() {
+        match character {
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\\' if matches!(characters.peek(), Some('t' | 'n' | 'r' | '\\')) => {
+                out.push_str("\\\\")
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn malformed(message: impl Into<String>) -> DocumentError {
@@ -605,6 +821,65 @@ mod tests {
              3\tsum\t=SUM([.B2:.B2]) → 1200\n"
         );
         assert_eq!(doc.parts, vec![sheet(1, "Budget", 1, 66)]);
+    }
+
+    /// A row of `cells` non-empty cells (`x` strings) repeated `rows` times, then the trailing empty rows and
+    /// cells LibreOffice writes to fill the sheet.
+    fn ods_repeated(rows: u64, cells: u64) -> Vec<u8> {
+        fixtures::ods(&format!(
+            r#"<table:table table:name="Big">
+<table:table-row table:number-rows-repeated="{rows}"><table:table-cell table:number-columns-repeated="{cells}" office:value-type="string"><text:p>x</text:p></table:table-cell><table:table-cell table:number-columns-repeated="1000"/></table:table-row>
+<table:table-row table:number-rows-repeated="1048000"><table:table-cell table:number-columns-repeated="1024"/></table:table-row>
+</table:table>"#
+        ))
+    }
+
+    #[test]
+    fn ods_repeats_that_expand_past_the_cap_are_too_large_before_calamine() {
+        let bytes = ods_repeated(1_000_000, 16_384);
+        assert!(bytes.len() < 2_000, "a tiny file: {} bytes", bytes.len());
+        let err = extract(&bytes, DocumentFormat::Ods).unwrap_err();
+        assert_eq!(err.kind, DocumentErrorKind::TooLarge);
+        assert_eq!(
+            err.message,
+            "the .ods sheet `Big` repeats its rows and cells to 1000000 rows by 16384 columns \
+             (16384016384 cells to hold), over the cap of 1500000 cells"
+        );
+    }
+
+    #[test]
+    fn ods_repeats_under_the_cap_are_expanded_and_trailing_empty_repeats_cost_nothing() {
+        let doc = extract(&ods_repeated(3, 2), DocumentFormat::Ods).expect("reads");
+        assert_eq!(
+            doc.text,
+            "=== sheet 1 of 1: Big (A1:B3) ===\n1\tx\tx\n2\tx\tx\n3\tx\tx\n"
+        );
+        // At the cap: the row element's 2 cells as read, plus 749,999 rows × 2 columns expanded, is 1,500,000.
+        let rows = (MAX_ODS_GRID_CELLS - 2) / 2;
+        assert!(check_ods_grid(&ods_repeated(rows, 2), &ExtractionLimits::default()).is_ok());
+        let err =
+            check_ods_grid(&ods_repeated(rows + 1, 2), &ExtractionLimits::default()).unwrap_err();
+        assert_eq!(err.kind, DocumentErrorKind::TooLarge);
+    }
+
+    #[test]
+    fn hidden_sheets_are_marked_and_escapes_stay_unambiguous() {
+        // The fixture writes the name into `<sheet name="...">`: the second sheet carries `state="hidden"`.
+        let bytes = fixtures::xlsx(&[
+            (
+                "Shown",
+                r#"<row r="1"><c r="A1" t="inlineStr"><is><t>C:\new\data</t></is></c><c r="B1" t="inlineStr"><is><t>a\b</t></is></c></row>"#,
+            ),
+            (
+                r#"Secret" state="hidden"#,
+                r#"<row r="1"><c r="A1"><f>1+1</f><v></v></c></row>"#,
+            ),
+        ]);
+        let doc = extract(&bytes, DocumentFormat::Xlsx).expect("reads");
+        assert_eq!(
+            doc.text,
+            "=== sheet 1 of 2: Shown (A1:B1) ===\n1\tC:\\\\new\\data\ta\\b\n=== sheet 2 of 2: Secret (A1) (hidden) ===\n1\t=1+1\n"
+        );
     }
 
     #[test]

@@ -27,6 +27,131 @@ fn docx_has_headings_lists_a_table_in_place_footnotes_and_comments() {
     assert!(document.parts.is_empty());
 }
 
+/// A `.docx` of `body` (inside `<w:body>`) and `parts` besides `word/document.xml`.
+fn docx_of(body: &str, parts: &[(&str, &str)]) -> Vec<u8> {
+    const W: &str = r#"xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006""#;
+    let document = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><w:document {W}><w:body>{body}</w:body></w:document>"#
+    );
+    let wrapped: Vec<(String, String)> = parts
+        .iter()
+        .map(|(name, xml)| (name.to_string(), xml.replace("{W}", W)))
+        .collect();
+    let mut all: Vec<(&str, &[u8])> = vec![("word/document.xml", document.as_bytes())];
+    all.extend(
+        wrapped
+            .iter()
+            .map(|(name, xml)| (name.as_str(), xml.as_bytes())),
+    );
+    super::fixtures::zip_parts(&all)
+}
+
+#[test]
+fn docx_numbers_lists_keeps_text_boxes_once_and_reads_headers_symbols_and_tracked_changes() {
+    let numbering = r#"<w:numbering {W}>
+<w:abstractNum w:abstractNumId="5"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/></w:lvl><w:lvl w:ilvl="1"><w:numFmt w:val="lowerLetter"/></w:lvl></w:abstractNum>
+<w:abstractNum w:abstractNumId="6"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/></w:lvl></w:abstractNum>
+<w:num w:numId="1"><w:abstractNumId w:val="5"/></w:num><w:num w:numId="2"><w:abstractNumId w:val="6"/></w:num>
+</w:numbering>"#;
+    let item = |list: u32, level: u32, text: &str| {
+        format!(
+            r#"<w:p><w:pPr><w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{list}"/></w:numPr></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>"#
+        )
+    };
+    let body = [
+        item(1, 0, "Plan"),
+        item(1, 1, "draft"),
+        item(1, 1, "review"),
+        item(1, 0, "Ship"),
+        item(1, 1, "tag"),
+        item(2, 0, "a bullet"),
+        r#"<w:p><w:pPr><w:pStyle w:val="ListNumber"/></w:pPr><w:r><w:t>First step</w:t></w:r></w:p>"#.to_string(),
+        r#"<w:p><w:pPr><w:pStyle w:val="ListNumber"/></w:pPr><w:r><w:t>Second step</w:t></w:r></w:p>"#.to_string(),
+        r#"<w:p><w:pPr><w:pStyle w:val="ListBullet2"/></w:pPr><w:r><w:t>sub point</w:t></w:r></w:p>"#.to_string(),
+        // A text box: DrawingML in mc:Choice, the same text again in the VML mc:Fallback.
+        r#"<w:p><w:r><w:t xml:space="preserve">Caption: </w:t></w:r><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><w:txbxContent><w:p><w:r><w:t>Boxed note</w:t></w:r></w:p></w:txbxContent></w:drawing></mc:Choice><mc:Fallback><w:pict><w:txbxContent><w:p><w:r><w:t>Boxed note</w:t></w:r></w:p></w:txbxContent></w:pict></mc:Fallback></mc:AlternateContent></w:r><w:r><w:t>figure 1</w:t></w:r></w:p>"#.to_string(),
+        r#"<w:p><w:r><w:t>well</w:t></w:r><w:r><w:noBreakHyphen/><w:t>known </w:t></w:r><w:r><w:sym w:font="Symbol" w:char="03B1"/><w:sym w:font="Wingdings" w:char="F0FC"/></w:r></w:p>"#.to_string(),
+        r#"<w:p><w:r><w:t xml:space="preserve">Price </w:t></w:r><w:del w:id="1" w:author="Bo"><w:r><w:delText>10</w:delText></w:r></w:del><w:ins w:id="2" w:author="Bo"><w:r><w:t>12</w:t></w:r></w:ins><w:r><w:t xml:space="preserve"> euros</w:t></w:r></w:p>"#.to_string(),
+    ]
+    .concat();
+    let header = r#"<w:hdr {W}><w:p><w:r><w:t>ACME confidential</w:t></w:r></w:p></w:hdr>"#;
+    let footer = r#"<w:ftr {W}><w:p><w:r><w:t>Page footer</w:t></w:r></w:p></w:ftr>"#;
+    let bytes = docx_of(
+        &body,
+        &[
+            ("word/numbering.xml", numbering),
+            ("word/footer1.xml", footer),
+            ("word/header2.xml", header),
+            ("word/header1.xml", header),
+        ],
+    );
+    let document = extracted(&bytes, "plan.docx");
+    assert_eq!(
+        document.text,
+        "1. Plan\n  a. draft\n  b. review\n2. Ship\n  a. tag\n- a bullet\n1. First step\n2. Second step\n  - sub point\nBoxed note\nCaption: figure 1\nwell-known α\nPrice 12 euros\n\
+         --- headers and footers ---\nACME confidential\nPage footer\n\
+         --- tracked changes: 1 insertions and 1 deletions not yet accepted; the text above shows them accepted (inserted text in, deleted text out) ---\n"
+    );
+}
+
+#[test]
+fn a_bar_inside_a_table_cell_is_escaped_so_cells_stay_apart() {
+    let body = r#"<w:tbl><w:tr><w:tc><w:p><w:r><w:t>x | y</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>z</w:t></w:r></w:p></w:tc></w:tr></w:tbl>"#;
+    let document = extracted(&docx_of(body, &[]), "t.docx");
+    assert_eq!(document.text, "x \\| y | z\n");
+}
+
+#[test]
+fn a_slide_table_is_a_row_a_line_a_picture_is_named_and_a_hidden_slide_says_so() {
+    let p = r#"xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships""#;
+    let presentation = format!(
+        r#"<p:presentation {p}><p:sldIdLst><p:sldId id="256" r:id="rId2"/></p:sldIdLst></p:presentation>"#
+    );
+    let rels = r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/slide" Target="slides/slide1.xml"/></Relationships>"#;
+    let cell = |text: &str| {
+        format!("<a:tc><a:txBody><a:p><a:r><a:t>{text}</a:t></a:r></a:p></a:txBody></a:tc>")
+    };
+    let table = format!(
+        "<p:graphicFrame><a:graphic><a:graphicData><a:tbl><a:tr>{}{}</a:tr><a:tr>{}{}</a:tr></a:tbl></a:graphicData></a:graphic></p:graphicFrame>",
+        cell("Region"),
+        cell("Sales"),
+        cell("North | East"),
+        cell("12")
+    );
+    let picture = r#"<p:pic><p:nvPicPr><p:cNvPr id="4" name="Picture 3" descr="Sales chart"/></p:nvPicPr></p:pic>"#;
+    let slide = format!(
+        r#"<p:sld {p} show="0"><p:cSld><p:spTree>{table}{picture}</p:spTree></p:cSld></p:sld>"#
+    );
+    let bytes = super::fixtures::zip_parts(&[
+        ("ppt/presentation.xml", presentation.as_bytes()),
+        ("ppt/_rels/presentation.xml.rels", rels.as_bytes()),
+        ("ppt/slides/slide1.xml", slide.as_bytes()),
+    ]);
+    let document = extracted(&bytes, "deck.pptx");
+    assert_eq!(
+        document.text,
+        "--- slide 1 of 1 (hidden) ---\nRegion | Sales\nNorth \\| East | 12\n[picture: Sales chart]\n"
+    );
+}
+
+#[test]
+fn pictures_leave_a_line_naming_them() {
+    let body = r#"<w:p><w:r><w:t>Scan:</w:t></w:r></w:p><w:p><w:r><w:drawing><wp:inline xmlns:wp="x"><wp:docPr id="1" name="Picture 1" descr="Signed contract, page 1"/><a:graphic xmlns:a="y"><a:graphicData><pic:pic xmlns:pic="z"><pic:nvPicPr><pic:cNvPr id="0" name="scan.png"/></pic:nvPicPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p><w:p><w:r><w:drawing><wp:inline xmlns:wp="x"><wp:docPr id="2" name=""/><a:graphic xmlns:a="y"><a:graphicData><pic:pic xmlns:pic="z"/></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>"#;
+    let document = extracted(&docx_of(body, &[]), "scan.docx");
+    assert_eq!(
+        document.text,
+        "Scan:\n[picture: Signed contract, page 1]\n[picture]\n"
+    );
+}
+
+#[test]
+fn list_markers_count_in_each_format() {
+    assert_eq!(super::office::list_marker("decimal", 12), "12.");
+    assert_eq!(super::office::list_marker("lowerLetter", 28), "ab.");
+    assert_eq!(super::office::list_marker("upperRoman", 14), "XIV.");
+    assert_eq!(super::office::list_marker("bullet", 3), "-");
+}
+
 #[test]
 fn odt_reads_like_docx() {
     let document = extracted(&samples::odt(), "plan.odt");
@@ -182,6 +307,27 @@ fn legacy_doc_and_ppt_are_refused_by_name() {
 }
 
 #[test]
+fn password_protected_office_files_are_encrypted_whatever_their_name() {
+    use std::io::Write;
+    let mut file = cfb::CompoundFile::create(std::io::Cursor::new(Vec::new())).expect("cfb");
+    for name in ["/EncryptionInfo", "/EncryptedPackage"] {
+        file.create_stream(name)
+            .and_then(|mut stream| stream.write_all(b"\x04\x00\x04\x00"))
+            .expect("cfb stream");
+    }
+    file.flush().expect("cfb flushes");
+    let bytes = file.into_inner().into_inner();
+    for name in ["secret.docx", "secret.pptx", "secret.doc", "secret.bin"] {
+        let error = refused(&bytes, name);
+        assert_eq!(error.kind, DocumentErrorKind::Encrypted, "{name}");
+        assert_eq!(
+            error.message,
+            format!("{name} is a password-protected Office document (an OLE compound file holding `EncryptionInfo` and `EncryptedPackage`): its text cannot be read without the password")
+        );
+    }
+}
+
+#[test]
 fn coverage_warning_names_each_empty_range_with_the_text_before_it() {
     let mut out = TextBuilder::new();
     for page in 1..=12u32 {
@@ -201,7 +347,7 @@ fn coverage_warning_names_each_empty_range_with_the_text_before_it() {
     assert_eq!(facts.pages, Some(12));
     assert_eq!(
         facts.warning.as_deref(),
-        Some("[read-window: no text layer] 6 of the 12 pages of /w/scan.pdf have no extractable text (under 20 characters each): pages 4-9 (after \"Page 3 has a full line of real text on it.\"). Their text layer is missing (scanned or image-only pages), so this extraction does not hold what they show. Render those pages as images and look at them before relying on this document.")
+        Some("[read-window: no text layer] 6 of the 12 pages of /w/scan.pdf have no extractable text, or almost none (under 20 characters each): pages 4-9 (after \"Page 3 has a full line of real text on it.\"). Their text layer is missing or nearly empty (scanned or image-only pages, or pages that are mostly pictures, such as title slides), so this extraction may not hold what they show. Render those pages as images and look at them before relying on this document.")
     );
     // One empty page of 12 is no warning.
     let mut out = TextBuilder::new();
@@ -227,14 +373,18 @@ fn the_cache_keeps_one_version_per_path_and_evicts_the_oldest() {
     let mut cache = DocumentCache::new();
     let document = std::sync::Arc::new(extracted(&samples::pptx(), "a.pptx"));
     for index in 0..(MAX_CACHED_DOCUMENTS + 2) {
-        cache.put(&format!("/w/{index}.pptx"), (1, None), Ok(document.clone()));
+        cache.put(
+            &format!("/w/{index}.pptx"),
+            (1, None, 0),
+            Ok(document.clone()),
+        );
     }
     assert_eq!(cache.len(), MAX_CACHED_DOCUMENTS);
-    assert!(cache.get("/w/0.pptx", (1, None)).is_none());
-    assert!(cache.get("/w/9.pptx", (1, None)).is_some());
-    assert!(cache.get("/w/9.pptx", (2, None)).is_none());
-    cache.put("/w/9.pptx", (2, None), Ok(document));
-    assert!(cache.get("/w/9.pptx", (1, None)).is_none());
+    assert!(cache.get("/w/0.pptx", (1, None, 0)).is_none());
+    assert!(cache.get("/w/9.pptx", (1, None, 0)).is_some());
+    assert!(cache.get("/w/9.pptx", (2, None, 0)).is_none());
+    cache.put("/w/9.pptx", (2, None, 0), Ok(document));
+    assert!(cache.get("/w/9.pptx", (1, None, 0)).is_none());
 }
 
 fn session(files: &[(&str, Vec<u8>)]) -> (tempfile::TempDir, NativeFileSystem, Reader) {
@@ -297,11 +447,100 @@ fn the_hint_says_where_the_next_part_starts() {
     let (_dir, mut fs, mut reader) = session(&[("deck.pptx", samples::pptx())]);
     let result = window(&mut reader, &mut fs, "deck.pptx", 1, 3);
     assert!(
-        result.hint.ends_with(" This is the text extracted from a pptx document of 2 slides; this window is in slide 1; slide 2 starts at line 6 (offset=6). document.parts gives the first line of every slide."),
+        result.hint.ends_with(" This is the text extracted from a pptx document of 2 slides; this window is in slide 1; slide 2 starts at line 6 (offset=6). Where each slide starts: 1 at line 1, 2 at line 6."),
         "{}",
         result.hint
     );
     assert_eq!(result.file_size, samples::pptx().len() as u64);
+}
+
+/// A PDF of `pages` pages of 10 lines each (a marker and 9 lines of text), `empty` of them with no text.
+fn pdf_facts(pages: u32, empty: &[u32]) -> DocumentFacts {
+    let parts = (1..=pages)
+        .map(|number| DocumentPart {
+            kind: PartKind::Page,
+            number,
+            name: None,
+            first_line: u64::from(number - 1) * 10 + 1,
+            characters: if empty.contains(&number) { 0 } else { 400 },
+        })
+        .collect();
+    let document = ExtractedDocument {
+        format: DocumentFormat::Pdf,
+        text: String::new(),
+        parts,
+    };
+    DocumentFacts::of(&document, "/w/report.pdf")
+}
+
+#[test]
+fn the_hint_maps_every_part_of_a_short_document_and_reaches_across_a_long_one() {
+    assert_eq!(
+        [2, 3, 5, 11, 12, 21, 112, 150].map(super::ordinal),
+        ["2nd", "3rd", "5th", "11th", "12th", "21st", "112th", "150th"].map(String::from)
+    );
+    let short = pdf_facts(3, &[]);
+    assert_eq!(
+        short.hint_clause(1, 10),
+        " This is the text extracted from a pdf document of 3 pages; this window is in page 1; page 2 starts at line 11 (offset=11). Where each page starts: 1 at line 1, 2 at line 11, 3 at line 21."
+    );
+    let long = pdf_facts(100, &[]);
+    let clause = long.hint_clause(395, 420);
+    let line = |page: u32| format!("{page} at line {}", (page - 1) * 10 + 1);
+    let near: Vec<String> = (40..60).map(line).collect();
+    let far: Vec<String> = [
+        5, 10, 15, 20, 25, 30, 35, 60, 65, 70, 75, 80, 85, 90, 95, 100,
+    ]
+    .into_iter()
+    .map(line)
+    .collect();
+    assert_eq!(
+        clause,
+        format!(
+            " This is the text extracted from a pdf document of 100 pages; this window holds pages 40-42; page 43 starts at line 421 (offset=421). Where each page starts: {}; and every 5th: {} (each page opens with its marker line; document.parts lists all 100).",
+            near.join(", "),
+            far.join(", ")
+        )
+    );
+}
+
+#[test]
+fn a_page_with_no_text_is_named_even_under_the_warning_threshold() {
+    // 1 empty page of 30 is under the coverage warning's threshold (2 pages and 10%): no warning, but a note.
+    let one = pdf_facts(30, &[7]);
+    assert_eq!(one.warning, None);
+    assert_eq!(one.empty_pages, vec![(7, 7)]);
+    assert!(one.hint_clause(1, 10).ends_with(
+        " Page 7 has little or no text (under 20 characters extracted): if it should hold more, look at it rendered."
+    ));
+    let two = pdf_facts(30, &[7, 20]);
+    assert_eq!(two.warning, None);
+    assert!(two.hint_clause(1, 10).ends_with(
+        " Pages 7, 20 have little or no text (under 20 characters extracted): if they should hold more, look at them rendered."
+    ));
+}
+
+#[test]
+fn a_document_replaced_under_the_same_size_and_time_is_extracted_again() {
+    let contract = |amount: &str| {
+        docx_of(
+            &format!("<w:p><w:r><w:t>Contract amount: {amount} dollars</w:t></w:r></w:p>"),
+            &[],
+        )
+    };
+    let (first, second) = (contract("1000"), contract("9999"));
+    assert_eq!(first.len(), second.len());
+    let (dir, mut fs, mut reader) = session(&[("contract.docx", first)]);
+    let path = dir.path().join("contract.docx");
+    let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let before = window(&mut reader, &mut fs, "contract.docx", 1, 10);
+    assert_eq!(before.window.content, "1|Contract amount: 1000 dollars\n");
+    std::fs::write(&path, second).unwrap();
+    let file = std::fs::File::options().write(true).open(&path).unwrap();
+    file.set_modified(modified).unwrap();
+    drop(file);
+    let after = window(&mut reader, &mut fs, "contract.docx", 1, 10);
+    assert_eq!(after.window.content, "1|Contract amount: 9999 dollars\n");
 }
 
 #[test]

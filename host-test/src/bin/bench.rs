@@ -10,9 +10,10 @@
 //! ```
 //!
 //! Options: `--quick` (or `READ_WINDOW_BENCH_QUICK=1`) makes the big log 100 MB instead of 1 GB; `--dir DIR`
-//! generates the files under DIR instead of the system temp directory; `--only small|pages|one-line` runs one
-//! section (repeatable); `READ_WINDOW_BENCH_WASM=path.wasm` loads another build of the component (an unstripped
-//! one lets `perf` name its functions). The generated files are removed at exit. See docs/benchmarks.md.
+//! generates the files under DIR instead of the system temp directory; `--only small|pages|one-line|one-shot` runs
+//! one section (repeatable); `one-shot` (section 5) runs the release `read-window` binary beside this one (or
+//! `$READ_WINDOW_BENCH_CLI`) as a whole process; `READ_WINDOW_BENCH_WASM=path.wasm` loads another build of the component (an unstripped
+//! one lets `perf` name its functions, with `READ_WINDOW_PROFILE=perfmap` so wasmtime writes the perf map). The generated files are removed at exit. See docs/benchmarks.md.
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -76,18 +77,20 @@ impl Options {
                 "--dir" => options.dir = args.next().map(PathBuf::from),
                 "--only" => {
                     let section = args.next().unwrap_or_default();
-                    if !["small", "pages", "one-line"].contains(&section.as_str()) {
-                        eprintln!("read-window-bench: --only takes small, pages or one-line");
+                    if !["small", "pages", "one-line", "one-shot"].contains(&section.as_str()) {
+                        eprintln!(
+                            "read-window-bench: --only takes small, pages, one-line or one-shot"
+                        );
                         std::process::exit(2);
                     }
                     options.only.push(section);
                 }
                 "-h" | "--help" => {
                     println!(
-                        "read-window-bench [--quick] [--dir DIR] [--only small|pages|one-line]...\n\n  --quick    a 100 MB \
+                        "read-window-bench [--quick] [--dir DIR] [--only small|pages|one-line|one-shot]...\n\n  --quick    a 100 MB \
                          log instead of 1 GB (also READ_WINDOW_BENCH_QUICK=1)\n  --dir DIR  generate the files under \
                          DIR (default: the system temp directory); they are removed at exit\n  --only S   run only \
-                         section S (repeatable): small (1-2), pages (3), one-line (4)"
+                         section S (repeatable): small (1-2), pages (3), one-line (4), one-shot (5)"
                     );
                     std::process::exit(0);
                 }
@@ -483,6 +486,7 @@ fn core_request(path: &str, offset: u64, limit: u64, column: Option<u64>) -> cor
         limit: Some(limit),
         column,
         tail: None,
+        extract: None,
     }
 }
 
@@ -1498,6 +1502,7 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
         let mut rows = small_read(&mut ctx, &source, 40, 21, &counts);
         rows.extend(small_read(&mut ctx, &log, 50_000, 100, &counts));
         print_table(&rows, "÷ warm session");
+        print_small_targets(&rows);
     }
 
     let runs = 7;
@@ -1516,11 +1521,7 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
         report.first_offset, report.deep_offset, report.index_bytes
     );
         print_table(&report.rows, "÷ component second read");
-        println!(
-        "**Deep page, second read ÷ page 1, second read = {:.2}** (the issue requires under 2): {} ⏱\n",
-        report.deep_ratio,
-        if report.deep_ratio < 2.0 { "holds" } else { "DOES NOT HOLD" }
-    );
+        print_page_targets(&report);
 
         let throughput = |method: &str| {
             report
@@ -1542,6 +1543,11 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
     );
     }
 
+    if options.wants("one-shot") {
+        let two_thousand = write_log(dir, "two-thousand.log", 2_000);
+        one_shot(&[&source, &two_thousand], 51)?;
+    }
+
     if options.wants("one-line") {
         println!("## 4. The {} single-line JSON\n", fmt_size(json.bytes));
         let one = one_liner(&mut ctx, &json, runs, 51);
@@ -1560,6 +1566,103 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
     Ok(())
 }
 
+/// The median of `a` ÷ the median of `b`, the rows found by the start of their read label and method.
+fn median_ratio(rows: &[Row], read: &str, a: &str, b: &str) -> Option<f64> {
+    let find = |method: &str| {
+        rows.iter()
+            .find(|row| row.read.starts_with(read) && row.method.starts_with(method))
+            .map(|row| row.median().as_secs_f64())
+    };
+    Some(find(a)? / find(b)?)
+}
+
+/// `x.xx× (target ≤ t×): holds`, or `n/a` when a row is missing.
+fn target_cell(ratio: Option<f64>, target: f64, at_most: bool) -> String {
+    match ratio {
+        Some(ratio) => {
+            let holds = if at_most {
+                ratio <= target
+            } else {
+                ratio >= target
+            };
+            format!(
+                "**{}** (target {} {target}×): {}",
+                fmt_ratio(ratio),
+                if at_most { "≤" } else { "≥" },
+                if holds { "holds" } else { "DOES NOT HOLD" }
+            )
+        }
+        None => "n/a".to_string(),
+    }
+}
+
+/// Issue 15's small-read target from one run: the warm component read ÷ the native `BufReader` floor, and where
+/// the rest goes (the same core natively ÷ the floor: the core; the component ÷ the core natively: wasm and the
+/// boundary).
+fn print_small_targets(rows: &[Row]) {
+    const WARM: &str = "component, warm session";
+    const FLOOR: &str = "native floor";
+    const CORE: &str = "same Rust core compiled natively, warm";
+    println!("Ratios of this run (issue 15) ⏱:\n");
+    for read in ["lines 40-60 ", "lines 50000-50099 "] {
+        let target = if read.starts_with("lines 40-60") {
+            target_cell(median_ratio(rows, read, WARM, FLOOR), 2.5, true)
+        } else {
+            median_ratio(rows, read, WARM, FLOOR).map_or("n/a".to_string(), fmt_ratio)
+        };
+        println!(
+            "- {}: component warm session ÷ native floor = {target}; same core natively ÷ floor = {}; component ÷ same core natively = {}",
+            read.trim_end(),
+            median_ratio(rows, read, CORE, FLOOR).map_or("n/a".to_string(), fmt_ratio),
+            median_ratio(rows, read, WARM, CORE).map_or("n/a".to_string(), fmt_ratio),
+        );
+    }
+    println!();
+}
+
+/// Issue 15's page targets from one run: page 1's second read ÷ the native floor, the deep page ÷ page 1, and the
+/// first scan's rate ÷ the rate of the same core natively.
+fn print_page_targets(report: &BigLogReport) {
+    let rows = &report.rows;
+    let page_1 = median_ratio(rows, "page 1 ", "component, second read", "native floor");
+    // Rates are inverse to times: the component's scan rate ÷ the native core's = native time ÷ component time.
+    let scan = median_ratio(
+        rows,
+        "page 1 ",
+        "same Rust core natively, first read",
+        "component, first read",
+    );
+    let deep_core = rows
+        .iter()
+        .find(|row| {
+            !row.read.starts_with("page 1 ")
+                && row
+                    .method
+                    .starts_with("same Rust core natively, index reused")
+        })
+        .zip(rows.iter().find(|row| {
+            !row.read.starts_with("page 1 ") && row.method.starts_with("component, second read")
+        }))
+        .map(|(core, component)| component.median().as_secs_f64() / core.median().as_secs_f64());
+    println!("Ratios of this run (issue 15) ⏱:\n");
+    println!(
+        "- Page 1, second read (index reused) ÷ native floor = {}",
+        target_cell(page_1, 2.0, true)
+    );
+    println!(
+        "- Deep page, second read ÷ page 1, second read = {}",
+        target_cell(Some(report.deep_ratio), 1.1, true)
+    );
+    println!(
+        "- Deep page, second read ÷ the same core natively (index reused) = {}",
+        deep_core.map_or("n/a".to_string(), fmt_ratio)
+    );
+    println!(
+        "- First scan (page 1, index built): component scan rate ÷ the same core's native scan rate = {}\n",
+        target_cell(scan, 0.6, false)
+    );
+}
+
 fn proc_meminfo_total() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|line| line.starts_with("MemTotal:"))?;
@@ -1568,4 +1671,207 @@ fn proc_meminfo_total() -> Option<u64> {
         .parse::<u64>()
         .ok()
         .map(|kib| kib * 1024)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 5. One-shot CLI: `read-window read` as a whole process against `sed | cut`
+
+/// The `read-window` binary section 5 runs: `$READ_WINDOW_BENCH_CLI`, else the one beside this bench binary (the
+/// same cargo profile: `cargo build --release -p read-window-host` builds both).
+fn cli_binary() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("READ_WINDOW_BENCH_CLI") {
+        return Ok(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+    let cli = exe.with_file_name(format!("read-window{}", std::env::consts::EXE_SUFFIX));
+    if cli.is_file() {
+        Ok(cli)
+    } else {
+        Err(format!(
+            "{} is missing: build it (`cargo build --release -p read-window-host`) or set READ_WINDOW_BENCH_CLI",
+            cli.display()
+        ))
+    }
+}
+
+/// One run of the CLI: its wall time, and with `timings` its phases (`name`, microseconds) from the
+/// `READ_WINDOW_TIMINGS` line plus `before main` and `after the last mark` measured against this process's clock.
+fn cli_run(
+    cli: &Path,
+    file: &Fixture,
+    first: u64,
+    lines: u64,
+    timings: bool,
+) -> (Duration, Vec<(String, f64)>) {
+    let mut command = Command::new(cli);
+    command
+        .current_dir(file.host.parent().unwrap_or(Path::new("/")))
+        .env_remove("READ_WINDOW_WASM")
+        .args([
+            "read",
+            &file.guest,
+            "--offset",
+            &first.to_string(),
+            "--limit",
+            &lines.to_string(),
+        ]);
+    if timings {
+        command.env(read_window_host::timings::TIMINGS_ENV, "1");
+    } else {
+        command.env_remove(read_window_host::timings::TIMINGS_ENV);
+    }
+    let spawned_ns = read_window_host::timings::monotonic_ns();
+    let start = Instant::now();
+    let output = command.output().expect("run read-window read");
+    let wall = start.elapsed();
+    let exited_ns = read_window_host::timings::monotonic_ns();
+    assert!(
+        output.status.success(),
+        "read-window read: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.starts_with(&format!("{first}|")) && count_lines(&output.stdout) >= lines,
+        "read-window read printed {stdout:?}"
+    );
+    let mut phases = Vec::new();
+    if timings {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let line = stderr
+            .lines()
+            .find(|line| line.starts_with("read-window: timings:"))
+            .unwrap_or_default();
+        let field = |name: &str| {
+            line.split_whitespace()
+                .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+                .and_then(|value| value.parse::<u64>().ok())
+        };
+        if let (Some(spawned), Some(started)) = (spawned_ns, field("started_ns")) {
+            phases.push((
+                "before main (exec, dynamic linking)".to_string(),
+                started.saturating_sub(spawned) as f64 / 1e3,
+            ));
+        }
+        for pair in line.split_whitespace() {
+            let Some((name, value)) = pair.split_once("_us=") else {
+                continue;
+            };
+            if name == "total" {
+                continue;
+            }
+            if let Ok(micros) = value.parse::<f64>() {
+                // The cache phase is named for its outcome; one row for both.
+                let name = match name.strip_prefix("cache_") {
+                    Some(outcome) => format!("cache ({outcome})"),
+                    None => name.to_string(),
+                };
+                phases.push((name, micros));
+            }
+        }
+        if let (Some(exited), Some(ended)) = (exited_ns, field("ended_ns")) {
+            phases.push((
+                "after the last mark (exit, reaped)".to_string(),
+                exited.saturating_sub(ended) as f64 / 1e3,
+            ));
+        }
+    }
+    (wall, phases)
+}
+
+/// Section 5: `read-window read FILE --offset 40 --limit 21` as a whole process, against `sed -n 40,60p FILE | cut
+/// -b1-8001` in `sh -c`, `runs` times each (interleaved, after one warm-up of each), on each of `files`; then the
+/// median of each start-up phase from `READ_WINDOW_TIMINGS` runs.
+fn one_shot(files: &[&Fixture], runs: usize) -> Result<(), String> {
+    let cli = cli_binary()?;
+    println!("## 5. One-shot CLI: `read-window read` as a whole process\n");
+    println!(
+        "`{}` (the compiled component from the disk cache) against `sh -c 'sed -n 40,60p FILE | cut -b1-8001'`, each \
+         spawned and reaped {runs} times, interleaved (a warm-up run of each first); wall time from spawn to exit, \
+         output captured through pipes for both. Ratio = median ÷ the sed pipeline's median. Phases: {runs} more runs \
+         with `READ_WINDOW_TIMINGS=1`; `before main` and `after the last mark` are measured against this process's \
+         `CLOCK_MONOTONIC`. ⏱\n",
+        cli.display()
+    );
+    let (first, lines) = (40, 21);
+    let mut rows = Vec::new();
+    let mut phase_table: Vec<(String, Vec<Vec<f64>>)> = Vec::new();
+    for (index, file) in files.iter().enumerate() {
+        let label = format!(
+            "lines {first}-{} of a {}-line file ({})",
+            first + lines - 1,
+            file.lines,
+            fmt_size(file.bytes)
+        );
+        cli_run(&cli, file, first, lines, false);
+        sed_cut(&file.host, first, first + lines - 1);
+        let mut cli_samples = Vec::new();
+        let mut sed_samples = Vec::new();
+        let mut timed = Vec::new();
+        for _ in 0..runs {
+            cli_samples.push(cli_run(&cli, file, first, lines, false).0);
+            let start = Instant::now();
+            let out = sed_cut(&file.host, first, first + lines - 1);
+            sed_samples.push(start.elapsed());
+            assert_eq!(count_lines(&out), lines, "sed | cut");
+            timed.push(cli_run(&cli, file, first, lines, true).1);
+        }
+        let sed_median = median(&sed_samples).as_secs_f64();
+        let mut cli_row = Row::new(&label, "`read-window read` (whole process)", cli_samples);
+        cli_row.ratio = Some(cli_row.median().as_secs_f64() / sed_median);
+        let mut sed_row = Row::new(
+            &label,
+            "`sed -n 'A,Bp' FILE \\| cut -b1-8001` (sh -c subprocess)",
+            sed_samples,
+        );
+        sed_row.ratio = Some(1.0);
+        rows.push(cli_row);
+        rows.push(sed_row);
+        for phases in timed {
+            for (name, micros) in phases {
+                let slot = match phase_table.iter().position(|(known, _)| *known == name) {
+                    Some(slot) => slot,
+                    None => {
+                        phase_table.push((name, vec![Vec::new(); files.len()]));
+                        phase_table.len() - 1
+                    }
+                };
+                phase_table[slot].1[index].push(micros);
+            }
+        }
+    }
+    print_table(&rows, "÷ sed \\| cut");
+    let targets: Vec<String> = rows
+        .chunks(2)
+        .map(|pair| format!("{:.2}", pair[0].ratio.unwrap_or(f64::NAN)))
+        .collect();
+    println!(
+        "**One-shot `read-window read` ÷ `sed | cut` = {}** (the issue's target: at most 1.0) ⏱\n",
+        targets.join(", ")
+    );
+    let mut header = String::from("| phase |");
+    let mut rule = String::from("|---|");
+    for file in files {
+        let _ = write!(header, " median µs, {}-line file |", file.lines);
+        rule.push_str("---:|");
+    }
+    println!("{header}\n{rule}");
+    let mut sums = vec![0.0; files.len()];
+    for (name, per_file) in &phase_table {
+        let mut line = format!("| {name} |");
+        for (index, samples) in per_file.iter().enumerate() {
+            let mut sorted = samples.clone();
+            sorted.sort_by(f64::total_cmp);
+            let mid = sorted.get(sorted.len() / 2).copied().unwrap_or(f64::NAN);
+            sums[index] += mid;
+            let _ = write!(line, " {mid:.1} |");
+        }
+        println!("{line}");
+    }
+    let mut line = String::from("| sum of the medians |");
+    for sum in sums {
+        let _ = write!(line, " {sum:.1} |");
+    }
+    println!("{line}\n");
+    Ok(())
 }

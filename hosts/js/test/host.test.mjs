@@ -297,8 +297,23 @@ describe('requests and config', () => {
       limit: 1000n,
       column: undefined,
       tail: undefined,
+      extract: undefined,
       notes: [],
     });
+    assert.deepEqual(parseRequest({ path: 'nb.ipynb', extract: 'false' }), {
+      op: 'read',
+      path: 'nb.ipynb',
+      offset: undefined,
+      limit: undefined,
+      column: undefined,
+      tail: undefined,
+      extract: false,
+      notes: ['`extract` was the string "false"; it was read as the boolean false. Send booleans as JSON true or false.'],
+    });
+    assert.throws(
+      () => parseRequest({ path: 'a', extract: 'no' }),
+      /`extract` must be true or false, as a JSON boolean, not the string "no"/,
+    );
     assert.deepEqual(parseRequest({ op: 'stats', id: 7 }), { op: 'stats', id: 7 });
     assert.throws(() => parseRequest({ op: 'stats', path: 'a' }), /unknown field `path` for op `stats`; its fields are: none/);
     assert.throws(() => parseRequest({ op: 3 }), InvalidRequestError);

@@ -402,6 +402,7 @@ class ReadWindow:
         limit: Any = None,
         column: Any = None,
         tail: Any = None,
+        extract: Any = None,
         *,
         config: Optional[Mapping] = None,
         deadline: float = DEFAULT_DEADLINE,
@@ -426,7 +427,7 @@ class ReadWindow:
         memory_bytes = _check_memory(memory_bytes)
         notes: list = []
         try:
-            request = values.read_request(path, offset, limit, column, tail, notes)
+            request = values.read_request(path, offset, limit, column, tail, notes, extract)
         except values.InvalidValue as error:
             return values.invalid_request_json(str(error))
         refused = _through_links(grants, record, request, _given_roots(dirs))
@@ -550,7 +551,13 @@ class Session:
             ) from error
 
     def read(
-        self, path: Any, offset: Any = None, limit: Any = None, column: Any = None, tail: Any = None
+        self,
+        path: Any,
+        offset: Any = None,
+        limit: Any = None,
+        column: Any = None,
+        tail: Any = None,
+        extract: Any = None,
     ) -> Dict[str, Any]:
         """Reads a window of ``path``.
 
@@ -563,6 +570,8 @@ class Session:
             tail: read the last ``tail`` lines instead (the window ends at the last line; not with ``offset`` or
                 ``column``). Optional numbers are taken as models send them: ``None`` and ``""`` are absent, a
                 string of digits (``"40"``) is read as that number with a note in ``warnings``.
+            extract: whether a document (notebook, Word, Excel, PowerPoint, OpenDocument, EPUB, PDF) is read as its
+                extracted text (``None``: yes); ``False`` reads the file's own bytes, a notebook as its JSON.
 
         Returns one of:
             a window: ``{"status": "ok", "content_returned": True, "content", "path", "start_line",
@@ -579,7 +588,7 @@ class Session:
         """
         notes: list = []
         try:
-            request = values.read_request(path, offset, limit, column, tail, notes)
+            request = values.read_request(path, offset, limit, column, tail, notes, extract)
         except values.InvalidValue as error:
             return values.invalid_request_json(str(error))
         refused = _through_links(self._grants, self._config, request, self._given)
@@ -614,12 +623,17 @@ class Session:
         """Checks ``text`` the model wants written to ``path``. Returns ``{"status": "ok"}``, or an error of kind
         ``echoed_output`` when the text holds a stub, a block message or a marker this component produced, two or
         more ``N|`` lines this session returned in a row (numbered text it never returned passes), or U+FFFD for a
-        file whose read in this session replaced invalid bytes."""
+        file whose read in this session replaced invalid bytes; ``binary_document`` over an existing binary document
+        or, with text that is not notebook JSON, a notebook. ``path`` goes through the absolute links on its way as
+        a read's path does; a path that leads out of every grant is checked as asked."""
         try:
             path = values.guest_path(path, "check_write")
             text = values.text("text", text, "check_write")
         except values.InvalidValue as error:
             return values.invalid_request_json(str(error))
+        request = values.read_request(path, None, None, None)
+        if _through_links(self._grants, self._config, request, self._given) is None:
+            path = request.__dict__["path"]
         return values.unit_json(self._call("check_write", path, text))
 
     def report_tokens(self, path: Any, offset: Any, lines: Any, tokens: Any) -> Dict[str, Any]:

@@ -165,11 +165,39 @@ def _debug_str(text: str) -> str:
     return f'"{escaped}"'
 
 
+def lenient_bool(field: str, value: Any, notes: List[str]) -> Optional[bool]:
+    """An optional boolean of a read as models send it (json.rs ``lenient_bool``): ``None`` and ``""`` (or only
+    spaces) are absent; the strings ``"true"`` and ``"false"`` are read as their boolean and a note is added to
+    ``notes``; anything else but a bool raises ``InvalidValue`` naming ``field``."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return None
+        if text in ("true", "false"):
+            flag = text == "true"
+            notes.append(
+                f"`{field}` was the string {_debug_str(value)}; it was read as the boolean {str(flag).lower()}. "
+                "Send booleans as JSON true or false."
+            )
+            return flag
+        raise InvalidValue(f"`{field}` must be true or false, as a JSON boolean, not the string {_debug_str(value)}")
+    raise InvalidValue(f"`{field}` must be true or false, as a JSON boolean, not {type_name(value)}")
+
+
 def read_request(
-    path: Any, offset: Any, limit: Any, column: Any, tail: Any = None, notes: Optional[List[str]] = None
+    path: Any,
+    offset: Any,
+    limit: Any,
+    column: Any,
+    tail: Any = None,
+    notes: Optional[List[str]] = None,
+    extract: Any = None,
 ) -> Record:
-    """The WIT ``read-request`` record, every field set (absent options as ``None``). Optional numbers are taken
-    as models send them (``lenient_number``); how they were read is added to ``notes``."""
+    """The WIT ``read-request`` record, every field set (absent options as ``None``). Optional numbers and the
+    ``extract`` boolean are taken as models send them (``lenient_number``, ``lenient_bool``); how they were read is
+    added to ``notes``."""
     notes = [] if notes is None else notes
     request = Record()
     fields = request.__dict__
@@ -181,6 +209,7 @@ def read_request(
     if tail is not None and tail > U32_MAX:
         raise InvalidValue(f"`tail` must be {READ_RANGES['tail']} (got {tail})")
     fields["tail"] = tail
+    fields["extract"] = lenient_bool("extract", extract, notes)
     return request
 
 

@@ -32,7 +32,7 @@ _SCENARIO_KEYS = ("name", "description", "files", "outside", "config", "spill", 
 
 #: The fields of each op besides ``op`` and ``id`` (the session protocol's, plus the scenario format's own ops).
 _OP_FIELDS: Dict[str, Tuple[str, ...]] = {
-    "read": ("path", "offset", "limit", "column", "tail"),
+    "read": ("path", "offset", "limit", "column", "tail", "extract"),
     "other_tool": (),
     "reset_dedup": (),
     "stats": (),
@@ -40,7 +40,7 @@ _OP_FIELDS: Dict[str, Tuple[str, ...]] = {
     "check_write": ("path", "text"),
     "report_tokens": ("path", "offset", "lines", "tokens"),
     "token_refusal": ("path", "offset", "limit", "message"),
-    "read_once": ("path", "offset", "limit", "column", "tail"),
+    "read_once": ("path", "offset", "limit", "column", "tail", "extract"),
     "write_file": ("path", "content"),
     "remove_file": ("path",),
     "capture_begin": values.CAPTURE_CONFIG_FIELDS,
@@ -322,7 +322,7 @@ def _parse_step(step: Any) -> Tuple[str, str, Dict[str, Any]]:
         # A read's optional numbers go to the host as the step has them (it takes them as models send them);
         # a step the host would refuse is malformed, as in the Rust runner.
         if op in ("read", "read_once"):
-            values.read_request(fields.get("path"), fields.get("offset"), fields.get("limit"), fields.get("column"), fields.get("tail"))
+            values.read_request(fields.get("path"), fields.get("offset"), fields.get("limit"), fields.get("column"), fields.get("tail"), None, fields.get("extract"))
         for key in ("offset", "lines", "tokens", "limit"):
             if key in fields and op in ("report_tokens", "token_refusal"):
                 fields[key] = values.required_number(key, fields[key], op)

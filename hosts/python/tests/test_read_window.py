@@ -189,6 +189,17 @@ class HostTest(unittest.TestCase):
         )
         tail = self.reader.read_once([self.dir], "a.txt", tail=1)
         self.assertEqual(tail["end_line"], tail["total_lines"])
+        raw = self.reader.read_once([self.dir], "a.txt", extract="false")
+        self.assertEqual(raw["content"], "1|alpha\n2|beta\n")
+        self.assertEqual(
+            raw["warnings"],
+            ['`extract` was the string "false"; it was read as the boolean false. Send booleans as JSON true or false.'],
+        )
+        refused = session.read("a.txt", extract="no")
+        self.assertEqual(refused["error"]["kind"], "invalid_request")
+        self.assertEqual(
+            refused["error"]["message"], '`extract` must be true or false, as a JSON boolean, not the string "no"'
+        )
 
     def test_malformed_config_raises_naming_the_field(self):
         cases = [
