@@ -1243,15 +1243,18 @@ impl Session {
     /// returned in a row, or U+FFFD for a file whose read in this session replaced invalid bytes.
     ///
     /// `path` goes through the absolute links on its way as a read's path does (a link named `notes.txt` to a
-    /// `.docx` is checked as the `.docx`); a path that leads out of every grant is checked as asked.
+    /// `.docx` is checked as the `.docx`); a link that leads out of every grant is the `outside-sandbox` error (the
+    /// text cannot be checked against what is there, and the write would leave the sandbox).
     pub fn check_write(
         &mut self,
         path: &str,
         text: &str,
     ) -> Result<Result<(), ReadError>, HostError> {
-        let linked = through_links(&self.grants, &self.config, &ReadRequest::new(path))
-            .map(|request| request.path)
-            .unwrap_or_else(|_| path.to_owned());
+        let linked = match through_links(&self.grants, &self.config, &ReadRequest::new(path)) {
+            Ok(request) => request.path,
+            Err(error) if error.kind == ErrorKind::OutsideSandbox => return Ok(Err(error)),
+            Err(_) => path.to_owned(),
+        };
         self.call_session(|live, session| {
             live.bindings
                 .read_window_reader_reader()

@@ -671,9 +671,10 @@ export class Session {
         this.#call((live) => live.session.wrote(request.path));
         return { ...NOTE };
       case 'check_write': {
-        // The path goes through the absolute links on its way as a read's does; out of every grant, as asked.
+        // The path goes through the absolute links on its way as a read's does; out of every grant, outside_sandbox.
         const linked = throughLinks(this.#grants, this.#config, { path: request.path, notes: [] });
-        const path = linked.answer ? request.path : linked.request.path;
+        if (linked.answer) return linked.answer;
+        const path = linked.request.path;
         return this.#fallible((live) => live.session.checkWrite(path, request.text), () => ({ ...NOTE }));
       }
       case 'report_tokens':

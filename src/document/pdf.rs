@@ -38,19 +38,44 @@ pub const MAX_CONTENT_STREAM_BYTES: u64 = 32 * 1024 * 1024;
 /// (inflating it into nothing, up to one byte past the cap). Errors: one sentence naming `what` and the cap.
 fn check_inflated_size(stream: &lopdf::Stream, what: &str) -> Result<(), String> {
     use std::io::Read;
-    let flate = stream
-        .filters()
-        .is_ok_and(|filters| filters.first() == Some(&b"FlateDecode".as_slice()));
-    if !flate {
-        return Ok(());
-    }
-    let mut inflated = flate2::read::ZlibDecoder::new(stream.content.as_slice())
-        .take(MAX_CONTENT_STREAM_BYTES + 1);
-    let size = std::io::copy(&mut inflated, &mut std::io::sink()).unwrap_or(0);
-    if size > MAX_CONTENT_STREAM_BYTES {
-        return Err(format!(
+    // Every leading FlateDecode stage of the chain (`[/FlateDecode /FlateDecode]` nests one bomb in another): each
+    // stage is inflated under the cap, the last one into nothing.
+    let stages = stream.filters().map_or(0, |filters| {
+        filters
+            .iter()
+            .take_while(|filter| **filter == b"FlateDecode".as_slice())
+            .count()
+    });
+    let too_large = || {
+        format!(
             "{what} inflates past the cap of {MAX_CONTENT_STREAM_BYTES} bytes (a decompression bomb, or a page too large to read)"
-        ));
+        )
+    };
+    let mut input: Vec<u8> = Vec::new();
+    for stage in 0..stages {
+        let source = if stage == 0 {
+            stream.content.as_slice()
+        } else {
+            input.as_slice()
+        };
+        let mut inflated =
+            flate2::read::ZlibDecoder::new(source).take(MAX_CONTENT_STREAM_BYTES + 1);
+        if stage + 1 == stages {
+            let size = std::io::copy(&mut inflated, &mut std::io::sink()).unwrap_or(0);
+            if size > MAX_CONTENT_STREAM_BYTES {
+                return Err(too_large());
+            }
+        } else {
+            let mut output = Vec::new();
+            // A stage that does not inflate is left to lopdf, as a single stage is.
+            if inflated.read_to_end(&mut output).is_err() {
+                return Ok(());
+            }
+            if output.len() as u64 > MAX_CONTENT_STREAM_BYTES {
+                return Err(too_large());
+            }
+            input = output;
+        }
     }
     Ok(())
 }
@@ -732,7 +757,7 @@ mod tests {
     #[test]
     fn a_content_stream_that_inflates_past_the_cap_is_a_page_not_extracted() {
         use std::io::Write;
-        let mut doc = fixtures::pdf_document(&[
+        let doc = fixtures::pdf_document(&[
             PdfPage::Text(vec!["First page".into()]),
             PdfPage::Text(vec!["Second page text".into()]),
         ]);
@@ -745,24 +770,37 @@ mod tests {
         }
         let bomb = encoder.finish().unwrap();
         assert!(bomb.len() < 200_000, "{} bytes", bomb.len());
+        // And the same bomb deflated again, behind a chain of two FlateDecode filters.
+        let mut outer = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        outer.write_all(&bomb).unwrap();
+        let chained = outer.finish().unwrap();
         let first = *doc.get_pages().get(&1).unwrap();
         let content = doc.get_page_contents(first)[0];
-        doc.objects.insert(
-            content,
-            Object::Stream(lopdf::Stream::new(
-                dictionary! {"Filter" => "FlateDecode"},
-                bomb,
-            )),
-        );
-        let text = extract_pdf(&fixtures::save(doc), &ExtractionLimits::default())
-            .expect("extracts")
-            .text;
-        assert_eq!(
-            text,
-            format!(
-                "--- page 1 of 2 ---\n[page 1: text not extracted: the page's content stream inflates past the cap of {MAX_CONTENT_STREAM_BYTES} bytes (a decompression bomb, or a page too large to read)]\n--- page 2 of 2 ---\nSecond page text\n"
-            )
-        );
+        for (filter, data) in [
+            (Object::Name(b"FlateDecode".to_vec()), bomb),
+            (
+                Object::Array(vec![
+                    Object::Name(b"FlateDecode".to_vec()),
+                    Object::Name(b"FlateDecode".to_vec()),
+                ]),
+                chained,
+            ),
+        ] {
+            let mut doc = doc.clone();
+            doc.objects.insert(
+                content,
+                Object::Stream(lopdf::Stream::new(dictionary! {"Filter" => filter}, data)),
+            );
+            let text = extract_pdf(&fixtures::save(doc), &ExtractionLimits::default())
+                .expect("extracts")
+                .text;
+            assert_eq!(
+                text,
+                format!(
+                    "--- page 1 of 2 ---\n[page 1: text not extracted: the page's content stream inflates past the cap of {MAX_CONTENT_STREAM_BYTES} bytes (a decompression bomb, or a page too large to read)]\n--- page 2 of 2 ---\nSecond page text\n"
+                )
+            );
+        }
     }
 
     fn page(number: u32, first_line: u64, characters: u64) -> DocumentPart {

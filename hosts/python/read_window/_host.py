@@ -625,16 +625,17 @@ class Session:
         more ``N|`` lines this session returned in a row (numbered text it never returned passes), or U+FFFD for a
         file whose read in this session replaced invalid bytes; ``binary_document`` over an existing binary document
         or, with text that is not notebook JSON, a notebook. ``path`` goes through the absolute links on its way as
-        a read's path does; a path that leads out of every grant is checked as asked."""
+        a read's path does; a link out of every grant is the ``outside_sandbox`` error."""
         try:
             path = values.guest_path(path, "check_write")
             text = values.text("text", text, "check_write")
         except values.InvalidValue as error:
             return values.invalid_request_json(str(error))
         request = values.read_request(path, None, None, None)
-        if _through_links(self._grants, self._config, request, self._given) is None:
-            path = request.__dict__["path"]
-        return values.unit_json(self._call("check_write", path, text))
+        refused = _through_links(self._grants, self._config, request, self._given)
+        if refused is not None:
+            return refused
+        return values.unit_json(self._call("check_write", request.__dict__["path"], text))
 
     def report_tokens(self, path: Any, offset: Any, lines: Any, tokens: Any) -> Dict[str, Any]:
         """Reports the real token count ``tokens`` of the window of ``path`` starting at line ``offset`` (1-based)
