@@ -31,21 +31,38 @@ pub const FINGERPRINT_BYTES: usize = 64;
 pub const LINE_PRINT_LINES: usize = 2_048;
 
 /// A streaming content fingerprint: the same bytes give the same print however they are split into pieces. It
-/// mixes 8 bytes a step (a multiply and a rotate), so hashing a whole file while it is scanned costs little.
+/// mixes 32 bytes a step in four independent 8-byte lanes (a multiply and a rotate each, as in xxHash's stripes),
+/// so the lanes' multiplies overlap and hashing a whole file while it is scanned costs little next to the scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamPrint {
-    state: u64,
-    pending: u64,
-    pending_len: u32,
+    lanes: [u64; PRINT_LANES],
+    /// The bytes of a stripe not yet mixed (the first `pending_len`).
+    pending: [u8; PRINT_STRIPE],
+    pending_len: usize,
     length: u64,
 }
+
+/// Lanes of a [`StreamPrint`]: each mixes one 8-byte word of every stripe.
+const PRINT_LANES: usize = 4;
+
+/// Bytes a [`StreamPrint`] mixes a step: one word per lane.
+const PRINT_STRIPE: usize = PRINT_LANES * 8;
+
+/// The multiplier of every mixing step (the 64-bit golden ratio).
+const PRINT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl StreamPrint {
     /// A print of no bytes yet, seeded by `seed` (prints of different seeds never compare equal by design).
     pub fn new(seed: u64) -> Self {
+        let base = seed ^ 0x243f_6a88_85a3_08d3;
         StreamPrint {
-            state: seed ^ 0x243f_6a88_85a3_08d3,
-            pending: 0,
+            lanes: [
+                base,
+                base ^ 0x1319_8a2e_0370_7344,
+                base ^ 0xa409_3822_299f_31d0,
+                base ^ 0x082e_fa98_ec4e_6c89,
+            ],
+            pending: [0; PRINT_STRIPE],
             pending_len: 0,
             length: 0,
         }
@@ -56,51 +73,71 @@ impl StreamPrint {
         fingerprint(&[encoding.name().as_bytes(), &data_start.to_le_bytes()])
     }
 
-    fn mix(&mut self, word: u64) {
-        self.state = (self.state ^ word)
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            .rotate_left(31);
+    fn mix(state: u64, word: u64) -> u64 {
+        (state ^ word)
+            .wrapping_mul(PRINT_MULTIPLIER)
+            .rotate_left(31)
+    }
+
+    /// Mixes one stripe: word `i` (little-endian) into lane `i`.
+    fn mix_stripe(&mut self, stripe: &[u8]) {
+        for (lane, word) in self.lanes.iter_mut().zip(stripe.chunks_exact(8)) {
+            let mut buffer = [0u8; 8];
+            buffer.copy_from_slice(word);
+            *lane = Self::mix(*lane, u64::from_le_bytes(buffer));
+        }
     }
 
     /// Adds `bytes` after the bytes already printed.
     pub fn update(&mut self, bytes: &[u8]) {
         self.length = self.length.wrapping_add(bytes.len() as u64);
         let mut rest = bytes;
-        while self.pending_len > 0 {
-            let Some((&byte, tail)) = rest.split_first() else {
-                return;
-            };
-            self.pending |= u64::from(byte) << (8 * self.pending_len);
-            self.pending_len += 1;
-            rest = tail;
-            if self.pending_len == 8 {
-                let word = self.pending;
-                self.mix(word);
-                self.pending = 0;
-                self.pending_len = 0;
+        if self.pending_len > 0 {
+            let take = (PRINT_STRIPE - self.pending_len).min(rest.len());
+            let (head, tail) = rest.split_at(take);
+            if let Some(room) = self
+                .pending
+                .get_mut(self.pending_len..self.pending_len + take)
+            {
+                room.copy_from_slice(head);
             }
+            self.pending_len += take;
+            rest = tail;
+            if self.pending_len < PRINT_STRIPE {
+                return;
+            }
+            let stripe = self.pending;
+            self.mix_stripe(&stripe);
+            self.pending_len = 0;
         }
-        let mut words = rest.chunks_exact(8);
-        for word in &mut words {
-            let mut buffer = [0u8; 8];
-            buffer.copy_from_slice(word);
-            self.mix(u64::from_le_bytes(buffer));
+        let mut stripes = rest.chunks_exact(PRINT_STRIPE);
+        for stripe in &mut stripes {
+            self.mix_stripe(stripe);
         }
-        for &byte in words.remainder() {
-            self.pending |= u64::from(byte) << (8 * self.pending_len);
-            self.pending_len += 1;
+        let remainder = stripes.remainder();
+        if let Some(room) = self.pending.get_mut(..remainder.len()) {
+            room.copy_from_slice(remainder);
         }
+        self.pending_len = remainder.len();
     }
 
     /// The print of the bytes so far (the state is kept: more bytes may follow).
     pub fn finish(&self) -> u64 {
         let mut copy = *self;
         if copy.pending_len > 0 {
-            let word = copy.pending;
-            copy.mix(word);
+            // The stripe's unfilled tail is zeros; the length mixed in below tells it from real zero bytes.
+            let mut stripe = [0u8; PRINT_STRIPE];
+            if let (Some(room), Some(bytes)) = (
+                stripe.get_mut(..copy.pending_len),
+                copy.pending.get(..copy.pending_len),
+            ) {
+                room.copy_from_slice(bytes);
+            }
+            copy.mix_stripe(&stripe);
         }
-        copy.mix(copy.length);
-        let mut hash = copy.state;
+        let [first, second, third, fourth] = copy.lanes;
+        let mut hash = Self::mix(Self::mix(Self::mix(first, second), third), fourth);
+        hash = Self::mix(hash, copy.length);
         hash ^= hash >> 33;
         hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
         hash ^= hash >> 33;
@@ -803,12 +840,31 @@ mod tests {
             .collect();
         let mut whole = StreamPrint::new(3);
         whole.update(&text);
-        for split in [0, 1, 7, 8, 9, 500, text.len()] {
+        for split in [0, 1, 7, 8, 9, 31, 32, 33, 500, text.len()] {
             let mut parts = StreamPrint::new(3);
             parts.update(&text[..split]);
             parts.update(&text[split..]);
             assert_eq!(parts.finish(), whole.finish(), "split at {split}");
         }
+        // Byte by byte, and in pieces of every size up to two stripes.
+        for piece in 1..=64 {
+            let mut parts = StreamPrint::new(3);
+            for chunk in text.chunks(piece) {
+                parts.update(chunk);
+            }
+            assert_eq!(parts.finish(), whole.finish(), "pieces of {piece}");
+        }
+        // A word moved to another lane, or trailing zeros, changes the print.
+        let mut swapped = text.clone();
+        swapped.swap(0, 8);
+        let mut other = StreamPrint::new(3);
+        other.update(&swapped);
+        assert_ne!(other.finish(), whole.finish());
+        let mut zeros = StreamPrint::new(3);
+        zeros.update(&[0; 5]);
+        let mut fewer_zeros = StreamPrint::new(3);
+        fewer_zeros.update(&[0; 4]);
+        assert_ne!(zeros.finish(), fewer_zeros.finish());
         let mut longer = StreamPrint::new(3);
         longer.update(&text);
         longer.update(&[0]);

@@ -866,11 +866,13 @@ impl ReadWindow {
             Live::start(&self.shared, grants, limits, None).map_err(|e| HostError::start(&e))?;
         timings::mark("instantiate");
         live.store.set_epoch_deadline(limits.deadline_ticks());
+        let runtime = enter_call_runtime();
         let result = live.bindings.read_window_reader_reader().call_read_once(
             &mut live.store,
             config,
             &request,
         );
+        drop(runtime);
         timings::mark("read");
         result.map_err(|error| {
             let (kind, detail) = live.classify(&error, &limits);
@@ -962,6 +964,33 @@ fn spawn_epoch_ticker(engine: &Engine) -> wasmtime::Result<()> {
         })
         .context("could not start the epoch ticker thread")?;
     Ok(())
+}
+
+/// A Tokio runtime entered around each call into the component, so wasmtime-wasi's synchronous host calls run on
+/// the calling thread without a detour.
+///
+/// Each synchronous WASI call (`stat-at`, `open-at`, `read`, ...) runs its future through `in_tokio`: inside an
+/// entered runtime that is one poll of a future that is ready at once (files here block on the calling thread,
+/// `allow_blocking_current_thread`); outside one it enters wasmtime-wasi's own multi-threaded runtime and yields
+/// to its scheduler first, several times the cost, about five times a read (docs/benchmarks.md). The runtime
+/// has no I/O or timer driver and no worker thread: the component's WASI context has no sockets and never
+/// sleeps, so nothing it calls waits on one. Shared by every session of the process; `None` when Tokio could not
+/// build it (the calls then take wasmtime-wasi's path, slower and otherwise the same).
+fn call_runtime() -> Option<&'static tokio::runtime::Runtime> {
+    static RUNTIME: std::sync::OnceLock<Option<tokio::runtime::Runtime>> =
+        std::sync::OnceLock::new();
+    RUNTIME
+        .get_or_init(|| tokio::runtime::Builder::new_current_thread().build().ok())
+        .as_ref()
+}
+
+/// Enters [`call_runtime`] for the guard's lifetime, unless the calling thread is already inside a Tokio runtime
+/// (an embedder's own, which then serves the calls as before).
+fn enter_call_runtime() -> Option<tokio::runtime::EnterGuard<'static>> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return None;
+    }
+    call_runtime().map(|runtime| runtime.enter())
 }
 
 /// The data of a session's store: WASI state and the memory limiter.
@@ -1436,6 +1465,7 @@ impl Session {
         &mut self,
         f: impl FnOnce(&mut Live) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
+        let _runtime = enter_call_runtime();
         let live = match self.live.as_mut() {
             Some(live) => live,
             None => {

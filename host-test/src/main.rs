@@ -226,11 +226,14 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if matches!(cli.command, Command::Mcp) && cli.roots.is_empty() {
         mcp::check_fallback(&mcp::Roots::ClientOr(grants.clone())).map_err(Failure::Usage)?;
     }
-    let reader = match ReadWindow::load() {
+    // Never dropped: the process ends when the command returns, and the kernel takes the engine, the compiled
+    // component's mappings and the stores back faster than dropping them piece by piece would (a one-shot read
+    // pays for its exit too).
+    let reader = std::mem::ManuallyDrop::new(match ReadWindow::load() {
         Ok(reader) => reader,
         // In the JSON modes a host failure is still a JSON answer on stdout, one per request.
         Err(error) => return load_failed(&cli.command, &error),
-    };
+    });
     match cli.command {
         Command::Read {
             path,
@@ -249,10 +252,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 tail,
                 extract: no_extract.then_some(false),
             };
-            let code = on_current_thread(|| read(&reader, &grants, &config, &request, json));
-            // The process exits next: unmapping the compiled code and freeing the engine and linker is wasted work.
-            std::mem::forget(reader);
-            code
+            on_current_thread(|| read(&reader, &grants, &config, &request, json))
         }
         Command::Session { spill_dir } => {
             let grants = match spill_dir {
@@ -274,7 +274,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             } else {
                 mcp::Roots::Fixed(grants)
             };
-            mcp::run(reader, roots, config)
+            mcp::run(std::mem::ManuallyDrop::into_inner(reader), roots, config)
                 .map(|()| ExitCode::SUCCESS)
                 .map_err(Failure::Host)
         }
