@@ -6,6 +6,7 @@
 
 use crate::decode::TextEncoding;
 use crate::error::{ErrorKind, ReadError};
+use crate::scan::find_by_anchor;
 
 /// Device files that block or never end (from Hermes Agent's `_BLOCKED_DEVICE_PATHS`).
 const BLOCKED_DEVICES: &[&str] = &[
@@ -473,6 +474,7 @@ impl KeyBlocks {
     pub fn scan(&mut self, bytes: &[u8], encoding: TextEncoding, first_line: u64) {
         let unit = encoding.unit_bytes();
         let needle = encode_ascii(b"PRIVATE KEY", encoding);
+        let anchor = key_needle_anchor(&needle);
         let carry_bytes = CARRY_UNITS * unit;
         let ahead_bytes = MARKER_LOOKAHEAD_UNITS * unit;
         let mut joined = std::mem::take(&mut self.carry);
@@ -484,7 +486,7 @@ impl KeyBlocks {
         );
         // Markers in the carry that the previous block could not judge: an END whose `PRIVATE KEY` runs into this
         // block, a BEGIN whose look-ahead does.
-        for found in memchr::memmem::find_iter(&joined, &needle) {
+        for found in find_by_anchor(&joined, &needle, anchor) {
             if found >= carried {
                 break;
             }
@@ -510,7 +512,7 @@ impl KeyBlocks {
         }
         let mut counted_to = 0usize;
         let mut line = first_line;
-        for found in memchr::memmem::find_iter(bytes, &needle) {
+        for found in find_by_anchor(bytes, &needle, anchor) {
             if found % unit != 0 {
                 continue;
             }
@@ -555,9 +557,10 @@ impl KeyBlocks {
     pub fn finish(&mut self, encoding: TextEncoding, last_line: u64) {
         let unit = encoding.unit_bytes();
         let needle = encode_ascii(b"PRIVATE KEY", encoding);
+        let anchor = key_needle_anchor(&needle);
         let carry = std::mem::take(&mut self.carry);
         let ahead_bytes = MARKER_LOOKAHEAD_UNITS * unit;
-        for found in memchr::memmem::find_iter(&carry, &needle) {
+        for found in find_by_anchor(&carry, &needle, anchor) {
             if found % unit != 0 || found + ahead_bytes <= carry.len() {
                 continue;
             }
@@ -787,6 +790,11 @@ fn readable_range(first: u64, last: u64) -> String {
 }
 
 /// `text` (ASCII) encoded in `encoding`.
+/// Where the `V` of an encoded `PRIVATE KEY` lies: the anchor of [`find_by_anchor`] (a capital V is rare in text).
+fn key_needle_anchor(needle: &[u8]) -> usize {
+    needle.iter().position(|&byte| byte == b'V').unwrap_or(0)
+}
+
 fn encode_ascii(text: &[u8], encoding: TextEncoding) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len() * encoding.unit_bytes());
     for &byte in text {
