@@ -866,13 +866,14 @@ impl ReadWindow {
             Live::start(&self.shared, grants, limits, None).map_err(|e| HostError::start(&e))?;
         timings::mark("instantiate");
         live.store.set_epoch_deadline(limits.deadline_ticks());
-        let runtime = enter_call_runtime();
+        let runtime = call_runtime();
+        let entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
         let result = live.bindings.read_window_reader_reader().call_read_once(
             &mut live.store,
             config,
             &request,
         );
-        drop(runtime);
+        drop(entered);
         timings::mark("read");
         result.map_err(|error| {
             let (kind, detail) = live.classify(&error, &limits);
@@ -966,31 +967,30 @@ fn spawn_epoch_ticker(engine: &Engine) -> wasmtime::Result<()> {
     Ok(())
 }
 
-/// A Tokio runtime entered around each call into the component, so wasmtime-wasi's synchronous host calls run on
-/// the calling thread without a detour.
+/// The handle of this thread's Tokio runtime, to enter around a call into the component so wasmtime-wasi's
+/// synchronous host calls run on the calling thread without a detour; `None` when the calling thread is already
+/// inside a Tokio runtime (an embedder's own, which then serves the calls as before) or when Tokio could not build
+/// one (the calls then take wasmtime-wasi's path: slower, and otherwise the same).
 ///
 /// Each synchronous WASI call (`stat-at`, `open-at`, `read`, ...) runs its future through `in_tokio`: inside an
 /// entered runtime that is one poll of a future that is ready at once (files here block on the calling thread,
 /// `allow_blocking_current_thread`); outside one it enters wasmtime-wasi's own multi-threaded runtime and yields
-/// to its scheduler first, several times the cost, about five times a read (docs/benchmarks.md). The runtime
-/// has no I/O or timer driver and no worker thread: the component's WASI context has no sockets and never
-/// sleeps, so nothing it calls waits on one. Shared by every session of the process; `None` when Tokio could not
-/// build it (the calls then take wasmtime-wasi's path, slower and otherwise the same).
-fn call_runtime() -> Option<&'static tokio::runtime::Runtime> {
-    static RUNTIME: std::sync::OnceLock<Option<tokio::runtime::Runtime>> =
-        std::sync::OnceLock::new();
-    RUNTIME
-        .get_or_init(|| tokio::runtime::Builder::new_current_thread().build().ok())
-        .as_ref()
-}
-
-/// Enters [`call_runtime`] for the guard's lifetime, unless the calling thread is already inside a Tokio runtime
-/// (an embedder's own, which then serves the calls as before).
-fn enter_call_runtime() -> Option<tokio::runtime::EnterGuard<'static>> {
+/// to its scheduler first, several times the cost, about five times a read (docs/benchmarks.md). Each thread has
+/// its own current-thread runtime (dropped when the thread ends), so sessions read on many threads share no
+/// runtime state. It has no I/O or timer driver and no worker thread: the component's WASI context has no sockets
+/// and never sleeps, so nothing it calls waits on one.
+fn call_runtime() -> Option<tokio::runtime::Handle> {
+    thread_local! {
+        static RUNTIME: Option<tokio::runtime::Runtime> =
+            tokio::runtime::Builder::new_current_thread().build().ok();
+    }
     if tokio::runtime::Handle::try_current().is_ok() {
         return None;
     }
-    call_runtime().map(|runtime| runtime.enter())
+    RUNTIME
+        .try_with(|runtime| runtime.as_ref().map(|runtime| runtime.handle().clone()))
+        .ok()
+        .flatten()
 }
 
 /// The data of a session's store: WASI state and the memory limiter.
@@ -1465,7 +1465,8 @@ impl Session {
         &mut self,
         f: impl FnOnce(&mut Live) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
-        let _runtime = enter_call_runtime();
+        let runtime = call_runtime();
+        let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
         let live = match self.live.as_mut() {
             Some(live) => live,
             None => {

@@ -252,7 +252,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 tail,
                 extract: no_extract.then_some(false),
             };
-            on_current_thread(|| read(&reader, &grants, &config, &request, json))
+            read(&reader, &grants, &config, &request, json)
         }
         Command::Session { spill_dir } => {
             let grants = match spill_dir {
@@ -282,22 +282,6 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::WasmPath | Command::Scenarios { .. } | Command::ToolSchema { .. } => {
             Ok(ExitCode::SUCCESS)
         }
-    }
-}
-
-/// Runs `f` with a current-thread Tokio runtime entered. wasmtime-wasi's synchronous WASI calls run their futures
-/// on the current runtime when there is one, else on a multi-threaded runtime of their own, whose start costs a
-/// worker thread per core; the file operations of a read complete at once (the store may block this thread), so
-/// the current-thread runtime serves them with no thread at all. No I/O or timer driver is enabled: nothing on a
-/// read's path waits for one (a call that did would fail loudly rather than hang). When the runtime cannot be
-/// built, `f` runs without it.
-fn on_current_thread<T>(f: impl FnOnce() -> T) -> T {
-    match tokio::runtime::Builder::new_current_thread().build() {
-        Ok(runtime) => {
-            let _entered = runtime.enter();
-            f()
-        }
-        Err(_) => f(),
     }
 }
 
