@@ -789,12 +789,12 @@ fn readable_range(first: u64, last: u64) -> String {
     }
 }
 
-/// `text` (ASCII) encoded in `encoding`.
 /// Where the `V` of an encoded `PRIVATE KEY` lies: the anchor of [`find_by_anchor`] (a capital V is rare in text).
 fn key_needle_anchor(needle: &[u8]) -> usize {
     needle.iter().position(|&byte| byte == b'V').unwrap_or(0)
 }
 
+/// `text` (ASCII) encoded in `encoding`.
 fn encode_ascii(text: &[u8], encoding: TextEncoding) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len() * encoding.unit_bytes());
     for &byte in text {

@@ -7,7 +7,7 @@
 use crate::decode::TextEncoding;
 use crate::error::FsError;
 use crate::guards::KeyBlocks;
-use crate::scan::Scanner;
+use crate::scan::{find_by_anchor, Scanner};
 use crate::source::ByteSource;
 
 /// Lines between checkpoints for a file of fewer than `MAX_CHECKPOINTS * INITIAL_SPACING` lines.
@@ -679,7 +679,7 @@ impl LineIndex {
             self.cr_seen = self.cr_seen || memchr::memchr(b'\r', block).is_some();
             return;
         }
-        let pairs = crate::scan::find_by_anchor(block, b"\r\n", 0).count() as u64
+        let pairs = find_by_anchor(block, b"\r\n", 0).count() as u64
             + u64::from(previous_was_cr && block.first() == Some(&b'\n'));
         self.crlf_endings += pairs;
         self.lf_endings += line_feeds - pairs;
