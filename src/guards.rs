@@ -147,8 +147,11 @@ pub const DEFAULT_ALLOW: &[&str] = &[
     "**/.env.dist",
 ];
 
-/// The credential policy: deny rules and exceptions.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Paths whose verdict a [`CredentialPolicy`] keeps at most; when full, the kept verdicts are dropped at once.
+pub const MAX_DECIDED_PATHS: usize = 4_096;
+
+/// The credential policy: deny rules and exceptions, and the verdicts it has given.
+#[derive(Debug, Clone)]
 pub struct CredentialPolicy {
     deny: Vec<CredentialRule>,
     allow: Vec<String>,
@@ -156,6 +159,9 @@ pub struct CredentialPolicy {
     deny_literals: Vec<Literals>,
     /// The literal runs of each exception (same order).
     allow_literals: Vec<Literals>,
+    /// Verdicts given, by path as asked: the index in `deny` of the rule that refuses it, or `None`. The rules
+    /// never change, so an agent reading the same files over and over matches each path against them once.
+    decided: std::cell::RefCell<std::collections::HashMap<String, Option<usize>>>,
 }
 
 impl CredentialPolicy {
@@ -191,11 +197,31 @@ impl CredentialPolicy {
             allow,
             deny_literals,
             allow_literals,
+            decided: Default::default(),
         }
     }
 
-    /// The rule that refuses `path` (an absolute guest path), if any.
+    /// The rule that refuses `path` (an absolute guest path), if any. A path asked before gets the verdict it got
+    /// then (at most [`MAX_DECIDED_PATHS`] are kept).
     pub fn matching_rule(&self, path: &str) -> Option<&CredentialRule> {
+        let kept = self.decided.borrow().get(path).copied();
+        let index = match kept {
+            Some(index) => index,
+            None => {
+                let index = self.matching_index(path);
+                let mut decided = self.decided.borrow_mut();
+                if decided.len() >= MAX_DECIDED_PATHS {
+                    decided.clear();
+                }
+                decided.insert(path.to_string(), index);
+                index
+            }
+        };
+        index.and_then(|index| self.deny.get(index))
+    }
+
+    /// The index in `deny` of the first rule that refuses `path` when no exception matches it.
+    fn matching_index(&self, path: &str) -> Option<usize> {
         // Case-insensitive (ASCII): on macOS and Windows `.ENV` opens `.env`.
         let path = path.to_ascii_lowercase();
         let path = path.as_str();
@@ -210,8 +236,7 @@ impl CredentialPolicy {
         self.deny
             .iter()
             .zip(&self.deny_literals)
-            .find(|(rule, literals)| glob_match(&rule.pattern, literals, path))
-            .map(|(rule, _)| rule)
+            .position(|(rule, literals)| glob_match(&rule.pattern, literals, path))
     }
 
     /// Refuses `path` when a deny rule matches and no exception does; the message's advice fits the rule (a
@@ -1023,6 +1048,48 @@ mod tests {
             .unwrap_err()
             .message
             .contains("would block or never end"));
+    }
+
+    #[test]
+    fn a_kept_verdict_is_the_verdict_the_rules_give() {
+        let policy = CredentialPolicy::new(
+            &["**/secrets/*".to_string()],
+            &["**/keep/*.key".to_string()],
+        );
+        let paths = [
+            "/p/.env",
+            "/p/.ENV",
+            "/p/.env.example",
+            "/p/keep/a.key",
+            "/p/b.key",
+            "/p/secrets/x",
+            "/p/README.md",
+        ];
+        let verdict = |policy: &CredentialPolicy, path: &str| {
+            policy.matching_rule(path).map(|rule| rule.pattern.clone())
+        };
+        let fresh: Vec<_> = paths
+            .iter()
+            .map(|path| {
+                verdict(
+                    &CredentialPolicy::new(
+                        &["**/secrets/*".to_string()],
+                        &["**/keep/*.key".to_string()],
+                    ),
+                    path,
+                )
+            })
+            .collect();
+        assert_eq!(fresh.iter().filter(|rule| rule.is_some()).count(), 4);
+        // Asked again, and again after enough other paths to drop every kept verdict.
+        for round in 0..3 {
+            let kept: Vec<_> = paths.iter().map(|path| verdict(&policy, path)).collect();
+            assert_eq!(kept, fresh, "round {round}");
+            for other in 0..MAX_DECIDED_PATHS {
+                assert!(policy.check(&format!("/p/other/{other}.txt")).is_ok());
+            }
+            assert!(policy.decided.borrow().len() <= MAX_DECIDED_PATHS);
+        }
     }
 
     #[test]

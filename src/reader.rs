@@ -31,7 +31,7 @@ use crate::sandbox::{
 use crate::scan::{Scanner, BLOCK_BYTES};
 use crate::session::{contains_component_output, Decision, DedupKey, SessionMemory};
 use crate::sniff::{binary_advice, sniff_block, Verdict};
-use crate::source::{ByteSource, CrAsLf, FileOrText, MemorySource};
+use crate::source::{ByteSource, CrAsLf, FileOrText, MemorySource, ReadAhead};
 use crate::tokens::{gutter_tokens, parse_refusal, TokenEstimator};
 use crate::window::{
     read_window, Truncation, Window, WindowRequest, WindowSettings, MARKER_PREFIX,
@@ -764,9 +764,9 @@ fn open_and_index<F: FileSystem + ?Sized>(
     cached: Option<LineIndex>,
     documents: &mut DocumentCache,
     extract: bool,
-) -> Result<Opened<FileOrText<F::File>>, ReadError> {
+) -> Result<Opened<FileOrText<ReadAhead<F::File>>>, ReadError> {
     let io = |error: FsError| error.into_read_error(requested);
-    let file = fs.open(resolved.root, &resolved.relative).map_err(io)?;
+    let file = ReadAhead::new(fs.open(resolved.root, &resolved.relative).map_err(io)?);
     let (file, document) = if extract {
         document_source(file, resolved, requested, documents)?
     } else {
@@ -881,31 +881,42 @@ fn read_whole<S: ByteSource>(file: &mut S, size: u64) -> Result<Vec<u8>, FsError
 /// block), for a notebook's `"nbformat"`.
 const HEAD_PROBE_BYTES: usize = 1024;
 
-/// The first bytes of `file` that [`document::candidate`] needs: [`HEAD_PROBE_BYTES`], or the first block when the
-/// probe may start a notebook (a JSON object, or a probe of whitespace only), whose `"nbformat"` key is looked for
-/// in the whole block. The verdict is the one the first block gives.
-fn document_head<S: ByteSource>(file: &mut S) -> Result<Vec<u8>, FsError> {
-    let mut head = Vec::new();
-    file.read_at(0, HEAD_PROBE_BYTES, &mut head)?;
+/// The first bytes of `file` that [`document::candidate`] needs, read once and kept by `file` for the reads after
+/// it: [`HEAD_PROBE_BYTES`], or the first block when the probe may start a notebook (a JSON object, or a probe of
+/// whitespace only), whose `"nbformat"` key is looked for in the whole block. A file of `size` bytes smaller than a
+/// block is read whole and a byte more (what the window's scan asks for), so that one read serves both. The verdict
+/// is the one the first block gives.
+fn document_head<S: ByteSource>(file: &mut ReadAhead<S>, size: u64) -> Result<&[u8], FsError> {
+    let whole = usize::try_from(size.saturating_add(1))
+        .ok()
+        .filter(|&length| length <= BLOCK_BYTES);
+    let asked = whole.unwrap_or(HEAD_PROBE_BYTES).max(HEAD_PROBE_BYTES);
+    let head = file.read_head(asked)?;
     let first = head.iter().find(|byte| !byte.is_ascii_whitespace());
-    if head.len() >= HEAD_PROBE_BYTES && matches!(first, None | Some(b'{')) {
-        file.read_at(0, BLOCK_BYTES, &mut head)?;
+    if head.len() == asked && asked < BLOCK_BYTES && matches!(first, None | Some(b'{')) {
+        file.read_head(BLOCK_BYTES)?;
     }
-    Ok(head)
+    Ok(file.head())
 }
+
+/// What [`document_source`] gives for a file `S`: the bytes a read windows, and the document extracted from it.
+type SourceOf<S> = (
+    FileOrText<ReadAhead<S>>,
+    Option<std::sync::Arc<ExtractedDocument>>,
+);
 
 /// The source a read windows: the file, or, when its content (then its name) says it is a document, the text
 /// extracted from it (from `documents` when this version was extracted before). Errors: the document's typed
 /// error (`too_large`, `malformed_document`, `encrypted_document`; `binary` for a format not extracted).
 fn document_source<S: ByteSource>(
-    mut file: S,
+    mut file: ReadAhead<S>,
     resolved: &Resolved,
     requested: &str,
     documents: &mut DocumentCache,
-) -> Result<(FileOrText<S>, Option<std::sync::Arc<ExtractedDocument>>), ReadError> {
+) -> Result<SourceOf<S>, ReadError> {
     let io = |error: FsError| error.into_read_error(requested);
-    let head = document_head(&mut file).map_err(io)?;
-    if document::candidate(&head, &resolved.path) == Candidate::No {
+    let head = document_head(&mut file, resolved.stat.size).map_err(io)?;
+    if document::candidate(head, &resolved.path) == Candidate::No {
         return Ok((FileOrText::File(file), None));
     }
     let limits = ExtractionLimits::default();
@@ -958,7 +969,7 @@ fn document_source<S: ByteSource>(
             error,
             requested,
             &resolved.path,
-            document::is_binary_container(&head).is_some(),
+            document::is_binary_container(file.head()).is_some(),
         )),
     }
 }
@@ -1358,7 +1369,9 @@ fn resolve_guarded<F: FileSystem + ?Sized>(
     let resolved = resolve(fs, requested, absolute)?;
     check_device_name(&resolved.path).map_err(ResolveError::Other)?;
     policy.check(absolute).map_err(ResolveError::Other)?;
-    policy.check(&resolved.path).map_err(ResolveError::Other)?;
+    if resolved.path != absolute {
+        policy.check(&resolved.path).map_err(ResolveError::Other)?;
+    }
     check_kind(fs, &resolved, requested).map_err(ResolveError::Other)?;
     Ok(resolved)
 }
@@ -2346,9 +2359,17 @@ mod document_head_tests {
         document::candidate(&head, name)
     }
 
-    fn probe_verdict(bytes: &[u8], name: &str) -> Candidate {
-        let head = document_head(&mut MemorySource::new(bytes)).unwrap_or_default();
+    /// The probe's verdict when the file's stat said `size` bytes: its size, or a stale size (the file changed
+    /// between its stat and the probe).
+    fn probe_verdict(bytes: &[u8], name: &str, size: u64) -> Candidate {
+        let mut file = ReadAhead::new(MemorySource::new(bytes));
+        let head = document_head(&mut file, size).unwrap_or_default().to_vec();
         document::candidate(&head, name)
+    }
+
+    fn sizes(bytes: &[u8]) -> [u64; 6] {
+        let size = bytes.len() as u64;
+        [size, 0, size / 2, size + 700, BLOCK_BYTES as u64, u64::MAX]
     }
 
     #[test]
@@ -2368,12 +2389,14 @@ mod document_head_tests {
             (b"", "a.txt"),
         ];
         for (bytes, name) in cases {
-            assert_eq!(
-                probe_verdict(bytes, name),
-                block_verdict(bytes, name),
-                "{name}: {:?}",
-                bytes.get(..40)
-            );
+            for size in sizes(bytes) {
+                assert_eq!(
+                    probe_verdict(bytes, name, size),
+                    block_verdict(bytes, name),
+                    "{name} (stat size {size}): {:?}",
+                    bytes.get(..40)
+                );
+            }
         }
     }
 
@@ -2387,7 +2410,118 @@ mod document_head_tests {
         ) {
             let mut bytes = vec![pad_byte; pad];
             bytes.extend_from_slice(tail.as_bytes());
-            prop_assert_eq!(probe_verdict(&bytes, name), block_verdict(&bytes, name));
+            for size in sizes(&bytes) {
+                prop_assert_eq!(probe_verdict(&bytes, name, size), block_verdict(&bytes, name));
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod read_count_tests {
+    use std::cell::Cell;
+    use std::path::PathBuf;
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::native_fs::{NativeFile, NativeFileSystem};
+    use crate::sandbox::{DirectoryListing, FileStat};
+
+    /// The native file system, counting the positioned reads of the files it opens.
+    struct CountingFs {
+        inner: NativeFileSystem,
+        reads: Rc<Cell<u64>>,
+    }
+
+    struct CountingFile {
+        inner: NativeFile,
+        reads: Rc<Cell<u64>>,
+    }
+
+    impl ByteSource for CountingFile {
+        fn read_at(
+            &mut self,
+            offset: u64,
+            length: usize,
+            buffer: &mut Vec<u8>,
+        ) -> Result<(), FsError> {
+            self.reads.set(self.reads.get() + 1);
+            self.inner.read_at(offset, length, buffer)
+        }
+    }
+
+    impl FileSystem for CountingFs {
+        type File = CountingFile;
+        fn roots(&self) -> &[String] {
+            self.inner.roots()
+        }
+        fn stat(&mut self, root: usize, relative: &str) -> Result<FileStat, FsError> {
+            self.inner.stat(root, relative)
+        }
+        fn read_link(&mut self, root: usize, relative: &str) -> Result<String, FsError> {
+            self.inner.read_link(root, relative)
+        }
+        fn open(&mut self, root: usize, relative: &str) -> Result<CountingFile, FsError> {
+            Ok(CountingFile {
+                inner: self.inner.open(root, relative)?,
+                reads: self.reads.clone(),
+            })
+        }
+        fn list_directory(
+            &mut self,
+            root: usize,
+            relative: &str,
+            max: usize,
+        ) -> Result<DirectoryListing, FsError> {
+            self.inner.list_directory(root, relative, max)
+        }
+    }
+
+    /// The positioned reads of each of three windows of `text` (a first read, a repeat, another window), and the
+    /// last window's content.
+    fn reads_of(text: &str) -> (Vec<u64>, String) {
+        let directory = tempfile::tempdir().unwrap();
+        std::fs::write(directory.path().join("a.txt"), text).unwrap();
+        let reads = Rc::new(Cell::new(0));
+        let mut fs = CountingFs {
+            inner: NativeFileSystem::new(&[(PathBuf::from(directory.path()), "/w".to_string())]),
+            reads: reads.clone(),
+        };
+        let mut reader = Reader::new(ConfigInput {
+            dedup: Some(false),
+            ..ConfigInput::default()
+        });
+        let mut counts = Vec::new();
+        let mut content = String::new();
+        for (at, offset) in [2, 2, 3].into_iter().enumerate() {
+            let before = reads.get();
+            let request = ReadRequest {
+                path: "/w/a.txt".to_string(),
+                offset: Some(offset),
+                limit: Some(2),
+                column: None,
+                tail: None,
+                extract: None,
+            };
+            match reader.read(&mut fs, &request, at as u64) {
+                Ok(ReadOutcome::Window(result)) => content = result.window.content,
+                other => panic!("not a window: {other:?}"),
+            }
+            counts.push(reads.get() - before);
+        }
+        (counts, content)
+    }
+
+    #[test]
+    fn a_window_of_a_file_under_a_block_costs_one_positioned_read() {
+        let (counts, content) = reads_of("one\ntwo\nthree\nfour\n");
+        assert_eq!(counts, [1, 1, 1]);
+        assert_eq!(content, "3|three\n4|four\n");
+        // A file of a block and more reads its first kilobyte to tell a document, then: its two blocks to index it
+        // and the window's block on the first read; the fingerprint at its end and the window's block after.
+        let long = format!("one\ntwo\nthree\nfour\n{}\n", "x".repeat(BLOCK_BYTES));
+        let (counts, content) = reads_of(&long);
+        assert_eq!(counts, [4, 3, 3]);
+        assert_eq!(content, "3|three\n4|four\n");
     }
 }

@@ -47,6 +47,64 @@ impl ByteSource for MemorySource {
     }
 }
 
+/// A file whose first bytes were read once (to tell a document from any other file) and are served again from
+/// memory, so that for a file smaller than a block the probe's read is also the read of the window: one positioned
+/// read per call instead of two.
+///
+/// A read is served from the kept head when the head covers all of it, or when it starts inside the head and the
+/// head's read came back short (the head then holds everything that read found, as a read now would have, a file
+/// that grew since aside: such a read may return fewer bytes than asked, which [`ByteSource`] allows). Every other
+/// read goes to the file.
+#[derive(Debug, Clone)]
+pub struct ReadAhead<S> {
+    inner: S,
+    /// Bytes `0..head.len()` of the file, as one read returned them.
+    head: Vec<u8>,
+    /// Whether that read returned fewer bytes than it asked for.
+    head_short: bool,
+}
+
+impl<S: ByteSource> ReadAhead<S> {
+    /// A source over `inner` that has kept nothing yet.
+    pub fn new(inner: S) -> Self {
+        ReadAhead {
+            inner,
+            head: Vec::new(),
+            head_short: false,
+        }
+    }
+
+    /// Reads bytes `0..length` of the file (fewer at its end), keeps them in place of any head kept before, and
+    /// returns them. Errors: the file's read error.
+    pub fn read_head(&mut self, length: usize) -> Result<&[u8], FsError> {
+        self.head_short = false;
+        self.inner.read_at(0, length, &mut self.head)?;
+        self.head_short = self.head.len() < length;
+        Ok(&self.head)
+    }
+
+    /// The bytes the last [`read_head`](Self::read_head) kept (empty before one).
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+}
+
+impl<S: ByteSource> ByteSource for ReadAhead<S> {
+    fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError> {
+        let kept = self.head.len();
+        if let Ok(start) = usize::try_from(offset) {
+            let end = start.saturating_add(length);
+            let covered = end <= kept || (self.head_short && start < kept);
+            if let Some(slice) = self.head.get(start..end.min(kept)).filter(|_| covered) {
+                buffer.clear();
+                buffer.extend_from_slice(slice);
+                return Ok(());
+            }
+        }
+        self.inner.read_at(offset, length, buffer)
+    }
+}
+
 /// A byte source over a file whose only line breaks are lone carriage returns (classic Mac OS text): while active,
 /// every `\r` byte reads as `\n`, so the scanner, the line index, the key guard and the window split the file on
 /// `\r` with no other change. The reader turns it on only for a file of 1-byte code units (UTF-8 or a legacy
@@ -105,6 +163,94 @@ impl<F: ByteSource> ByteSource for FileOrText<F> {
         match self {
             FileOrText::File(file) => file.read_at(offset, length, buffer),
             FileOrText::Text(text) => text.read_at(offset, length, buffer),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A memory source that counts the reads that reach it.
+    struct Counting {
+        inner: MemorySource,
+        reads: usize,
+    }
+
+    impl ByteSource for Counting {
+        fn read_at(
+            &mut self,
+            offset: u64,
+            length: usize,
+            buffer: &mut Vec<u8>,
+        ) -> Result<(), FsError> {
+            self.reads += 1;
+            self.inner.read_at(offset, length, buffer)
+        }
+    }
+
+    fn counting(bytes: &[u8]) -> ReadAhead<Counting> {
+        ReadAhead::new(Counting {
+            inner: MemorySource::new(bytes),
+            reads: 0,
+        })
+    }
+
+    #[test]
+    fn a_head_that_holds_the_whole_file_serves_every_read_after_it() {
+        let mut file = counting(b"one\ntwo\n");
+        assert_eq!(file.read_head(9).unwrap(), b"one\ntwo\n");
+        let mut buffer = Vec::new();
+        for (offset, length, expected) in [
+            (0, 9, &b"one\ntwo\n"[..]),
+            (4, 100, b"two\n"),
+            (7, 1, b"\n"),
+            (2, 0, b""),
+        ] {
+            file.read_at(offset, length, &mut buffer).unwrap();
+            assert_eq!(buffer, expected, "offset {offset}, length {length}");
+        }
+        assert_eq!(file.inner.reads, 1);
+        // The end of the file is not claimed from the head: a read there asks the file (which may have grown).
+        file.read_at(8, 10, &mut buffer).unwrap();
+        assert!(buffer.is_empty());
+        assert_eq!(file.inner.reads, 2);
+    }
+
+    #[test]
+    fn a_full_head_serves_only_reads_it_covers() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        let mut file = counting(&bytes);
+        assert_eq!(file.read_head(16).unwrap(), &bytes[..16]);
+        let mut buffer = Vec::new();
+        file.read_at(4, 12, &mut buffer).unwrap();
+        assert_eq!((buffer.as_slice(), file.inner.reads), (&bytes[4..16], 1));
+        // Past the head: the file gives the whole read, not the head's part of it.
+        file.read_at(4, 100, &mut buffer).unwrap();
+        assert_eq!((buffer.as_slice(), file.inner.reads), (&bytes[4..104], 2));
+        file.read_at(16, 4, &mut buffer).unwrap();
+        assert_eq!((buffer.as_slice(), file.inner.reads), (&bytes[16..20], 3));
+    }
+
+    proptest! {
+        /// Served from the head or not, a read gives what the file gives (a prefix of it at most, never other bytes).
+        #[test]
+        fn reads_through_the_head_give_the_files_bytes(
+            bytes in proptest::collection::vec(any::<u8>(), 0..300),
+            head in 0usize..400,
+            reads in proptest::collection::vec((0u64..400, 0usize..400), 1..8),
+        ) {
+            let mut file = counting(&bytes);
+            let kept = file.read_head(head).unwrap().to_vec();
+            prop_assert_eq!(kept.as_slice(), &bytes[..head.min(bytes.len())]);
+            let mut plain = MemorySource::new(bytes.clone());
+            for (offset, length) in reads {
+                let (mut served, mut expected) = (Vec::new(), Vec::new());
+                file.read_at(offset, length, &mut served).unwrap();
+                plain.read_at(offset, length, &mut expected).unwrap();
+                prop_assert_eq!(served, expected);
+            }
         }
     }
 }
