@@ -2419,39 +2419,23 @@ mod document_head_tests {
 
 #[cfg(test)]
 mod read_count_tests {
-    use std::cell::Cell;
+    use std::cell::RefCell;
     use std::path::PathBuf;
     use std::rc::Rc;
 
     use super::*;
     use crate::native_fs::{NativeFile, NativeFileSystem};
     use crate::sandbox::{DirectoryListing, FileStat};
+    use crate::source::Recording;
 
-    /// The native file system, counting the positioned reads of the files it opens.
+    /// The native file system, recording the positioned reads of the files it opens.
     struct CountingFs {
         inner: NativeFileSystem,
-        reads: Rc<Cell<u64>>,
-    }
-
-    struct CountingFile {
-        inner: NativeFile,
-        reads: Rc<Cell<u64>>,
-    }
-
-    impl ByteSource for CountingFile {
-        fn read_at(
-            &mut self,
-            offset: u64,
-            length: usize,
-            buffer: &mut Vec<u8>,
-        ) -> Result<(), FsError> {
-            self.reads.set(self.reads.get() + 1);
-            self.inner.read_at(offset, length, buffer)
-        }
+        asked: Rc<RefCell<Vec<usize>>>,
     }
 
     impl FileSystem for CountingFs {
-        type File = CountingFile;
+        type File = Recording<NativeFile>;
         fn roots(&self) -> &[String] {
             self.inner.roots()
         }
@@ -2461,10 +2445,10 @@ mod read_count_tests {
         fn read_link(&mut self, root: usize, relative: &str) -> Result<String, FsError> {
             self.inner.read_link(root, relative)
         }
-        fn open(&mut self, root: usize, relative: &str) -> Result<CountingFile, FsError> {
-            Ok(CountingFile {
+        fn open(&mut self, root: usize, relative: &str) -> Result<Recording<NativeFile>, FsError> {
+            Ok(Recording {
                 inner: self.inner.open(root, relative)?,
-                reads: self.reads.clone(),
+                asked: self.asked.clone(),
             })
         }
         fn list_directory(
@@ -2479,13 +2463,13 @@ mod read_count_tests {
 
     /// The positioned reads of each of three windows of `text` (a first read, a repeat, another window), and the
     /// last window's content.
-    fn reads_of(text: &str) -> (Vec<u64>, String) {
+    fn reads_of(text: &str) -> (Vec<usize>, String) {
         let directory = tempfile::tempdir().unwrap();
         std::fs::write(directory.path().join("a.txt"), text).unwrap();
-        let reads = Rc::new(Cell::new(0));
+        let asked = Rc::new(RefCell::new(Vec::new()));
         let mut fs = CountingFs {
             inner: NativeFileSystem::new(&[(PathBuf::from(directory.path()), "/w".to_string())]),
-            reads: reads.clone(),
+            asked: asked.clone(),
         };
         let mut reader = Reader::new(ConfigInput {
             dedup: Some(false),
@@ -2494,7 +2478,7 @@ mod read_count_tests {
         let mut counts = Vec::new();
         let mut content = String::new();
         for (at, offset) in [2, 2, 3].into_iter().enumerate() {
-            let before = reads.get();
+            let before = asked.borrow().len();
             let request = ReadRequest {
                 path: "/w/a.txt".to_string(),
                 offset: Some(offset),
@@ -2507,7 +2491,7 @@ mod read_count_tests {
                 Ok(ReadOutcome::Window(result)) => content = result.window.content,
                 other => panic!("not a window: {other:?}"),
             }
-            counts.push(reads.get() - before);
+            counts.push(asked.borrow().len() - before);
         }
         (counts, content)
     }

@@ -252,7 +252,7 @@ impl<S: ByteSource> Scanner<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::MemorySource;
+    use crate::source::{MemorySource, Recording};
 
     #[test]
     fn a_line_longer_than_the_block_comes_in_pieces() {
@@ -273,25 +273,7 @@ mod tests {
         assert_eq!(last, b"next");
     }
 
-    /// A source that records the length of every read asked of it.
-    struct Recording {
-        inner: MemorySource,
-        asked: Vec<usize>,
-    }
-
-    impl ByteSource for Recording {
-        fn read_at(
-            &mut self,
-            offset: u64,
-            length: usize,
-            buffer: &mut Vec<u8>,
-        ) -> Result<(), FsError> {
-            self.asked.push(length);
-            self.inner.read_at(offset, length, buffer)
-        }
-    }
-
-    fn lines_of(scanner: &mut Scanner<&mut Recording>) -> Vec<Vec<u8>> {
+    fn lines_of(scanner: &mut Scanner<&mut Recording<MemorySource>>) -> Vec<Vec<u8>> {
         let mut lines = Vec::new();
         loop {
             let mut line = Vec::new();
@@ -308,50 +290,38 @@ mod tests {
     #[test]
     fn reads_ask_for_the_size_left_and_a_byte_more_and_still_see_a_file_that_grew() {
         let text = b"one\ntwo\nthree".to_vec();
-        let mut source = Recording {
-            inner: MemorySource::new(text.clone()),
-            asked: Vec::new(),
-        };
+        let mut source = Recording::new(MemorySource::new(text.clone()));
         let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
         scanner.set_size_hint(text.len() as u64);
         assert_eq!(lines_of(&mut scanner), [&b"one"[..], b"two", b"three"]);
         assert_eq!(scanner.reads(), 1);
-        assert_eq!(source.asked, [text.len() + 1]);
+        assert_eq!(source.asked(), [text.len() + 1]);
 
         // The file grew after its stat: the byte more shows it, and the rest is read in blocks as before.
         let mut grown = text.clone();
         grown.extend_from_slice(&vec![b'x'; BLOCK_BYTES + 5]);
-        let mut source = Recording {
-            inner: MemorySource::new(grown.clone()),
-            asked: Vec::new(),
-        };
+        let mut source = Recording::new(MemorySource::new(grown.clone()));
         let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
         scanner.set_size_hint(text.len() as u64);
         let lines = lines_of(&mut scanner);
         assert_eq!(lines.concat().len() + 2, grown.len());
         assert_eq!(lines.last().map(Vec::len), Some(5 + BLOCK_BYTES + 5));
         assert_eq!(
-            source.asked,
+            source.asked(),
             [text.len() + 1, BLOCK_BYTES, BLOCK_BYTES, BLOCK_BYTES]
         );
 
         // A block-sized file asks for one block (no more than a block is ever asked), and no size means blocks.
         let whole = vec![b'y'; BLOCK_BYTES];
-        let mut source = Recording {
-            inner: MemorySource::new(whole.clone()),
-            asked: Vec::new(),
-        };
+        let mut source = Recording::new(MemorySource::new(whole.clone()));
         let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
         scanner.set_size_hint(BLOCK_BYTES as u64);
         assert_eq!(lines_of(&mut scanner), [whole]);
-        assert_eq!(source.asked, [BLOCK_BYTES]);
-        let mut source = Recording {
-            inner: MemorySource::new(text.clone()),
-            asked: Vec::new(),
-        };
+        assert_eq!(source.asked(), [BLOCK_BYTES]);
+        let mut source = Recording::new(MemorySource::new(text.clone()));
         let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
         assert_eq!(lines_of(&mut scanner).len(), 3);
-        assert_eq!(source.asked, [BLOCK_BYTES, BLOCK_BYTES]);
+        assert_eq!(source.asked(), [BLOCK_BYTES, BLOCK_BYTES]);
     }
 
     proptest::proptest! {

@@ -167,34 +167,46 @@ impl<F: ByteSource> ByteSource for FileOrText<F> {
     }
 }
 
+/// A source that records the length of every read asked of it, for tests that count reads.
+#[cfg(test)]
+#[derive(Debug)]
+pub(crate) struct Recording<S> {
+    pub(crate) inner: S,
+    /// The length of each read asked, in order. Shared: a test's file system hands a clone to every file it opens.
+    pub(crate) asked: std::rc::Rc<std::cell::RefCell<Vec<usize>>>,
+}
+
+#[cfg(test)]
+impl<S> Recording<S> {
+    /// A source over `inner` that has been asked nothing.
+    pub(crate) fn new(inner: S) -> Self {
+        Recording {
+            inner,
+            asked: Default::default(),
+        }
+    }
+
+    /// The lengths asked so far.
+    pub(crate) fn asked(&self) -> Vec<usize> {
+        self.asked.borrow().clone()
+    }
+}
+
+#[cfg(test)]
+impl<S: ByteSource> ByteSource for Recording<S> {
+    fn read_at(&mut self, offset: u64, length: usize, buffer: &mut Vec<u8>) -> Result<(), FsError> {
+        self.asked.borrow_mut().push(length);
+        self.inner.read_at(offset, length, buffer)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// A memory source that counts the reads that reach it.
-    struct Counting {
-        inner: MemorySource,
-        reads: usize,
-    }
-
-    impl ByteSource for Counting {
-        fn read_at(
-            &mut self,
-            offset: u64,
-            length: usize,
-            buffer: &mut Vec<u8>,
-        ) -> Result<(), FsError> {
-            self.reads += 1;
-            self.inner.read_at(offset, length, buffer)
-        }
-    }
-
-    fn counting(bytes: &[u8]) -> ReadAhead<Counting> {
-        ReadAhead::new(Counting {
-            inner: MemorySource::new(bytes),
-            reads: 0,
-        })
+    fn counting(bytes: &[u8]) -> ReadAhead<Recording<MemorySource>> {
+        ReadAhead::new(Recording::new(MemorySource::new(bytes)))
     }
 
     #[test]
@@ -211,11 +223,11 @@ mod tests {
             file.read_at(offset, length, &mut buffer).unwrap();
             assert_eq!(buffer, expected, "offset {offset}, length {length}");
         }
-        assert_eq!(file.inner.reads, 1);
+        assert_eq!(file.inner.asked().len(), 1);
         // The end of the file is not claimed from the head: a read there asks the file (which may have grown).
         file.read_at(8, 10, &mut buffer).unwrap();
         assert!(buffer.is_empty());
-        assert_eq!(file.inner.reads, 2);
+        assert_eq!(file.inner.asked().len(), 2);
     }
 
     #[test]
@@ -225,12 +237,21 @@ mod tests {
         assert_eq!(file.read_head(16).unwrap(), &bytes[..16]);
         let mut buffer = Vec::new();
         file.read_at(4, 12, &mut buffer).unwrap();
-        assert_eq!((buffer.as_slice(), file.inner.reads), (&bytes[4..16], 1));
+        assert_eq!(
+            (buffer.as_slice(), file.inner.asked().len()),
+            (&bytes[4..16], 1)
+        );
         // Past the head: the file gives the whole read, not the head's part of it.
         file.read_at(4, 100, &mut buffer).unwrap();
-        assert_eq!((buffer.as_slice(), file.inner.reads), (&bytes[4..104], 2));
+        assert_eq!(
+            (buffer.as_slice(), file.inner.asked().len()),
+            (&bytes[4..104], 2)
+        );
         file.read_at(16, 4, &mut buffer).unwrap();
-        assert_eq!((buffer.as_slice(), file.inner.reads), (&bytes[16..20], 3));
+        assert_eq!(
+            (buffer.as_slice(), file.inner.asked().len()),
+            (&bytes[16..20], 3)
+        );
     }
 
     proptest! {
