@@ -886,7 +886,8 @@ pub fn grouped(n: u64) -> String {
     out
 }
 
-fn plural(n: u64, one: &str, many: &str) -> String {
+/// `n` with thousands separators and the noun that agrees with it: `1 line`, `2 lines`, `60,556 lines`.
+pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", grouped(n), if n == 1 { one } else { many })
 }
 
