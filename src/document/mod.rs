@@ -180,7 +180,7 @@ impl std::fmt::Display for DocumentError {
 }
 
 /// Caps on what extraction may take (defaults: 50 MB input, 10,000 zip entries, 200 MB decompressed in all,
-/// a compression ratio of 100 for any entry over 1 MB).
+/// a compression ratio of 100 for any entry over 1 MB, 64 MiB of PDF page content in all).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExtractionLimits {
     /// Largest document accepted, in bytes (default 50,000,000).
@@ -191,6 +191,11 @@ pub struct ExtractionLimits {
     pub max_total_uncompressed: u64,
     /// Highest decompressed/compressed ratio allowed for an entry over 1 MB decompressed (default 100).
     pub max_ratio: u64,
+    /// Most bytes a PDF's page content may inflate to in all: every page's content streams and every form or
+    /// image XObject each time a page draws it (default 67,108,864, 64 MiB). A page whose content would pass
+    /// what is left is not extracted, and neither is any page after it (its text would take longer than a call
+    /// may run: the PDF extractor interprets content at a few megabytes a second).
+    pub max_pdf_content_bytes: u64,
 }
 
 impl Default for ExtractionLimits {
@@ -200,6 +205,7 @@ impl Default for ExtractionLimits {
             max_entries: 10_000,
             max_total_uncompressed: 200_000_000,
             max_ratio: 100,
+            max_pdf_content_bytes: 64 * 1024 * 1024,
         }
     }
 }

@@ -34,9 +34,40 @@ const MAX_DEPTH: usize = 64;
 /// component's memory: such a page is reported as not extracted instead. Real pages hold a few hundred kilobytes.
 pub const MAX_CONTENT_STREAM_BYTES: u64 = 32 * 1024 * 1024;
 
-/// Checks that `stream`, when its first filter is `FlateDecode`, inflates to at most [`MAX_CONTENT_STREAM_BYTES`]
-/// (inflating it into nothing, up to one byte past the cap). Errors: one sentence naming `what` and the cap.
-fn check_inflated_size(stream: &lopdf::Stream, what: &str) -> Result<(), String> {
+/// What is left of a PDF's content budget ([`ExtractionLimits::max_pdf_content_bytes`]) as its pages are checked.
+#[derive(Debug, Clone, Copy)]
+pub struct ContentBudget {
+    /// The budget, in bytes.
+    cap: u64,
+    /// Bytes of it not yet used.
+    left: u64,
+}
+
+impl ContentBudget {
+    /// A budget of `cap` bytes, none used.
+    pub fn new(cap: u64) -> Self {
+        ContentBudget { cap, left: cap }
+    }
+
+    /// The reason a stream of `what` is not read once the budget is spent.
+    fn spent(&self, what: &str) -> String {
+        format!(
+            "{what} would take the document's page content past the cap of {} bytes in all (the pages before it used the rest), so no page from here on is read",
+            self.cap
+        )
+    }
+}
+
+/// Checks that `stream` inflates to at most [`MAX_CONTENT_STREAM_BYTES`] and to no more than `budget` has left,
+/// and takes its size from `budget` (inflating it into nothing, up to one byte past the smaller cap). Only leading
+/// `FlateDecode` stages are inflated; a stream with no filter counts its own length. Errors: one sentence naming
+/// `what` and the cap it passes; once a stream passes the budget, the budget is spent and every later stream
+/// with content passes it too.
+fn check_inflated_size(
+    stream: &lopdf::Stream,
+    what: &str,
+    budget: &mut ContentBudget,
+) -> Result<(), String> {
     use std::io::Read;
     // Every leading FlateDecode stage of the chain (`[/FlateDecode /FlateDecode]` nests one bomb in another): each
     // stage is inflated under the cap, the last one into nothing.
@@ -51,6 +82,21 @@ fn check_inflated_size(stream: &lopdf::Stream, what: &str) -> Result<(), String>
             "{what} inflates past the cap of {MAX_CONTENT_STREAM_BYTES} bytes (a decompression bomb, or a page too large to read)"
         )
     };
+    let limit = MAX_CONTENT_STREAM_BYTES.min(budget.left);
+    let mut charge = |size: u64| {
+        if size > MAX_CONTENT_STREAM_BYTES {
+            return Err(too_large());
+        }
+        if size > budget.left {
+            budget.left = 0;
+            return Err(budget.spent(what));
+        }
+        budget.left -= size;
+        Ok(())
+    };
+    if stages == 0 {
+        return charge(stream.content.len() as u64);
+    }
     let mut input: Vec<u8> = Vec::new();
     for stage in 0..stages {
         let source = if stage == 0 {
@@ -58,13 +104,15 @@ fn check_inflated_size(stream: &lopdf::Stream, what: &str) -> Result<(), String>
         } else {
             input.as_slice()
         };
-        let mut inflated =
-            flate2::read::ZlibDecoder::new(source).take(MAX_CONTENT_STREAM_BYTES + 1);
+        let cap = if stage + 1 == stages {
+            limit
+        } else {
+            MAX_CONTENT_STREAM_BYTES
+        };
+        let mut inflated = flate2::read::ZlibDecoder::new(source).take(cap + 1);
         if stage + 1 == stages {
             let size = std::io::copy(&mut inflated, &mut std::io::sink()).unwrap_or(0);
-            if size > MAX_CONTENT_STREAM_BYTES {
-                return Err(too_large());
-            }
+            return charge(size);
         } else {
             let mut output = Vec::new();
             // A stage that does not inflate is left to lopdf, as a single stage is.
@@ -113,6 +161,7 @@ pub fn extract_pdf(
         ));
     }
     let count = pages.len();
+    let mut budget = ContentBudget::new(limits.max_pdf_content_bytes);
     let mut text = String::new();
     let mut parts = Vec::with_capacity(count);
     let mut line: u64 = 1;
@@ -120,7 +169,7 @@ pub fn extract_pdf(
         text.push_str(&format!("--- page {number} of {count} ---\n"));
         let first_line = line;
         line += 1;
-        let (lines, characters) = match page_text(&doc, number, page_id) {
+        let (lines, characters) = match page_text(&doc, number, page_id, &mut budget) {
             Ok(raw) => {
                 let lines = tidy(&raw);
                 let characters = lines.iter().map(|l| l.chars().count() as u64).sum();
@@ -162,8 +211,13 @@ pub fn extract_pdf(
 
 /// The raw text of page `number` (object `page_id`) by pdf-extract, after [`validate_page`]. Errors: the reason the
 /// page was not handed to pdf-extract, or pdf-extract's error (or, natively, its panic).
-fn page_text(doc: &Document, number: u32, page_id: ObjectId) -> Result<String, String> {
-    validate_page(doc, page_id)?;
+fn page_text(
+    doc: &Document,
+    number: u32,
+    page_id: ObjectId,
+    budget: &mut ContentBudget,
+) -> Result<String, String> {
+    validate_page(doc, page_id, budget)?;
     let run = || {
         let mut raw = String::new();
         let result = {
@@ -219,7 +273,11 @@ fn tidy(raw: &str) -> Vec<String> {
 /// and XObject the content names exists in the resources, every font is of a shape pdf-extract reads (known
 /// encodings, `DescendantFonts` for Type0, a `W` array of whole entries), and every reference reached resolves.
 /// Errors: one sentence naming the first problem found.
-pub fn validate_page(doc: &Document, page_id: ObjectId) -> Result<(), String> {
+pub fn validate_page(
+    doc: &Document,
+    page_id: ObjectId,
+    budget: &mut ContentBudget,
+) -> Result<(), String> {
     let page = match doc.get_object(page_id) {
         Ok(Object::Dictionary(dict)) => dict,
         Ok(_) => return Err("the page object is not a dictionary".to_string()),
@@ -237,7 +295,7 @@ pub fn validate_page(doc: &Document, page_id: ObjectId) -> Result<(), String> {
     };
     for id in doc.get_page_contents(page_id) {
         if let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) {
-            check_inflated_size(stream, "the page's content stream")?;
+            check_inflated_size(stream, "the page's content stream", budget)?;
         }
     }
     let content = doc
@@ -245,6 +303,7 @@ pub fn validate_page(doc: &Document, page_id: ObjectId) -> Result<(), String> {
         .map_err(|e| format!("the page's content cannot be read: {e}"))?;
     let mut checker = Checker {
         doc,
+        budget,
         visited: HashSet::new(),
         font_set: false,
     };
@@ -255,6 +314,8 @@ pub fn validate_page(doc: &Document, page_id: ObjectId) -> Result<(), String> {
 /// Walks a page's content and resources for [`validate_page`].
 struct Checker<'a> {
     doc: &'a Document,
+    /// The document's content budget, which each XObject a page draws is taken from.
+    budget: &'a mut ContentBudget,
     /// References already checked (bounded by [`MAX_VISITED_OBJECTS`]).
     visited: HashSet<ObjectId>,
     /// Whether a `Tf` has set a font yet (pdf-extract unwraps the font on every text-showing operator).
@@ -415,7 +476,11 @@ impl<'a> Checker<'a> {
                         Ok(r) => deref(self.doc, r)?.as_dict().unwrap_or(resources),
                         Err(_) => resources,
                     };
-                    check_inflated_size(stream, &format!("the XObject `{}`", lossy(name)))?;
+                    check_inflated_size(
+                        stream,
+                        &format!("the XObject `{}`", lossy(name)),
+                        self.budget,
+                    )?;
                     // pdf-extract runs every XObject's data as content, images included: only forms decode.
                     let data = if stream.filters().is_ok() {
                         stream
@@ -801,6 +866,66 @@ mod tests {
                 )
             );
         }
+    }
+
+    #[test]
+    fn pages_past_the_documents_content_budget_are_not_extracted() {
+        use std::io::Write;
+        let mut doc = fixtures::pdf_document(&[
+            PdfPage::Text(vec!["One".into()]),
+            PdfPage::Text(vec!["Two".into()]),
+            PdfPage::Text(vec!["Three".into()]),
+            PdfPage::Text(vec!["Four".into()]),
+        ]);
+        // Pages 1 to 3 each draw their text after 1 MiB of spaces (deflated to about a kilobyte); page 4 is small.
+        let pages = doc.get_pages();
+        for number in 1..=3 {
+            let content = doc.get_page_contents(*pages.get(&number).unwrap())[0];
+            let text = doc
+                .get_object(content)
+                .and_then(Object::as_stream)
+                .unwrap()
+                .decompressed_content()
+                .unwrap();
+            let mut encoder =
+                flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+            encoder.write_all(&vec![b' '; 1024 * 1024]).unwrap();
+            encoder.write_all(&text).unwrap();
+            let data = encoder.finish().unwrap();
+            doc.objects.insert(
+                content,
+                Object::Stream(lopdf::Stream::new(
+                    dictionary! {"Filter" => "FlateDecode"},
+                    data,
+                )),
+            );
+        }
+        let bytes = fixtures::save(doc);
+        // 2.5 MiB: pages 1 and 2 fit, page 3 passes what is left, and page 4 comes after the budget is spent.
+        let limits = ExtractionLimits {
+            max_pdf_content_bytes: 5 * 512 * 1024,
+            ..ExtractionLimits::default()
+        };
+        let text = extract_pdf(&bytes, &limits).expect("extracts").text;
+        let reason = |number: u32| {
+            format!("[page {number}: text not extracted: the page's content stream would take the document's page content past the cap of 2621440 bytes in all (the pages before it used the rest), so no page from here on is read]")
+        };
+        assert_eq!(
+            text,
+            format!(
+                "--- page 1 of 4 ---\nOne\n--- page 2 of 4 ---\nTwo\n--- page 3 of 4 ---\n{}\n--- page 4 of 4 ---\n{}\n",
+                reason(3),
+                reason(4)
+            )
+        );
+        // With the default budget every page is read.
+        let text = extract_pdf(&bytes, &ExtractionLimits::default())
+            .expect("extracts")
+            .text;
+        assert!(
+            text.ends_with("--- page 3 of 4 ---\nThree\n--- page 4 of 4 ---\nFour\n"),
+            "{text}"
+        );
     }
 
     fn page(number: u32, first_line: u64, characters: u64) -> DocumentPart {
