@@ -1742,6 +1742,26 @@ impl Reader {
                 ),
             ));
         }
+        // Notebook JSON keeps each cell's lines inside JSON strings, where no line starts with a gutter: the
+        // lines of each cell's source are checked as they would be written to the cell.
+        for (index, source) in document::notebook_cell_sources(text.as_bytes())
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            if let Some(run) = self.returned.echoed_run(source) {
+                return Err(ReadError::new(
+                    ErrorKind::EchoedOutput,
+                    format!(
+                        "Lines {}-{} of cell {} in the notebook JSON for {path} are lines this session returned with their `N|` line numbers (the first is `{}`); writing them would put the gutters into the cell. Write the cell's source without the `N|` prefixes.",
+                        run.first,
+                        run.last,
+                        index + 1,
+                        run.quote
+                    ),
+                ));
+            }
+        }
         if contains_component_output(text) {
             return Err(ReadError::new(
                 ErrorKind::EchoedOutput,

@@ -775,6 +775,20 @@ pub fn is_notebook(bytes: &[u8]) -> bool {
     }
 }
 
+/// The source of each cell of the notebook whose JSON is `bytes`, in order; `None` when `bytes` are not a
+/// notebook's JSON. Without the `documents` feature: always `None`.
+pub fn notebook_cell_sources(bytes: &[u8]) -> Option<Vec<String>> {
+    #[cfg(feature = "documents")]
+    {
+        notebook::cell_sources(bytes)
+    }
+    #[cfg(not(feature = "documents"))]
+    {
+        let _ = bytes;
+        None
+    }
+}
+
 /// Extracts the document in `bytes` named `name`: detection by content, then name. `Ok(None)`: not a document
 /// (a zip that is no office file, JSON that is no notebook), read it as a file. Errors: `TooLarge` over a cap of
 /// `limits`; `Malformed` for a file whose name promises a format its content does not hold (naming what was

@@ -66,6 +66,19 @@ fn cells_of(value: &Value) -> Option<Vec<&Value>> {
     )
 }
 
+/// The source of each cell, in order (nbformat 3's `input` for a code cell), when `bytes` are a notebook's JSON;
+/// `None` for anything else.
+pub fn cell_sources(bytes: &[u8]) -> Option<Vec<String>> {
+    let value: Value = serde_json::from_slice(bytes).ok()?;
+    let cells = cells_of(&value)?;
+    Some(
+        cells
+            .into_iter()
+            .map(|cell| joined(cell.get("source").or_else(|| cell.get("input"))))
+            .collect(),
+    )
+}
+
 /// Whether `bytes` are a notebook's JSON (an object with `nbformat` and its cells), whatever its file is named.
 pub fn is_notebook(bytes: &[u8]) -> bool {
     serde_json::from_slice::<Value>(bytes)

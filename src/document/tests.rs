@@ -593,6 +593,49 @@ fn check_write_refuses_text_over_every_container_kind() {
     }
 }
 
+#[test]
+fn check_write_refuses_notebook_json_whose_cells_hold_returned_gutter_lines() {
+    let (_dir, mut fs, mut reader) = session(&[("analysis.ipynb", samples::ipynb())]);
+    let shown = window(&mut reader, &mut fs, "analysis.ipynb", 1, 20);
+    assert!(
+        shown.window.content.contains("5|print('hi')\n6|plot()\n"),
+        "{}",
+        shown.window.content
+    );
+    let with_cell_2 = |source: serde_json::Value| {
+        let mut notebook: serde_json::Value = serde_json::from_slice(&samples::ipynb()).unwrap();
+        notebook["cells"][1]["source"] = source;
+        notebook.to_string()
+    };
+    // The notebook's own JSON, and JSON whose lines only look numbered, pass.
+    let clean = String::from_utf8(samples::ipynb()).unwrap();
+    assert!(reader
+        .check_write(&mut fs, "analysis.ipynb", &clean)
+        .is_ok());
+    let numbered = with_cell_2(serde_json::json!(["1|Alice|30\n", "2|Bob|25"]));
+    assert!(reader
+        .check_write(&mut fs, "analysis.ipynb", &numbered)
+        .is_ok());
+    // The cell's source pasted back with its gutters, as a list of lines or as one string, to the notebook or a
+    // new one.
+    for (path, source) in [
+        (
+            "analysis.ipynb",
+            serde_json::json!(["5|print('hi')\n", "6|plot()"]),
+        ),
+        ("copy.ipynb", serde_json::json!("5|print('hi')\n6|plot()\n")),
+    ] {
+        let error = reader
+            .check_write(&mut fs, path, &with_cell_2(source))
+            .expect_err(path);
+        assert_eq!(error.kind, ErrorKind::EchoedOutput);
+        assert_eq!(
+            error.message,
+            format!("Lines 1-2 of cell 2 in the notebook JSON for {path} are lines this session returned with their `N|` line numbers (the first is `5|print('hi')`); writing them would put the gutters into the cell. Write the cell's source without the `N|` prefixes.")
+        );
+    }
+}
+
 /// Writes the samples to the directory named by `READ_WINDOW_DUMP_SAMPLES` (when set): the base64 fixtures of
 /// `tests/scenarios/documents/` were made from them.
 #[test]
