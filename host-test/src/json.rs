@@ -337,7 +337,7 @@ pub fn stats_json(stats: &SessionStats) -> Value {
 ///
 /// Errors: an `invalid_request` [`ReadError`] whose message names the field at fault.
 pub fn parse_request(line: &str) -> Result<Request, ReadError> {
-    let value: Value = serde_json::from_str(line)
+    let value: Value = crate::settings::parse_json(line)
         .map_err(|e| ReadError::invalid_request(format!("the request is not valid JSON: {e}")))?;
     parse_request_value(&value)
 }
@@ -831,7 +831,7 @@ pub fn run(session: &mut Session, request: &Request) -> Result<Value, HostError>
 /// request's `id` (when it had one) as the first field. Never fails: a malformed request is answered with an
 /// `invalid_request` error and a host failure with a `host_error`; the session goes on either way.
 pub fn answer_line(session: &mut Session, line: &str) -> Value {
-    let value: Value = match serde_json::from_str(line) {
+    let value: Value = match crate::settings::parse_json(line) {
         Ok(value) => value,
         Err(e) => {
             return error_json(&ReadError::invalid_request(format!(
@@ -1016,6 +1016,12 @@ mod tests {
     #[test]
     fn refuses_malformed_requests_naming_the_field() {
         assert!(invalid("{").contains("not valid JSON"));
+        // A key given twice is refused, not settled by the last one (serde_json's way).
+        assert_eq!(
+            invalid(r#"{"op":"configure","max_lines":5,"max_lines":10}"#),
+            "the request is not valid JSON: the key `max_lines` is given twice at line 1 column 43"
+        );
+        assert!(invalid(r#"{"op":"read","path":"a","path":"b"}"#).contains("`path` is given twice"));
         assert_eq!(
             invalid(r#"{"path":"a","extract":"no"}"#),
             "`extract` must be true or false, as a JSON boolean, not the string \"no\""

@@ -381,8 +381,11 @@ pub fn read_config_file(path: &Path) -> Result<Config, String> {
     answers::parse_config(&value).map_err(|e| format!("--config {}: {}", path.display(), e.message))
 }
 
-/// Parses JSON, refusing an object that gives a key twice (serde_json would keep the last silently).
-fn parse_json(text: &str) -> Result<Value, serde_json::Error> {
+/// Parses JSON, refusing an object that gives a key twice (serde_json would keep the last silently): a config
+/// file, and every request line of the session protocol.
+///
+/// Errors: serde_json's error for text that is not JSON, or `the key `K` is given twice` with its position.
+pub fn parse_json(text: &str) -> Result<Value, serde_json::Error> {
     let value: Value = serde_json::from_str(text)?;
     // Parse again with a visitor that sees every key, to find a duplicate.
     let mut deserializer = serde_json::Deserializer::from_str(text);
