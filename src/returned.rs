@@ -97,12 +97,6 @@ pub struct ReturnedLines {
     lossy_order: VecDeque<String>,
 }
 
-impl Default for ReturnedLines {
-    fn default() -> Self {
-        ReturnedLines::new()
-    }
-}
-
 impl ReturnedLines {
     /// Nothing returned yet.
     pub fn new() -> Self {
