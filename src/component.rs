@@ -272,7 +272,7 @@ impl GuestSession for Session {
     fn check_write(&self, path: String, text: String) -> Result<(), ReadError> {
         let mut fs = self.fs.borrow_mut();
         self.reader
-            .borrow_mut()
+            .borrow()
             .check_write(&mut *fs, &path, &text)
             .map_err(wit_error)
     }

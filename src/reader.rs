@@ -1708,7 +1708,7 @@ impl Reader {
     /// this session read in a legacy encoding that holds a character that encoding cannot encode (the message
     /// names the first one, its line and column); text that passes must be written back in that encoding.
     pub fn check_write<F: FileSystem + ?Sized>(
-        &mut self,
+        &self,
         fs: &mut F,
         path: &str,
         text: &str,

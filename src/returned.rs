@@ -2,10 +2,8 @@
 //!
 //! - **Returned gutter lines** ([`ReturnedLines`]): a hash of every `N|line` line of content this session
 //!   returned, for `check-write`, which refuses text holding two or more of them in a row (a window pasted back,
-//!   whatever text is around it) and accepts numbered data that never came from a read. The hashes of the last
-//!   [`MAX_RETURNED_LINES`] gutter lines returned are kept (older ones are forgotten): about 1.5 MiB. A read only
-//!   appends its lines' hashes; they are counted into the set `check-write` looks them up in when it next runs, so
-//!   a read costs no set insertions and lines paged past before a check are never inserted at all.
+//!   whatever text is around it) and accepts numbered data that never came from a read. At most
+//!   [`MAX_RETURNED_LINES`] hashes are kept (the oldest are forgotten first): about 1.5 MiB.
 //! - **Lossy reads**: the paths whose windows had invalid bytes replaced by U+FFFD, so `check-write` refuses that
 //!   damaged decode going back into the file (at most [`MAX_LOSSY_PATHS`] paths).
 //! - **File versions** ([`FileVersions`]): per path, the content print of the file at this session's previous
@@ -14,13 +12,12 @@
 //!
 //! Everything here is pure: the reader supplies the prints (from the line index) and the content.
 
-use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::index::LineIndex;
 use crate::window::MARKER_PREFIX;
 
-/// Returned gutter lines whose hashes are kept: the last this many.
+/// Hashes of returned gutter lines kept at most.
 pub const MAX_RETURNED_LINES: usize = 65_536;
 /// Paths whose reads replaced invalid bytes kept at most.
 pub const MAX_LOSSY_PATHS: usize = 1_024;
@@ -82,17 +79,10 @@ pub struct EchoedRun {
 }
 
 /// The hashes of the `N|line` lines a session returned, and the paths whose reads replaced invalid bytes.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct ReturnedLines {
-    /// Gutter lines whose hashes are kept: [`MAX_RETURNED_LINES`] (fewer in tests of the forgetting).
-    capacity: usize,
-    /// The hashes of the last `capacity` gutter lines returned, oldest first (a line returned twice
-    /// is here twice).
-    recent: VecDeque<u64>,
-    /// How many of `recent`, from its front, are counted in `counts`.
-    settled: usize,
-    /// Each hash of `recent[..settled]` and how often it occurs there: the set `check-write` looks lines up in.
-    counts: HashMap<u64, u32, rustc_hash::FxBuildHasher>,
+    hashes: HashSet<u64, rustc_hash::FxBuildHasher>,
+    order: VecDeque<u64>,
     lossy: HashSet<String>,
     lossy_order: VecDeque<String>,
 }
@@ -100,66 +90,37 @@ pub struct ReturnedLines {
 impl ReturnedLines {
     /// Nothing returned yet.
     pub fn new() -> Self {
-        ReturnedLines::keeping(MAX_RETURNED_LINES)
-    }
-
-    /// Nothing returned yet; the hashes of the last `capacity` gutter lines returned will be kept.
-    fn keeping(capacity: usize) -> Self {
-        ReturnedLines {
-            capacity,
-            recent: VecDeque::new(),
-            settled: 0,
-            counts: HashMap::default(),
-            lossy: HashSet::new(),
-            lossy_order: VecDeque::new(),
-        }
+        ReturnedLines::default()
     }
 
     /// Remembers the gutter lines of `content` (a window's content as returned), forgetting the oldest beyond
-    /// the last [`MAX_RETURNED_LINES`].
+    /// `MAX_RETURNED_LINES`.
     pub fn remember(&mut self, content: &str) {
         for hash in lines_of(content).filter_map(gutter_line_hash) {
-            if self.recent.len() >= self.capacity {
-                if let Some(old) = self.recent.pop_front() {
-                    if self.settled > 0 {
-                        self.settled -= 1;
-                        if let Entry::Occupied(mut count) = self.counts.entry(old) {
-                            if *count.get() > 1 {
-                                *count.get_mut() -= 1;
-                            } else {
-                                count.remove();
-                            }
-                        }
-                    }
-                }
+            if self.hashes.insert(hash) {
+                self.order.push_back(hash);
             }
-            self.recent.push_back(hash);
+        }
+        while self.order.len() > MAX_RETURNED_LINES {
+            if let Some(old) = self.order.pop_front() {
+                self.hashes.remove(&old);
+            }
         }
     }
 
-    /// Counts the hashes remembered since the last lookup into the set lookups use.
-    fn settle(&mut self) {
-        for hash in self.recent.range(self.settled..) {
-            *self.counts.entry(*hash).or_insert(0) += 1;
-        }
-        self.settled = self.recent.len();
-    }
-
-    /// Distinct hashes kept.
-    pub fn len(&mut self) -> usize {
-        self.settle();
-        self.counts.len()
+    /// Hashes kept.
+    pub fn len(&self) -> usize {
+        self.hashes.len()
     }
 
     /// Whether no hash is kept.
     pub fn is_empty(&self) -> bool {
-        self.recent.is_empty()
+        self.hashes.is_empty()
     }
 
     /// The first run of two or more consecutive lines of `text` that are gutter lines this session returned
     /// (compared with the indentation before the gutter and the whitespace at the end of the line ignored).
-    pub fn echoed_run(&mut self, text: &str) -> Option<EchoedRun> {
-        self.settle();
+    pub fn echoed_run(&self, text: &str) -> Option<EchoedRun> {
         let mut run: Option<(u64, &str)> = None;
         let mut number = 0u64;
         for line in text.split('\n') {
@@ -201,7 +162,7 @@ impl ReturnedLines {
 
     /// Whether `line` is a gutter line this session returned.
     fn is_returned(&self, line: &str) -> bool {
-        gutter_line_hash(line).is_some_and(|hash| self.counts.contains_key(&hash))
+        gutter_line_hash(line).is_some_and(|hash| self.hashes.contains(&hash))
     }
 
     /// Remembers that a read of `path` (resolved) replaced invalid bytes with U+FFFD.
@@ -530,30 +491,6 @@ mod tests {
             #[test]
             fn the_gutter_check_agrees_with_its_reference(line in pieces()) {
                 prop_assert_eq!(gutter_line_hash(&line), gutter_line_hash_reference(&line));
-            }
-
-            /// Hashes counted lazily, with reads and checks interleaved, answer as the set of the last `capacity`
-            /// gutter lines returned does.
-            #[test]
-            fn lookups_see_exactly_the_last_lines_returned(
-                steps in proptest::collection::vec((any::<bool>(), 1u8..6, 0u8..4), 1..40),
-            ) {
-                let capacity = 7;
-                let mut returned = ReturnedLines::keeping(capacity);
-                let mut all: Vec<String> = Vec::new();
-                for (check, number, text) in steps {
-                    let line = format!("{number}|{}", "abc".get(..usize::from(text)).unwrap_or_default());
-                    if check {
-                        let kept: std::collections::HashSet<&String> =
-                            all.iter().rev().take(capacity).collect();
-                        let pasted = format!("{line}\n{line}\n");
-                        prop_assert_eq!(returned.echoed_run(&pasted).is_some(), kept.contains(&line));
-                        prop_assert_eq!(returned.len(), kept.len());
-                    } else {
-                        returned.remember(&format!("{line}\nnot a gutter line\n"));
-                        all.push(line);
-                    }
-                }
             }
 
             #[test]

@@ -567,7 +567,7 @@ fn document_errors_are_typed_read_errors() {
 
 #[test]
 fn check_write_refuses_text_over_every_container_kind() {
-    let (_dir, mut fs, mut reader) = session(&[
+    let (_dir, mut fs, reader) = session(&[
         ("report.docx", samples::docx()),
         ("scan.pdf", b"%PDF-1.7\n%...".to_vec()),
         ("old.xls", b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1rest".to_vec()),
