@@ -236,13 +236,14 @@ impl Flow {
         };
         let line = std::mem::take(row).join(" | ");
         if self.tables.len() > 1 {
-            // A nested table's row is text of the outer cell.
+            // A nested table's row is text of the outer cell: its separators are escaped like any `|` of a cell,
+            // so only the outer table's ` | ` separates the outer cells.
             let outer = self.tables.len() - 2;
             if let Some((_, Some(cell))) = self.tables.get_mut(outer) {
                 if !cell.is_empty() {
                     cell.push(' ');
                 }
-                cell.push_str(&line);
+                cell.push_str(&line.replace(" | ", " \\| "));
             }
         } else if !line.replace('|', "").trim().is_empty() {
             self.lines.push(line);

@@ -102,6 +102,26 @@ fn a_bar_inside_a_table_cell_is_escaped_so_cells_stay_apart() {
 }
 
 #[test]
+fn a_nested_tables_rows_stay_inside_their_outer_cell() {
+    let cell = |text: &str| format!("<w:tc><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:tc>");
+    let nested = format!(
+        "<w:tc><w:tbl><w:tr>{}{}</w:tr><w:tr>{}{}</w:tr></w:tbl></w:tc>",
+        cell("a"),
+        cell("b | c"),
+        cell("d"),
+        cell("e")
+    );
+    let body = format!(
+        "<w:tbl><w:tr>{}{nested}{}</w:tr></w:tbl>",
+        cell("left"),
+        cell("right")
+    );
+    let document = extracted(&docx_of(&body, &[]), "t.docx");
+    // Three outer cells: `left`, the nested table's two rows, `right`.
+    assert_eq!(document.text, "left | a \\| b \\| c d \\| e | right\n");
+}
+
+#[test]
 fn a_slide_table_is_a_row_a_line_a_picture_is_named_and_a_hidden_slide_says_so() {
     let p = r#"xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships""#;
     let presentation = format!(
