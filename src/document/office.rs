@@ -66,17 +66,25 @@ impl Paragraph {
 /// The prefix of the list id of items numbered by a `List Number` paragraph style (no `w:numId` of their own).
 const STYLE_NUMBERING: &str = "style:";
 
-/// The list formats of a `.docx` (`word/numbering.xml`): for each `w:numId`, the `w:numFmt` of each level
-/// (`decimal`, `bullet`, `lowerLetter`...), through its abstract numbering.
+/// One level of a `.docx` list: its `w:numFmt` (`decimal`, `bullet`, `lowerLetter`...) and its `w:lvlText`
+/// (`%1.`, `%2)`, `%1.%2.`: `%k` stands for the number of level `k`, 1-based), when it has one.
+#[derive(Debug, Clone, Default)]
+struct Level {
+    format: String,
+    text: Option<String>,
+}
+
+/// The list formats of a `.docx` (`word/numbering.xml`): for each `w:numId`, each level's format and text,
+/// through its abstract numbering.
 #[derive(Default)]
 struct Numbering {
-    formats: std::collections::HashMap<String, Vec<(usize, String)>>,
+    formats: std::collections::HashMap<String, Vec<(usize, Level)>>,
 }
 
 impl Numbering {
     /// Reads `word/numbering.xml`'s nodes.
     fn of(nodes: &[Node]) -> Self {
-        let mut abstracts: std::collections::HashMap<String, Vec<(usize, String)>> =
+        let mut abstracts: std::collections::HashMap<String, Vec<(usize, Level)>> =
             std::collections::HashMap::new();
         let mut links: Vec<(String, String)> = Vec::new();
         let mut current_abstract: Option<String> = None;
@@ -89,14 +97,25 @@ impl Numbering {
                         current_abstract = node.attribute("abstractNumId").map(str::to_string)
                     }
                     "lvl" => current_level = node.attribute("ilvl").and_then(|v| v.parse().ok()),
-                    "numFmt" => {
-                        if let (Some(id), Some(level), Some(format)) =
+                    "numFmt" | "lvlText" => {
+                        if let (Some(id), Some(level), Some(value)) =
                             (&current_abstract, current_level, node.attribute("val"))
                         {
-                            abstracts
-                                .entry(id.clone())
-                                .or_default()
-                                .push((level, format.to_string()));
+                            let levels = abstracts.entry(id.clone()).or_default();
+                            let index = match levels.iter().position(|(l, _)| *l == level) {
+                                Some(index) => index,
+                                None => {
+                                    levels.push((level, Level::default()));
+                                    levels.len() - 1
+                                }
+                            };
+                            if let Some((_, found)) = levels.get_mut(index) {
+                                if name == "numFmt" {
+                                    found.format = value.to_string();
+                                } else {
+                                    found.text = Some(value.to_string());
+                                }
+                            }
                         }
                     }
                     "num" => current_num = node.attribute("numId").map(str::to_string),
@@ -123,22 +142,92 @@ impl Numbering {
         Numbering { formats }
     }
 
-    /// The format of level `level` of list `numbering`; `bullet` when unknown, `decimal` for a list numbered by
-    /// its paragraph style.
-    fn format(&self, numbering: &str, level: usize) -> &str {
+    /// Level `level` of list `numbering`; absent when unknown (a bullet), `decimal` for a list numbered by its
+    /// paragraph style.
+    fn level(&self, numbering: &str, level: usize) -> Option<Level> {
         if numbering.starts_with(STYLE_NUMBERING) {
-            return "decimal";
+            return Some(Level {
+                format: "decimal".to_string(),
+                text: None,
+            });
         }
         self.formats
             .get(numbering)
             .and_then(|levels| levels.iter().find(|(l, _)| *l == level))
-            .map_or("bullet", |(_, format)| format.as_str())
+            .map(|(_, found)| found.clone())
+    }
+
+    /// The marker of an item at `level` of list `numbering`, whose levels have counted `counters` items so far
+    /// (this item included): its level's text with each `%k` replaced by the number of level `k` in that level's
+    /// format (`1.2.`, `b)`, `(iv)`); without a text, the number and a period (`3.`); `-` for a bullet, a format
+    /// without a number, or a text that comes out empty.
+    fn marker(
+        &self,
+        numbering: &str,
+        level: usize,
+        counters: &std::collections::HashMap<(String, usize), u32>,
+    ) -> String {
+        let count_of = |level: usize| {
+            counters
+                .get(&(numbering.to_string(), level))
+                .copied()
+                .unwrap_or(1)
+        };
+        let Some(found) = self.level(numbering, level) else {
+            return "-".to_string();
+        };
+        let Some(text) = found
+            .text
+            .filter(|_| number_text(&found.format, 1).is_some())
+        else {
+            return list_marker(&found.format, count_of(level));
+        };
+        let mut marker = String::new();
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find('%') {
+            marker.push_str(rest.get(..at).unwrap_or_default());
+            let after = rest.get(at + 1..).unwrap_or_default();
+            match after.chars().next().and_then(|digit| digit.to_digit(10)) {
+                Some(k @ 1..=9) => {
+                    let of = k as usize - 1;
+                    let format = self
+                        .level(numbering, of)
+                        .map(|found| found.format)
+                        .unwrap_or_default();
+                    let count = count_of(of);
+                    marker.push_str(
+                        &number_text(&format, count).unwrap_or_else(|| count.to_string()),
+                    );
+                    rest = after.get(1..).unwrap_or_default();
+                }
+                _ => {
+                    marker.push('%');
+                    rest = after;
+                }
+            }
+        }
+        marker.push_str(rest);
+        let marker = marker.trim();
+        if marker.is_empty() {
+            "-".to_string()
+        } else {
+            marker.to_string()
+        }
     }
 }
 
 /// The marker of the `count`th (1-based) item in a list level of `format`: `3.`, `c.`, `C.`, `iii.`, `III.`;
 /// `-` for bullets and formats without a number.
 pub(super) fn list_marker(format: &str, count: u32) -> String {
+    match number_text(format, count) {
+        Some(number) => format!("{number}."),
+        None => "-".to_string(),
+    }
+}
+
+/// The `count`th (1-based) number of a list level of `format`: `3`, `03`, `c`, `C`, `iii`, `III`; `None` for
+/// bullets and formats without a number.
+fn number_text(format: &str, count: u32) -> Option<String> {
     let letters = |upper: bool| {
         let mut n = count.max(1);
         let mut text = Vec::new();
@@ -181,12 +270,13 @@ pub(super) fn list_marker(format: &str, count: u32) -> String {
         }
     };
     match format {
-        "decimal" | "decimalZero" => format!("{count}."),
-        "lowerLetter" => format!("{}.", letters(false)),
-        "upperLetter" => format!("{}.", letters(true)),
-        "lowerRoman" => format!("{}.", roman(false)),
-        "upperRoman" => format!("{}.", roman(true)),
-        _ => "-".to_string(),
+        "decimal" => Some(count.to_string()),
+        "decimalZero" => Some(format!("{count:02}")),
+        "lowerLetter" => Some(letters(false)),
+        "upperLetter" => Some(letters(true)),
+        "lowerRoman" => Some(roman(false)),
+        "upperRoman" => Some(roman(true)),
+        _ => None,
     }
 }
 
@@ -482,13 +572,10 @@ fn docx_flow(nodes: &[Node], notes: Option<&str>, numbering: &Numbering) -> Flow
                         }
                         let marker = match (&p.numbering, p.list) {
                             (Some(id), Some(level)) => {
-                                let format = numbering.format(id, level);
-                                let count = counters.entry((id.clone(), level)).or_insert(0);
-                                *count += 1;
-                                let count = *count;
+                                *counters.entry((id.clone(), level)).or_insert(0) += 1;
                                 // A new item restarts the levels under it.
                                 counters.retain(|(list, l), _| list != id || *l <= level);
-                                list_marker(format, count)
+                                numbering.marker(id, level, &counters)
                             }
                             _ => "-".to_string(),
                         };

@@ -95,6 +95,48 @@ fn docx_numbers_lists_keeps_text_boxes_once_and_reads_headers_symbols_and_tracke
 }
 
 #[test]
+fn docx_list_markers_follow_each_levels_text() {
+    // Legal numbering: `1.`, `1.1.`, `1.1.1.` (`%1.%2.%3.`); a second list of `1)`, `(a)`, `(ii)`; zero-padded
+    // numbers; a bullet level whose text is its glyph; a `%` that names no level.
+    let numbering = r#"<w:numbering {W}>
+<w:abstractNum w:abstractNumId="1"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/></w:lvl><w:lvl w:ilvl="1"><w:numFmt w:val="decimal"/><w:lvlText w:val="%1.%2."/></w:lvl><w:lvl w:ilvl="2"><w:numFmt w:val="decimal"/><w:lvlText w:val="%1.%2.%3."/></w:lvl></w:abstractNum>
+<w:abstractNum w:abstractNumId="2"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/><w:lvlText w:val="%1)"/></w:lvl><w:lvl w:ilvl="1"><w:numFmt w:val="lowerLetter"/><w:lvlText w:val="(%2)"/></w:lvl><w:lvl w:ilvl="2"><w:lvlText w:val="(%3)"/><w:numFmt w:val="lowerRoman"/></w:lvl></w:abstractNum>
+<w:abstractNum w:abstractNumId="3"><w:lvl w:ilvl="0"><w:numFmt w:val="decimalZero"/><w:lvlText w:val="Step %1 of 100%"/></w:lvl><w:lvl w:ilvl="1"><w:numFmt w:val="bullet"/><w:lvlText w:val="•"/></w:lvl></w:abstractNum>
+<w:num w:numId="1"><w:abstractNumId w:val="1"/></w:num><w:num w:numId="2"><w:abstractNumId w:val="2"/></w:num><w:num w:numId="3"><w:abstractNumId w:val="3"/></w:num>
+</w:numbering>"#;
+    let item = |list: u32, level: u32, text: &str| {
+        format!(
+            r#"<w:p><w:pPr><w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{list}"/></w:numPr></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>"#
+        )
+    };
+    let body = [
+        item(1, 0, "Scope"),
+        item(1, 1, "Terms"),
+        item(1, 2, "Definitions"),
+        item(1, 2, "Notices"),
+        item(1, 1, "Payment"),
+        item(1, 0, "Term"),
+        item(1, 2, "Skipped level"),
+        item(2, 0, "first"),
+        item(2, 1, "alpha"),
+        item(2, 2, "one"),
+        item(2, 2, "two"),
+        item(2, 1, "beta"),
+        item(3, 0, "Unpack"),
+        item(3, 1, "carefully"),
+        item(3, 0, "Install"),
+    ]
+    .concat();
+    let bytes = docx_of(&body, &[("word/numbering.xml", numbering)]);
+    assert_eq!(
+        extracted(&bytes, "contract.docx").text,
+        "1. Scope\n  1.1. Terms\n    1.1.1. Definitions\n    1.1.2. Notices\n  1.2. Payment\n2. Term\n    2.1.1. Skipped level\n\
+         1) first\n  (a) alpha\n    (i) one\n    (ii) two\n  (b) beta\n\
+         Step 01 of 100% Unpack\n  - carefully\nStep 02 of 100% Install\n"
+    );
+}
+
+#[test]
 fn a_bar_inside_a_table_cell_is_escaped_so_cells_stay_apart() {
     let body = r#"<w:tbl><w:tr><w:tc><w:p><w:r><w:t>x | y</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>z</w:t></w:r></w:p></w:tc></w:tr></w:tbl>"#;
     let document = extracted(&docx_of(body, &[]), "t.docx");
