@@ -45,6 +45,9 @@ struct Paragraph {
     heading: Option<usize>,
     list: Option<usize>,
     numbering: Option<String>,
+    /// The lines of paragraphs inside this one (a text box's), written after it: the box belongs to the
+    /// paragraph it is anchored in, which reads first.
+    boxed: Vec<String>,
 }
 
 impl Paragraph {
@@ -580,12 +583,23 @@ fn docx_flow(nodes: &[Node], notes: Option<&str>, numbering: &Numbering) -> Flow
                             _ => "-".to_string(),
                         };
                         let line = p.line(&marker);
+                        if let Some(outer) = paragraphs.last_mut() {
+                            // A paragraph of a text box: kept for after the paragraph the box sits in.
+                            if !line.is_empty() {
+                                outer.boxed.push(line);
+                            }
+                            outer.boxed.extend(p.boxed);
+                            continue;
+                        }
                         match note_label.take() {
                             Some(label) if !line.is_empty() => {
                                 flow.paragraph(format!("{label}{line}"))
                             }
                             Some(label) => note_label = Some(label),
                             None => flow.paragraph(line),
+                        }
+                        for boxed in p.boxed {
+                            flow.paragraph(boxed);
                         }
                     }
                 }

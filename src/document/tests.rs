@@ -88,7 +88,7 @@ fn docx_numbers_lists_keeps_text_boxes_once_and_reads_headers_symbols_and_tracke
     let document = extracted(&bytes, "plan.docx");
     assert_eq!(
         document.text,
-        "1. Plan\n  a. draft\n  b. review\n2. Ship\n  a. tag\n- a bullet\n1. First step\n2. Second step\n  - sub point\nBoxed note\nCaption: figure 1\nwell-known α\nPrice 12 euros\n\
+        "1. Plan\n  a. draft\n  b. review\n2. Ship\n  a. tag\n- a bullet\n1. First step\n2. Second step\n  - sub point\nCaption: figure 1\nBoxed note\nwell-known α\nPrice 12 euros\n\
          --- headers and footers ---\nACME confidential\nPage footer\n\
          --- tracked changes: 1 insertion and 1 deletion not yet accepted; the text above shows them accepted (inserted text in, deleted text out) ---\n"
     );
