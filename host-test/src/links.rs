@@ -14,7 +14,9 @@
 //!    host. A link with a relative target is spliced in (resolved against the link's directory) and the walk
 //!    starts over; a link with an absolute target (a host path) is mapped back to a guest path through the grant
 //!    whose host directory holds it (the longest), and the walk starts over. At most 40 links are followed.
-//! 3. An absolute target under no grant ends the read: `outside_sandbox`, naming the link and its target.
+//! 3. An absolute target under no grant ends the read: `outside_sandbox`, naming the link and its target. More
+//!    than 40 links, an absolute one among them, end it too: `not_found`, a link loop (a loop of relative links
+//!    alone is left to the component, which says the same).
 //! 4. When the walk crossed at least one absolute link, the component is handed the resolved guest path (with
 //!    the request's trailing `/` kept); otherwise the request goes to the component unchanged. A walk that
 //!    cannot go on (a missing name, a file in the middle, a relative link out of every grant, a non-UTF-8
@@ -42,7 +44,8 @@ pub(crate) enum Resolution {
         /// The path asked for, absolute and normalized.
         asked: String,
     },
-    /// An absolute link leads out of every grant: the answer, without calling the component.
+    /// An absolute link leads out of every grant, or links that include an absolute one go round in a loop: the
+    /// answer (`outside_sandbox`, or `not_found` for the loop), without calling the component.
     Outside(ReadError),
 }
 
@@ -88,6 +91,11 @@ pub(crate) fn resolve_absolute_links(
             if metadata.file_type().is_symlink() {
                 hops += 1;
                 if hops > MAX_LINK_HOPS {
+                    // Past an absolute link the component would see that link and call it outside the sandbox:
+                    // the loop is answered here, as the component answers a loop of relative links.
+                    if crossed {
+                        return Resolution::Outside(link_loop(requested));
+                    }
                     break 'restart;
                 }
                 let Some(target) = std::fs::read_link(&host)
@@ -156,6 +164,17 @@ fn outside(requested: &str, link: &str, target: &str, grants: &Grants) -> ReadEr
             "{requested} goes through the link {link}, which points to {target}: outside the directories \
              read-window may read ({}). Read the file under a granted directory instead.",
             roots.join(", ")
+        ))
+    }
+}
+
+/// The answer to a path whose links, absolute ones among them, go round in a loop: `not_found`, worded as the
+/// component words a loop of relative links.
+fn link_loop(requested: &str) -> ReadError {
+    ReadError {
+        kind: ErrorKind::NotFound,
+        ..ReadError::invalid_request(format!(
+            "{requested} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target directly."
         ))
     }
 }

@@ -79,6 +79,17 @@ function outside(requested, link, target, pairs) {
   };
 }
 
+/** The answer to a path whose links, an absolute one among them, go round in a loop (the component's words). */
+function linkLoop(requested) {
+  const message = `${requested} goes through more than ${MAX_LINK_HOPS} links (a link loop?); read the target directly.`;
+  return {
+    status: 'error',
+    content_returned: false,
+    text: message,
+    error: { kind: 'not_found', message, suggestions: [] },
+  };
+}
+
 /**
  * `path` rewritten onto a root's guest path when it lies under the path the root was given by (a pair's `given`,
  * see `normalizeGrants`): the longest given path wins, whole names at a time (`/tmp/x/linkroot/a.txt` becomes
@@ -134,7 +145,11 @@ export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
       }
       if (entry.isSymbolicLink()) {
         hops += 1;
-        if (hops > MAX_LINK_HOPS) break walk;
+        if (hops > MAX_LINK_HOPS) {
+          // Past an absolute link the component would see that link and call it outside the sandbox.
+          if (crossed) return { answer: linkLoop(requested) };
+          break walk;
+        }
         let target;
         try {
           target = readlinkSync(hostPath, 'utf8');

@@ -110,12 +110,26 @@ def _outside(requested: str, link: str, target: str, grants: List[Tuple[str, str
     }
 
 
+def _link_loop(requested: str) -> Dict[str, Any]:
+    """The answer to a path whose links, an absolute one among them, go round in a loop (the component's words)."""
+    message = (
+        f"{requested} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target directly."
+    )
+    return {
+        "status": "error",
+        "content_returned": False,
+        "text": message,
+        "error": {"kind": "not_found", "message": message, "suggestions": []},
+    }
+
+
 def resolve_absolute_links(
     grants: List[Tuple[str, str]], working_directory: Optional[str], requested: Any
 ) -> Tuple[str, Any]:
     """What to hand the component for ``requested`` (a guest path): ``("as_asked", None)``, ``("guest", path)``
-    (absolute links were resolved) or ``("outside", answer)`` (an absolute link out of every grant; ``answer`` is
-    the ``outside_sandbox`` error in the JSON shape)."""
+    (absolute links were resolved) or ``("outside", answer)`` (an absolute link out of every grant, or a loop of
+    links with an absolute one among them; ``answer`` is the ``outside_sandbox`` or ``not_found`` error in the JSON
+    shape)."""
     if not isinstance(requested, str) or not requested or "\0" in requested or not grants:
         return ("as_asked", None)
     if working_directory is not None:
@@ -147,6 +161,9 @@ def resolve_absolute_links(
             if is_link:
                 hops += 1
                 if hops > MAX_LINK_HOPS:
+                    # Past an absolute link the component would see that link and call it outside the sandbox.
+                    if crossed:
+                        return ("outside", _link_loop(requested))
                     stop = True
                     break
                 try:
