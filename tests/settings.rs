@@ -17,6 +17,12 @@ fn read_window() -> Command {
 
 /// Runs `read-window ARGS session` with `lines` on stdin; the output and the answers, one per line.
 fn session(args: &[&str], lines: &[Value]) -> (Output, Vec<Value>) {
+    let lines: Vec<String> = lines.iter().map(Value::to_string).collect();
+    session_of_lines(args, &lines)
+}
+
+/// [`session`] with request lines as they are written (a line JSON values cannot spell: a key given twice).
+fn session_of_lines(args: &[&str], lines: &[String]) -> (Output, Vec<Value>) {
     let mut child = read_window()
         .args(args)
         .arg("session")
@@ -725,6 +731,57 @@ fn the_working_directory_must_be_a_directory_under_a_root() {
         ]
     );
     assert_eq!(answers[4]["content"], "1|x\n");
+}
+
+#[test]
+fn a_line_that_gives_a_key_twice_is_refused_with_its_id_and_leaves_configure_open() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    let path = sandbox.write("f.txt", "one\ntwo\nthree\n");
+    let lines = [
+        r#"{"op":"configure","id":1,"max_lines":5,"max_lines":10}"#.to_string(),
+        format!(r#"{{"op":"read","id":2,"path":"{path}","path":"other.txt"}}"#),
+        r#"{"op":"nope","id":3}"#.to_string(),
+        r#"{"op":"configure","id":4,"max_lines":2}"#.to_string(),
+        format!(r#"{{"op":"read","id":5,"path":"{path}"}}"#),
+        r#"{"op":"configure","id":6,"max_lines":9}"#.to_string(),
+    ];
+    let (output, answers) = session_of_lines(&["--root", &root], &lines);
+    assert_eq!(output.status.code(), Some(0));
+    let ids: Vec<&Value> = answers.iter().map(|answer| &answer["id"]).collect();
+    assert_eq!(
+        ids,
+        [
+            &json!(1),
+            &json!(2),
+            &json!(3),
+            &json!(4),
+            &json!(5),
+            &json!(6)
+        ]
+    );
+    assert_eq!(
+        answers[0]["error"]["message"],
+        "the request is not valid JSON: the key `max_lines` is given twice at line 1 column 50"
+    );
+    assert_eq!(answers[1]["error"]["kind"], "invalid_request");
+    assert!(
+        answers[1]["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("the key `path` is given twice"),
+        "{}",
+        answers[1]
+    );
+    assert_eq!(answers[2]["error"]["kind"], "invalid_request");
+    // Refused lines used nothing: configure still applies, and the read after it has 2 lines a window.
+    assert_eq!(answers[3], json!({"id": 4, "status": "ok"}));
+    assert_eq!(answers[4]["lines_returned"], 2);
+    assert_eq!(
+        answers[5]["error"]["message"],
+        "`configure` must come before the first request that uses the session: this session already ran \
+         `read`, so its settings stay as they are; start a new session to change them."
+    );
 }
 
 #[test]

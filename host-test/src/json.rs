@@ -834,9 +834,16 @@ pub fn answer_line(session: &mut Session, line: &str) -> Value {
     let value: Value = match crate::settings::parse_json(line) {
         Ok(value) => value,
         Err(e) => {
-            return error_json(&ReadError::invalid_request(format!(
-                "the request is not valid JSON: {e}"
-            )))
+            // A line refused for a key given twice still parses: its `id` goes back with the refusal.
+            let id = serde_json::from_str::<Value>(line)
+                .ok()
+                .and_then(|value| value.get("id").cloned());
+            return with_id(
+                id,
+                error_json(&ReadError::invalid_request(format!(
+                    "the request is not valid JSON: {e}"
+                ))),
+            );
         }
     };
     let id = value.get("id").cloned();

@@ -501,7 +501,8 @@ impl SessionSettings {
         grants: &Grants,
         session: &mut Session,
     ) -> Result<Option<serde_json::Value>, Failure> {
-        let Ok(serde_json::Value::Object(request)) = serde_json::from_str(line) else {
+        // A line that is not one JSON object with each key once is the session's to refuse (`invalid_request`).
+        let Ok(serde_json::Value::Object(request)) = settings::parse_json(line) else {
             return Ok(None);
         };
         let op = match request.get("op") {
@@ -550,7 +551,11 @@ impl SessionSettings {
             },
             "stats" => return Ok(None),
             other => {
-                self.started.get_or_insert_with(|| other.to_owned());
+                // Only a request the session will run uses it: a refused one (an unknown op, a bad field) leaves
+                // `configure` open.
+                if json::parse_request_value(&serde_json::Value::Object(request.clone())).is_ok() {
+                    self.started.get_or_insert_with(|| other.to_owned());
+                }
                 return Ok(None);
             }
         };
