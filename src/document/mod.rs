@@ -118,6 +118,9 @@ pub struct DocumentPart {
     pub first_line: u64,
     /// Characters of text extracted for the part (its marker/header line excluded): a PDF page under 20 is empty.
     pub characters: u64,
+    /// A PDF page whose text was not extracted (a cap, or a page the extractor cannot read): its one line says
+    /// why. It is never counted as a page without a text layer.
+    pub not_extracted: bool,
 }
 
 /// A document reduced to text.
@@ -352,6 +355,7 @@ impl TextBuilder {
             name,
             first_line,
             characters: 0,
+            not_extracted: false,
         });
     }
 
@@ -411,7 +415,7 @@ pub fn empty_page_ranges(document: &ExtractedDocument) -> Vec<(u32, u32)> {
         .iter()
         .filter(|part| part.kind == PartKind::Page)
     {
-        if part.characters >= EMPTY_PAGE_CHARS {
+        if part.characters >= EMPTY_PAGE_CHARS || part.not_extracted {
             continue;
         }
         match ranges.last_mut() {

@@ -34,6 +34,111 @@ const MAX_DEPTH: usize = 64;
 /// component's memory: such a page is reported as not extracted instead. Real pages hold a few hundred kilobytes.
 pub const MAX_CONTENT_STREAM_BYTES: u64 = 32 * 1024 * 1024;
 
+/// Operators one page may hold in all (its content and the forms it draws), counted before its content is
+/// decoded: lopdf decodes every operator with its operands into memory (a few hundred bytes each, so a 2 KB stream
+/// that inflates to a million `q Q` would take the session past its memory cap), and pdf-extract decodes them again.
+pub const MAX_PAGE_OPERATORS: usize = 200_000;
+
+/// The operators in the content stream `content` (ISO 32000-1, 7.8.2: keywords outside strings, arrays,
+/// dictionaries and comments, other than `true`, `false` and `null`), counted up to `cap + 1`: a bound on what
+/// decoding it costs, not a parse (an inline image's data is skipped from `ID` to the `EI` after it).
+fn count_operators(content: &[u8], cap: usize) -> usize {
+    let is_space = |byte: u8| matches!(byte, 0 | b'\t' | b'\n' | 0x0c | b'\r' | b' ');
+    let is_delimiter = |byte: u8| {
+        matches!(
+            byte,
+            b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b'/' | b'%'
+        )
+    };
+    let mut count = 0;
+    let mut depth = 0usize;
+    let mut at = 0;
+    while at < content.len() && count <= cap {
+        let byte = content.get(at).copied().unwrap_or(b' ');
+        match byte {
+            _ if is_space(byte) => at += 1,
+            b'%' => {
+                while at < content.len() && !matches!(content.get(at), Some(b'\n' | b'\r')) {
+                    at += 1;
+                }
+            }
+            b'(' => {
+                // A literal string: balanced parentheses, a backslash escapes the byte after it.
+                let mut nesting = 0usize;
+                while let Some(&next) = content.get(at) {
+                    at += 1;
+                    match next {
+                        b'\\' => at += 1,
+                        b'(' => nesting += 1,
+                        b')' => {
+                            nesting = nesting.saturating_sub(1);
+                            if nesting == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            b'<' if content.get(at + 1) == Some(&b'<') => {
+                depth += 1;
+                at += 2;
+            }
+            b'>' if content.get(at + 1) == Some(&b'>') => {
+                depth = depth.saturating_sub(1);
+                at += 2;
+            }
+            b'<' => {
+                // A hex string.
+                while at < content.len() && content.get(at) != Some(&b'>') {
+                    at += 1;
+                }
+                at += 1;
+            }
+            b'[' => {
+                depth += 1;
+                at += 1;
+            }
+            b']' => {
+                depth = depth.saturating_sub(1);
+                at += 1;
+            }
+            _ if is_delimiter(byte) && byte != b'/' => at += 1,
+            _ => {
+                let start = at;
+                at += 1;
+                while let Some(&next) = content.get(at) {
+                    if is_space(next) || is_delimiter(next) {
+                        break;
+                    }
+                    at += 1;
+                }
+                let token = content.get(start..at).unwrap_or_default();
+                let operand = token
+                    .first()
+                    .is_some_and(|first| matches!(first, b'/' | b'0'..=b'9' | b'+' | b'-' | b'.'))
+                    || matches!(token, b"true" | b"false" | b"null");
+                if depth == 0 && !operand {
+                    count += 1;
+                    if token == b"ID" {
+                        // Inline image data up to the `EI` that follows whitespace and ends a token.
+                        let rest = content.get(at..).unwrap_or_default();
+                        let end = rest
+                            .windows(4)
+                            .position(|window| {
+                                matches!(window, [before, b'E', b'I', after]
+                                    if is_space(*before) && (is_space(*after) || is_delimiter(*after)))
+                            })
+                            .map_or(rest.len(), |position| position + 3);
+                        at += end;
+                    }
+                }
+            }
+        }
+    }
+    count
+}
+
 /// What is left of a PDF's content budget ([`ExtractionLimits::max_pdf_content_bytes`]) as its pages are checked.
 #[derive(Debug, Clone, Copy)]
 pub struct ContentBudget {
@@ -169,15 +274,17 @@ pub fn extract_pdf(
         text.push_str(&format!("--- page {number} of {count} ---\n"));
         let first_line = line;
         line += 1;
-        let (lines, characters) = match page_text(&doc, number, page_id, &mut budget) {
+        let (lines, characters, not_extracted) = match page_text(&doc, number, page_id, &mut budget)
+        {
             Ok(raw) => {
                 let lines = tidy(&raw);
                 let characters = lines.iter().map(|l| l.chars().count() as u64).sum();
-                (lines, characters)
+                (lines, characters, false)
             }
             Err(reason) => (
                 vec![format!("[page {number}: text not extracted: {reason}]")],
                 0,
+                true,
             ),
         };
         for l in &lines {
@@ -200,6 +307,7 @@ pub fn extract_pdf(
             name: None,
             first_line,
             characters,
+            not_extracted,
         });
     }
     Ok(ExtractedDocument {
@@ -304,6 +412,7 @@ pub fn validate_page(
     let mut checker = Checker {
         doc,
         budget,
+        operators: 0,
         visited: HashSet::new(),
         font_set: false,
     };
@@ -318,6 +427,8 @@ struct Checker<'a> {
     budget: &'a mut ContentBudget,
     /// References already checked (bounded by [`MAX_VISITED_OBJECTS`]).
     visited: HashSet<ObjectId>,
+    /// Operators counted in the page's content and the forms it drew so far (at most [`MAX_PAGE_OPERATORS`]).
+    operators: usize,
     /// Whether a `Tf` has set a font yet (pdf-extract unwraps the font on every text-showing operator).
     font_set: bool,
 }
@@ -373,6 +484,14 @@ impl<'a> Checker<'a> {
         if depth > MAX_DEPTH {
             return Err("the page's forms nest too deeply".to_string());
         }
+        let left = MAX_PAGE_OPERATORS.saturating_sub(self.operators);
+        let operators = count_operators(content, left);
+        if operators > left {
+            return Err(format!(
+                "the page's content holds more than {MAX_PAGE_OPERATORS} operators, more than its text extraction may hold in memory"
+            ));
+        }
+        self.operators += operators;
         let content = Content::decode(content)
             .map_err(|e| format!("the page's content does not decode: {e}"))?;
         for operation in &content.operations {
@@ -869,6 +988,61 @@ mod tests {
     }
 
     #[test]
+    fn operators_are_counted_outside_strings_arrays_dictionaries_comments_and_inline_images() {
+        let cases: [(&[u8], usize); 8] = [
+            (b"q Q q Q", 4),
+            (b"BT /F1 12 Tf (a (nested) \\) str) Tj ET", 4),
+            (b"[(a) 12 (b) -3.5 true] TJ", 1),
+            (b"/P <</MCID 0 /Alt (x) /K [1 2]>> BDC EMC", 2),
+            (b"% q Q Tj\nQ", 1),
+            (b"<48656C6C6F> Tj 0 0 m 10 10 l S", 4),
+            (b"BI /W 1 /H 1 /BPC 8 ID \x00EIQ\x01 EI Q", 3),
+            (b"1 0 0 1 0 0 cm true false null", 1),
+        ];
+        for (content, expected) in cases {
+            assert_eq!(
+                count_operators(content, usize::MAX - 1),
+                expected,
+                "{}",
+                String::from_utf8_lossy(content)
+            );
+            // Counting stops one past the cap.
+            assert_eq!(count_operators(content, 0), expected.min(1));
+        }
+        assert_eq!(count_operators(&b"q Q\n".repeat(1_000_000), 10), 11);
+    }
+
+    #[test]
+    fn a_page_of_more_operators_than_memory_allows_is_not_extracted() {
+        use std::io::Write;
+        let mut doc = fixtures::pdf_document(&[
+            PdfPage::Text(vec!["One".into()]),
+            PdfPage::Text(vec!["Two".into()]),
+        ]);
+        // Page 1 becomes half a million `q Q` pairs: 2 MB deflated to about 2 KB.
+        let first = doc.get_page_contents(*doc.get_pages().get(&1).unwrap())[0];
+        let mut encoder =
+            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(&b"q Q\n".repeat(500_000)).unwrap();
+        let data = encoder.finish().unwrap();
+        assert!(data.len() < 20_000, "{} bytes", data.len());
+        doc.objects.insert(
+            first,
+            Object::Stream(lopdf::Stream::new(
+                dictionary! {"Filter" => "FlateDecode"},
+                data,
+            )),
+        );
+        let text = extract_pdf(&fixtures::save(doc), &ExtractionLimits::default())
+            .expect("extracts")
+            .text;
+        assert_eq!(
+            text,
+            format!("--- page 1 of 2 ---\n[page 1: text not extracted: the page's content holds more than {MAX_PAGE_OPERATORS} operators, more than its text extraction may hold in memory]\n--- page 2 of 2 ---\nTwo\n")
+        );
+    }
+
+    #[test]
     fn pages_past_the_documents_content_budget_are_not_extracted() {
         use std::io::Write;
         let mut doc = fixtures::pdf_document(&[
@@ -906,7 +1080,19 @@ mod tests {
             max_pdf_content_bytes: 5 * 512 * 1024,
             ..ExtractionLimits::default()
         };
-        let text = extract_pdf(&bytes, &limits).expect("extracts").text;
+        let document = extract_pdf(&bytes, &limits).expect("extracts");
+        // Pages left out by a cap are not pages without a text layer: the coverage warning does not send the
+        // model to render them.
+        let not_extracted: Vec<u32> = document
+            .parts
+            .iter()
+            .filter(|part| part.not_extracted)
+            .map(|part| part.number)
+            .collect();
+        assert_eq!(not_extracted, [3, 4]);
+        // Pages 1 and 2 hold a word each: empty; 3 and 4 are not.
+        assert_eq!(crate::document::empty_page_ranges(&document), [(1, 2)]);
+        let text = document.text;
         let reason = |number: u32| {
             format!("[page {number}: text not extracted: the page's content stream would take the document's page content past the cap of 2621440 bytes in all (the pages before it used the rest), so no page from here on is read]")
         };
@@ -935,6 +1121,15 @@ mod tests {
             name: None,
             first_line,
             characters,
+            not_extracted: false,
+        }
+    }
+
+    /// Page `number`, whose text was not extracted, its reason on line `first_line + 1`.
+    fn not_extracted(number: u32, first_line: u64) -> DocumentPart {
+        DocumentPart {
+            not_extracted: true,
+            ..page(number, first_line, 0)
         }
     }
 
@@ -1156,7 +1351,7 @@ mod tests {
                 format!("--- page 1 of 1 ---\n[page 1: text not extracted: {reason}]\n"),
                 "{what}"
             );
-            assert_eq!(doc.parts, vec![page(1, 1, 0)], "{what}");
+            assert_eq!(doc.parts, vec![not_extracted(1, 1)], "{what}");
         }
     }
 
@@ -1200,7 +1395,7 @@ mod tests {
             "--- page 1 of 2 ---\nFirst page text here\n--- page 2 of 2 ---\n\
              [page 2: text not extracted: the operator `Tj` shows text before any font is set]\n"
         );
-        assert_eq!(doc.parts, vec![page(1, 1, 20), page(2, 3, 0)]);
+        assert_eq!(doc.parts, vec![page(1, 1, 20), not_extracted(2, 3)]);
     }
 
     #[test]

@@ -772,6 +772,7 @@ mod tests {
             name: Some(name.to_string()),
             first_line,
             characters,
+            not_extracted: false,
         }
     }
 

@@ -525,6 +525,7 @@ fn pdf_facts(pages: u32, empty: &[u32]) -> DocumentFacts {
             name: None,
             first_line: u64::from(number - 1) * 10 + 1,
             characters: if empty.contains(&number) { 0 } else { 400 },
+            not_extracted: false,
         })
         .collect();
     let document = ExtractedDocument {
