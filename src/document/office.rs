@@ -69,12 +69,15 @@ impl Paragraph {
 /// The prefix of the list id of items numbered by a `List Number` paragraph style (no `w:numId` of their own).
 const STYLE_NUMBERING: &str = "style:";
 
-/// One level of a `.docx` list: its `w:numFmt` (`decimal`, `bullet`, `lowerLetter`...) and its `w:lvlText`
-/// (`%1.`, `%2)`, `%1.%2.`: `%k` stands for the number of level `k`, 1-based), when it has one.
+/// One level of a `.docx` list: its `w:numFmt` (`decimal`, `bullet`, `lowerLetter`...), its `w:lvlText` (`%1.`,
+/// `%2)`, `%1.%2.`: `%k` stands for the number of level `k`, 1-based) when it has one, its `w:start` (the number
+/// of its first item; 1 when absent) and whether it is `w:isLgl` (every number in its text shown in decimal).
 #[derive(Debug, Clone, Default)]
 struct Level {
     format: String,
     text: Option<String>,
+    start: Option<u32>,
+    legal: bool,
 }
 
 /// The list formats of a `.docx` (`word/numbering.xml`): for each `w:numId`, each level's format and text,
@@ -82,6 +85,9 @@ struct Level {
 #[derive(Default)]
 struct Numbering {
     formats: std::collections::HashMap<String, Vec<(usize, Level)>>,
+    /// A list's own start for one of its levels (`w:lvlOverride`/`w:startOverride` of its `w:num`), by list
+    /// and level.
+    starts: std::collections::HashMap<(String, usize), u32>,
 }
 
 impl Numbering {
@@ -93,6 +99,8 @@ impl Numbering {
         let mut current_abstract: Option<String> = None;
         let mut current_level: Option<usize> = None;
         let mut current_num: Option<String> = None;
+        let mut current_override: Option<usize> = None;
+        let mut starts = std::collections::HashMap::new();
         for node in nodes {
             match node {
                 Node::Open { name, .. } => match name.as_str() {
@@ -100,9 +108,26 @@ impl Numbering {
                         current_abstract = node.attribute("abstractNumId").map(str::to_string)
                     }
                     "lvl" => current_level = node.attribute("ilvl").and_then(|v| v.parse().ok()),
-                    "numFmt" | "lvlText" => {
+                    "lvlOverride" => {
+                        current_override = node.attribute("ilvl").and_then(|v| v.parse().ok())
+                    }
+                    "startOverride" => {
+                        if let (Some(num), Some(level), Some(start)) = (
+                            &current_num,
+                            current_override,
+                            node.attribute("val").and_then(|v| v.parse().ok()),
+                        ) {
+                            starts.insert((num.clone(), level), start);
+                        }
+                    }
+                    "numFmt" | "lvlText" | "start" | "isLgl" if current_num.is_none() => {
+                        let value = match name.as_str() {
+                            // `<w:isLgl/>` is on unless its value says off.
+                            "isLgl" => Some(node.attribute("val").unwrap_or("1")),
+                            _ => node.attribute("val"),
+                        };
                         if let (Some(id), Some(level), Some(value)) =
-                            (&current_abstract, current_level, node.attribute("val"))
+                            (&current_abstract, current_level, value)
                         {
                             let levels = abstracts.entry(id.clone()).or_default();
                             let index = match levels.iter().position(|(l, _)| *l == level) {
@@ -113,10 +138,11 @@ impl Numbering {
                                 }
                             };
                             if let Some((_, found)) = levels.get_mut(index) {
-                                if name == "numFmt" {
-                                    found.format = value.to_string();
-                                } else {
-                                    found.text = Some(value.to_string());
+                                match name.as_str() {
+                                    "numFmt" => found.format = value.to_string(),
+                                    "lvlText" => found.text = Some(value.to_string()),
+                                    "start" => found.start = value.parse().ok(),
+                                    _ => found.legal = !matches!(value, "0" | "false" | "off"),
                                 }
                             }
                         }
@@ -133,6 +159,7 @@ impl Numbering {
                     "abstractNum" => current_abstract = None,
                     "lvl" => current_level = None,
                     "num" => current_num = None,
+                    "lvlOverride" => current_override = None,
                     _ => {}
                 },
                 Node::Text(_) => {}
@@ -142,7 +169,7 @@ impl Numbering {
             .into_iter()
             .filter_map(|(num, id)| Some((num, abstracts.get(&id)?.clone())))
             .collect();
-        Numbering { formats }
+        Numbering { formats, starts }
     }
 
     /// Level `level` of list `numbering`; absent when unknown (a bullet), `decimal` for a list numbered by its
@@ -151,7 +178,7 @@ impl Numbering {
         if numbering.starts_with(STYLE_NUMBERING) {
             return Some(Level {
                 format: "decimal".to_string(),
-                text: None,
+                ..Level::default()
             });
         }
         self.formats
@@ -170,11 +197,19 @@ impl Numbering {
         level: usize,
         counters: &std::collections::HashMap<(String, usize), u32>,
     ) -> String {
+        // The number an item shows: the level's start (the list's own override first) and the items before it.
         let count_of = |level: usize| {
-            counters
+            let start = self
+                .starts
                 .get(&(numbering.to_string(), level))
                 .copied()
-                .unwrap_or(1)
+                .or_else(|| self.level(numbering, level).and_then(|found| found.start))
+                .unwrap_or(1);
+            let items = counters
+                .get(&(numbering.to_string(), level))
+                .copied()
+                .unwrap_or(1);
+            start.saturating_add(items.saturating_sub(1))
         };
         let Some(found) = self.level(numbering, level) else {
             return "-".to_string();
@@ -193,10 +228,12 @@ impl Numbering {
             match after.chars().next().and_then(|digit| digit.to_digit(10)) {
                 Some(k @ 1..=9) => {
                     let of = k as usize - 1;
-                    let format = self
-                        .level(numbering, of)
-                        .map(|found| found.format)
-                        .unwrap_or_default();
+                    // A legal-style level shows every number in decimal (`Section 4.1` under `Article IV`).
+                    let format = match self.level(numbering, of) {
+                        Some(_) if found.legal => "decimal".to_string(),
+                        Some(upper) => upper.format,
+                        None => String::new(),
+                    };
                     let count = count_of(of);
                     marker.push_str(
                         &number_text(&format, count).unwrap_or_else(|| count.to_string()),

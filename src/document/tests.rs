@@ -137,6 +137,49 @@ fn docx_list_markers_follow_each_levels_text() {
 }
 
 #[test]
+fn docx_list_numbers_start_where_the_level_or_the_list_says() {
+    // Level starts (`w:start`), a list's own start (`w:startOverride`), and a legal-style level (`w:isLgl`) under an
+    // upper-roman one.
+    let numbering = r#"<w:numbering {W}>
+<w:abstractNum w:abstractNumId="1"><w:lvl w:ilvl="0"><w:start w:val="3"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/></w:lvl></w:abstractNum>
+<w:abstractNum w:abstractNumId="2"><w:lvl w:ilvl="0"><w:start w:val="4"/><w:numFmt w:val="upperRoman"/><w:lvlText w:val="Article %1"/></w:lvl><w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:isLgl/><w:lvlText w:val="Section %1.%2"/></w:lvl></w:abstractNum>
+<w:abstractNum w:abstractNumId="3"><w:lvl w:ilvl="0"><w:start w:val="25"/><w:numFmt w:val="lowerLetter"/><w:lvlText w:val="%1)"/></w:lvl></w:abstractNum>
+<w:num w:numId="1"><w:abstractNumId w:val="1"/></w:num>
+<w:num w:numId="2"><w:abstractNumId w:val="2"/></w:num>
+<w:num w:numId="3"><w:abstractNumId w:val="3"/></w:num>
+<w:num w:numId="4"><w:abstractNumId w:val="1"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="10"/></w:lvlOverride></w:num>
+</w:numbering>"#;
+    let item = |list: u32, level: u32, text: &str| {
+        format!(
+            r#"<w:p><w:pPr><w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{list}"/></w:numPr></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>"#
+        )
+    };
+    let body = [
+        item(1, 0, "third"),
+        item(1, 0, "fourth"),
+        item(2, 0, "Scope"),
+        item(2, 1, "Terms"),
+        item(2, 1, "Payment"),
+        item(2, 0, "Law"),
+        item(2, 1, "Venue"),
+        item(3, 0, "y"),
+        item(3, 0, "z"),
+        item(3, 0, "aa"),
+        item(4, 0, "tenth"),
+        item(4, 0, "eleventh"),
+    ]
+    .concat();
+    let bytes = docx_of(&body, &[("word/numbering.xml", numbering)]);
+    assert_eq!(
+        extracted(&bytes, "contract.docx").text,
+        "3. third\n4. fourth\n\
+         Article IV Scope\n  Section 4.1 Terms\n  Section 4.2 Payment\nArticle V Law\n  Section 5.1 Venue\n\
+         y) y\nz) z\naa) aa\n\
+         10. tenth\n11. eleventh\n"
+    );
+}
+
+#[test]
 fn a_bar_inside_a_table_cell_is_escaped_so_cells_stay_apart() {
     let body = r#"<w:tbl><w:tr><w:tc><w:p><w:r><w:t>x | y</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>z</w:t></w:r></w:p></w:tc></w:tr></w:tbl>"#;
     let document = extracted(&docx_of(body, &[]), "t.docx");
