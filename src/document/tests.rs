@@ -46,6 +46,26 @@ fn docx_of(body: &str, parts: &[(&str, &str)]) -> Vec<u8> {
     super::fixtures::zip_parts(&all)
 }
 
+/// The text of a `.docx` of `items` (list, level, text: see [`list_item`]) numbered by `numbering`.
+fn list_text(numbering: &str, items: &[(u32, u32, &str)]) -> String {
+    let body: String = items
+        .iter()
+        .map(|(list, level, text)| list_item(*list, *level, text))
+        .collect();
+    extracted(
+        &docx_of(&body, &[("word/numbering.xml", numbering)]),
+        "list.docx",
+    )
+    .text
+}
+
+/// A Word paragraph `text` at `level` (0-based) of the list `w:numId` `list`.
+fn list_item(list: u32, level: u32, text: &str) -> String {
+    format!(
+        r#"<w:p><w:pPr><w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{list}"/></w:numPr></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>"#
+    )
+}
+
 #[test]
 fn docx_numbers_lists_keeps_text_boxes_once_and_reads_headers_symbols_and_tracked_changes() {
     let numbering = r#"<w:numbering {W}>
@@ -53,18 +73,13 @@ fn docx_numbers_lists_keeps_text_boxes_once_and_reads_headers_symbols_and_tracke
 <w:abstractNum w:abstractNumId="6"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/></w:lvl></w:abstractNum>
 <w:num w:numId="1"><w:abstractNumId w:val="5"/></w:num><w:num w:numId="2"><w:abstractNumId w:val="6"/></w:num>
 </w:numbering>"#;
-    let item = |list: u32, level: u32, text: &str| {
-        format!(
-            r#"<w:p><w:pPr><w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{list}"/></w:numPr></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>"#
-        )
-    };
     let body = [
-        item(1, 0, "Plan"),
-        item(1, 1, "draft"),
-        item(1, 1, "review"),
-        item(1, 0, "Ship"),
-        item(1, 1, "tag"),
-        item(2, 0, "a bullet"),
+        list_item(1, 0, "Plan"),
+        list_item(1, 1, "draft"),
+        list_item(1, 1, "review"),
+        list_item(1, 0, "Ship"),
+        list_item(1, 1, "tag"),
+        list_item(2, 0, "a bullet"),
         r#"<w:p><w:pPr><w:pStyle w:val="ListNumber"/></w:pPr><w:r><w:t>First step</w:t></w:r></w:p>"#.to_string(),
         r#"<w:p><w:pPr><w:pStyle w:val="ListNumber"/></w:pPr><w:r><w:t>Second step</w:t></w:r></w:p>"#.to_string(),
         r#"<w:p><w:pPr><w:pStyle w:val="ListBullet2"/></w:pPr><w:r><w:t>sub point</w:t></w:r></w:p>"#.to_string(),
@@ -104,32 +119,25 @@ fn docx_list_markers_follow_each_levels_text() {
 <w:abstractNum w:abstractNumId="3"><w:lvl w:ilvl="0"><w:numFmt w:val="decimalZero"/><w:lvlText w:val="Step %1 of 100%"/></w:lvl><w:lvl w:ilvl="1"><w:numFmt w:val="bullet"/><w:lvlText w:val="•"/></w:lvl></w:abstractNum>
 <w:num w:numId="1"><w:abstractNumId w:val="1"/></w:num><w:num w:numId="2"><w:abstractNumId w:val="2"/></w:num><w:num w:numId="3"><w:abstractNumId w:val="3"/></w:num>
 </w:numbering>"#;
-    let item = |list: u32, level: u32, text: &str| {
-        format!(
-            r#"<w:p><w:pPr><w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{list}"/></w:numPr></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>"#
-        )
-    };
-    let body = [
-        item(1, 0, "Scope"),
-        item(1, 1, "Terms"),
-        item(1, 2, "Definitions"),
-        item(1, 2, "Notices"),
-        item(1, 1, "Payment"),
-        item(1, 0, "Term"),
-        item(1, 2, "Skipped level"),
-        item(2, 0, "first"),
-        item(2, 1, "alpha"),
-        item(2, 2, "one"),
-        item(2, 2, "two"),
-        item(2, 1, "beta"),
-        item(3, 0, "Unpack"),
-        item(3, 1, "carefully"),
-        item(3, 0, "Install"),
-    ]
-    .concat();
-    let bytes = docx_of(&body, &[("word/numbering.xml", numbering)]);
+    let items = [
+        (1, 0, "Scope"),
+        (1, 1, "Terms"),
+        (1, 2, "Definitions"),
+        (1, 2, "Notices"),
+        (1, 1, "Payment"),
+        (1, 0, "Term"),
+        (1, 2, "Skipped level"),
+        (2, 0, "first"),
+        (2, 1, "alpha"),
+        (2, 2, "one"),
+        (2, 2, "two"),
+        (2, 1, "beta"),
+        (3, 0, "Unpack"),
+        (3, 1, "carefully"),
+        (3, 0, "Install"),
+    ];
     assert_eq!(
-        extracted(&bytes, "contract.docx").text,
+        list_text(numbering, &items),
         "1. Scope\n  1.1. Terms\n    1.1.1. Definitions\n    1.1.2. Notices\n  1.2. Payment\n2. Term\n    2.1.1. Skipped level\n\
          1) first\n  (a) alpha\n    (i) one\n    (ii) two\n  (b) beta\n\
          Step 01 of 100% Unpack\n  - carefully\nStep 02 of 100% Install\n"
@@ -149,29 +157,22 @@ fn docx_list_numbers_start_where_the_level_or_the_list_says() {
 <w:num w:numId="3"><w:abstractNumId w:val="3"/></w:num>
 <w:num w:numId="4"><w:abstractNumId w:val="1"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="10"/></w:lvlOverride></w:num>
 </w:numbering>"#;
-    let item = |list: u32, level: u32, text: &str| {
-        format!(
-            r#"<w:p><w:pPr><w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{list}"/></w:numPr></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>"#
-        )
-    };
-    let body = [
-        item(1, 0, "third"),
-        item(1, 0, "fourth"),
-        item(2, 0, "Scope"),
-        item(2, 1, "Terms"),
-        item(2, 1, "Payment"),
-        item(2, 0, "Law"),
-        item(2, 1, "Venue"),
-        item(3, 0, "y"),
-        item(3, 0, "z"),
-        item(3, 0, "aa"),
-        item(4, 0, "tenth"),
-        item(4, 0, "eleventh"),
-    ]
-    .concat();
-    let bytes = docx_of(&body, &[("word/numbering.xml", numbering)]);
+    let items = [
+        (1, 0, "third"),
+        (1, 0, "fourth"),
+        (2, 0, "Scope"),
+        (2, 1, "Terms"),
+        (2, 1, "Payment"),
+        (2, 0, "Law"),
+        (2, 1, "Venue"),
+        (3, 0, "y"),
+        (3, 0, "z"),
+        (3, 0, "aa"),
+        (4, 0, "tenth"),
+        (4, 0, "eleventh"),
+    ];
     assert_eq!(
-        extracted(&bytes, "contract.docx").text,
+        list_text(numbering, &items),
         "3. third\n4. fourth\n\
          Article IV Scope\n  Section 4.1 Terms\n  Section 4.2 Payment\nArticle V Law\n  Section 5.1 Venue\n\
          y) y\nz) z\naa) aa\n\
