@@ -34,15 +34,17 @@ const MAX_DEPTH: usize = 64;
 /// component's memory: such a page is reported as not extracted instead. Real pages hold a few hundred kilobytes.
 pub const MAX_CONTENT_STREAM_BYTES: u64 = 32 * 1024 * 1024;
 
-/// Operators one page may hold in all (its content and the forms it draws), counted before its content is
-/// decoded: lopdf decodes every operator with its operands into memory (a few hundred bytes each, so a 2 KB stream
-/// that inflates to a million `q Q` would take the session past its memory cap), and pdf-extract decodes them again.
-pub const MAX_PAGE_OPERATORS: usize = 200_000;
+/// Tokens (operators and operands) one page may hold in all (its content and the forms it draws), counted before
+/// its content is decoded: lopdf decodes every operator and operand into memory (a hundred bytes and more each,
+/// so a 3 KB stream that inflates to a million `q Q`, or to 1.5 million bare numbers, would take the session past
+/// its memory cap), and pdf-extract decodes them again. A page of text or drawing holds a few thousand to a few
+/// hundred thousand.
+pub const MAX_PAGE_TOKENS: usize = 600_000;
 
-/// The operators in the content stream `content` (ISO 32000-1, 7.8.2: keywords outside strings, arrays,
-/// dictionaries and comments, other than `true`, `false` and `null`), counted up to `cap + 1`: a bound on what
-/// decoding it costs, not a parse (an inline image's data is skipped from `ID` to the `EI` after it).
-fn count_operators(content: &[u8], cap: usize) -> usize {
+/// The tokens of the content stream `content` (ISO 32000-1, 7.2: operators, numbers, names, strings, `true`,
+/// `false`, `null`, and each `[`, `]`, `<<` and `>>`; comments are not tokens), counted up to `cap + 1`: a bound on
+/// what decoding it costs, not a parse (an inline image's data is skipped from `ID` to the `EI` after it).
+fn count_tokens(content: &[u8], cap: usize) -> usize {
     let is_space = |byte: u8| matches!(byte, 0 | b'\t' | b'\n' | 0x0c | b'\r' | b' ');
     let is_delimiter = |byte: u8| {
         matches!(
@@ -51,7 +53,6 @@ fn count_operators(content: &[u8], cap: usize) -> usize {
         )
     };
     let mut count = 0;
-    let mut depth = 0usize;
     let mut at = 0;
     while at < content.len() && count <= cap {
         let byte = content.get(at).copied().unwrap_or(b' ');
@@ -64,6 +65,7 @@ fn count_operators(content: &[u8], cap: usize) -> usize {
             }
             b'(' => {
                 // A literal string: balanced parentheses, a backslash escapes the byte after it.
+                count += 1;
                 let mut nesting = 0usize;
                 while let Some(&next) = content.get(at) {
                     at += 1;
@@ -80,27 +82,20 @@ fn count_operators(content: &[u8], cap: usize) -> usize {
                     }
                 }
             }
-            b'<' if content.get(at + 1) == Some(&b'<') => {
-                depth += 1;
-                at += 2;
-            }
-            b'>' if content.get(at + 1) == Some(&b'>') => {
-                depth = depth.saturating_sub(1);
+            b'<' | b'>' if content.get(at + 1) == Some(&byte) => {
+                count += 1;
                 at += 2;
             }
             b'<' => {
                 // A hex string.
+                count += 1;
                 while at < content.len() && content.get(at) != Some(&b'>') {
                     at += 1;
                 }
                 at += 1;
             }
-            b'[' => {
-                depth += 1;
-                at += 1;
-            }
-            b']' => {
-                depth = depth.saturating_sub(1);
+            b'[' | b']' => {
+                count += 1;
                 at += 1;
             }
             _ if is_delimiter(byte) && byte != b'/' => at += 1,
@@ -113,25 +108,18 @@ fn count_operators(content: &[u8], cap: usize) -> usize {
                     }
                     at += 1;
                 }
-                let token = content.get(start..at).unwrap_or_default();
-                let operand = token
-                    .first()
-                    .is_some_and(|first| matches!(first, b'/' | b'0'..=b'9' | b'+' | b'-' | b'.'))
-                    || matches!(token, b"true" | b"false" | b"null");
-                if depth == 0 && !operand {
-                    count += 1;
-                    if token == b"ID" {
-                        // Inline image data up to the `EI` that follows whitespace and ends a token.
-                        let rest = content.get(at..).unwrap_or_default();
-                        let end = rest
-                            .windows(4)
-                            .position(|window| {
-                                matches!(window, [before, b'E', b'I', after]
-                                    if is_space(*before) && (is_space(*after) || is_delimiter(*after)))
-                            })
-                            .map_or(rest.len(), |position| position + 3);
-                        at += end;
-                    }
+                count += 1;
+                if content.get(start..at) == Some(b"ID".as_slice()) {
+                    // Inline image data up to the `EI` that follows whitespace and ends a token.
+                    let rest = content.get(at..).unwrap_or_default();
+                    let end = rest
+                        .windows(4)
+                        .position(|window| {
+                            matches!(window, [before, b'E', b'I', after]
+                                if is_space(*before) && (is_space(*after) || is_delimiter(*after)))
+                        })
+                        .map_or(rest.len(), |position| position + 3);
+                    at += end;
                 }
             }
         }
@@ -412,7 +400,7 @@ pub fn validate_page(
     let mut checker = Checker {
         doc,
         budget,
-        operators: 0,
+        tokens: 0,
         visited: HashSet::new(),
         font_set: false,
     };
@@ -427,8 +415,8 @@ struct Checker<'a> {
     budget: &'a mut ContentBudget,
     /// References already checked (bounded by [`MAX_VISITED_OBJECTS`]).
     visited: HashSet<ObjectId>,
-    /// Operators counted in the page's content and the forms it drew so far (at most [`MAX_PAGE_OPERATORS`]).
-    operators: usize,
+    /// Tokens counted in the page's content and the forms it drew so far (at most [`MAX_PAGE_TOKENS`]).
+    tokens: usize,
     /// Whether a `Tf` has set a font yet (pdf-extract unwraps the font on every text-showing operator).
     font_set: bool,
 }
@@ -484,14 +472,14 @@ impl<'a> Checker<'a> {
         if depth > MAX_DEPTH {
             return Err("the page's forms nest too deeply".to_string());
         }
-        let left = MAX_PAGE_OPERATORS.saturating_sub(self.operators);
-        let operators = count_operators(content, left);
-        if operators > left {
+        let left = MAX_PAGE_TOKENS.saturating_sub(self.tokens);
+        let tokens = count_tokens(content, left);
+        if tokens > left {
             return Err(format!(
-                "the page's content holds more than {MAX_PAGE_OPERATORS} operators, more than its text extraction may hold in memory"
+                "the page's content holds more than {MAX_PAGE_TOKENS} operators and operands, more than its text extraction may hold in memory"
             ));
         }
-        self.operators += operators;
+        self.tokens += tokens;
         let content = Content::decode(content)
             .map_err(|e| format!("the page's content does not decode: {e}"))?;
         for operation in &content.operations {
@@ -988,42 +976,42 @@ mod tests {
     }
 
     #[test]
-    fn operators_are_counted_outside_strings_arrays_dictionaries_comments_and_inline_images() {
+    fn tokens_are_counted_whole_and_comments_and_inline_image_data_are_not() {
         let cases: [(&[u8], usize); 8] = [
             (b"q Q q Q", 4),
-            (b"BT /F1 12 Tf (a (nested) \\) str) Tj ET", 4),
-            (b"[(a) 12 (b) -3.5 true] TJ", 1),
-            (b"/P <</MCID 0 /Alt (x) /K [1 2]>> BDC EMC", 2),
+            (b"BT /F1 12 Tf (a (nested) \\) str) Tj ET", 7),
+            (b"[(a) 12 (b) -3.5 true] TJ", 8),
+            (b"/P <</MCID 0 /Alt (x) /K [1 2]>> BDC EMC", 14),
             (b"% q Q Tj\nQ", 1),
-            (b"<48656C6C6F> Tj 0 0 m 10 10 l S", 4),
-            (b"BI /W 1 /H 1 /BPC 8 ID \x00EIQ\x01 EI Q", 3),
-            (b"1 0 0 1 0 0 cm true false null", 1),
+            (b"<48656C6C6F> Tj 0 0 m 10 10 l S", 9),
+            (b"BI /W 1 /H 1 /BPC 8 ID \x00EIQ\x01 EI Q", 9),
+            (b"1 0 0 1 0 0 cm true false null", 10),
         ];
         for (content, expected) in cases {
             assert_eq!(
-                count_operators(content, usize::MAX - 1),
+                count_tokens(content, usize::MAX - 1),
                 expected,
                 "{}",
                 String::from_utf8_lossy(content)
             );
             // Counting stops one past the cap.
-            assert_eq!(count_operators(content, 0), expected.min(1));
+            assert_eq!(count_tokens(content, 0), expected.min(1));
         }
-        assert_eq!(count_operators(&b"q Q\n".repeat(1_000_000), 10), 11);
+        assert_eq!(count_tokens(&b"q Q\n".repeat(1_000_000), 10), 11);
     }
 
     #[test]
-    fn a_page_of_more_operators_than_memory_allows_is_not_extracted() {
+    fn a_page_of_more_tokens_than_memory_allows_is_not_extracted() {
         use std::io::Write;
         let mut doc = fixtures::pdf_document(&[
             PdfPage::Text(vec!["One".into()]),
             PdfPage::Text(vec!["Two".into()]),
         ]);
-        // Page 1 becomes half a million `q Q` pairs: 2 MB deflated to about 2 KB.
+        // Page 1 becomes 700,000 bare numbers, operands of no operator: 1.4 MB deflated to about 2 KB.
         let first = doc.get_page_contents(*doc.get_pages().get(&1).unwrap())[0];
         let mut encoder =
             flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-        encoder.write_all(&b"q Q\n".repeat(500_000)).unwrap();
+        encoder.write_all(&b"1 ".repeat(700_000)).unwrap();
         let data = encoder.finish().unwrap();
         assert!(data.len() < 20_000, "{} bytes", data.len());
         doc.objects.insert(
@@ -1038,7 +1026,7 @@ mod tests {
             .text;
         assert_eq!(
             text,
-            format!("--- page 1 of 2 ---\n[page 1: text not extracted: the page's content holds more than {MAX_PAGE_OPERATORS} operators, more than its text extraction may hold in memory]\n--- page 2 of 2 ---\nTwo\n")
+            format!("--- page 1 of 2 ---\n[page 1: text not extracted: the page's content holds more than {MAX_PAGE_TOKENS} operators and operands, more than its text extraction may hold in memory]\n--- page 2 of 2 ---\nTwo\n")
         );
     }
 
