@@ -39,7 +39,12 @@ pub const MAX_CONTENT_STREAM_BYTES: u64 = 32 * 1024 * 1024;
 /// so a 3 KB stream that inflates to a million `q Q`, or to 1.5 million bare numbers, would take the session past
 /// its memory cap), and pdf-extract decodes them again. A page of text or drawing holds a few thousand to a few
 /// hundred thousand.
-pub const MAX_PAGE_TOKENS: usize = 600_000;
+pub const MAX_PAGE_TOKENS: usize = 400_000;
+
+/// Graphics states (`q`) a page may save without restoring them (`Q`): pdf-extract copies the whole state on
+/// each `q`, about a kilobyte, so a megabyte of `q` would take the session past its memory cap. ISO 32000-1
+/// (Annex C) names 28 as the usual limit of conforming readers.
+pub const MAX_SAVED_STATES: usize = 1_024;
 
 /// The tokens of the content stream `content` (ISO 32000-1, 7.2: operators, numbers, names, strings, `true`,
 /// `false`, `null`, and each `[`, `]`, `<<` and `>>`; comments are not tokens), counted up to `cap + 1`: a bound on
@@ -401,6 +406,7 @@ pub fn validate_page(
         doc,
         budget,
         tokens: 0,
+        saved_states: 0,
         visited: HashSet::new(),
         font_set: false,
     };
@@ -417,6 +423,8 @@ struct Checker<'a> {
     visited: HashSet<ObjectId>,
     /// Tokens counted in the page's content and the forms it drew so far (at most [`MAX_PAGE_TOKENS`]).
     tokens: usize,
+    /// Graphics states saved and not yet restored (at most [`MAX_SAVED_STATES`]).
+    saved_states: usize,
     /// Whether a `Tf` has set a font yet (pdf-extract unwraps the font on every text-showing operator).
     font_set: bool,
 }
@@ -485,6 +493,18 @@ impl<'a> Checker<'a> {
         for operation in &content.operations {
             let operands = &operation.operands;
             let op = operation.operator.as_str();
+            match op {
+                "q" => {
+                    self.saved_states += 1;
+                    if self.saved_states > MAX_SAVED_STATES {
+                        return Err(format!(
+                            "the page saves more than {MAX_SAVED_STATES} graphics states (`q`) without restoring them, more than its text extraction may hold in memory"
+                        ));
+                    }
+                }
+                "Q" => self.saved_states = self.saved_states.saturating_sub(1),
+                _ => {}
+            }
             let bad = || format!("the operator `{op}` has operands pdf-extract cannot read");
             let numbers = |n: usize, exact: bool| -> Result<(), String> {
                 let count_ok = if exact {
@@ -1028,6 +1048,31 @@ mod tests {
             text,
             format!("--- page 1 of 2 ---\n[page 1: text not extracted: the page's content holds more than {MAX_PAGE_TOKENS} operators and operands, more than its text extraction may hold in memory]\n--- page 2 of 2 ---\nTwo\n")
         );
+    }
+
+    #[test]
+    fn a_page_that_saves_too_many_graphics_states_is_not_extracted() {
+        let deep = format!(
+            "{}BT /F1 12 Tf 72 700 Td (Deep) Tj ET{}",
+            "q ".repeat(2_000),
+            " Q".repeat(2_000)
+        );
+        let shallow = format!(
+            "{}BT /F1 12 Tf 72 700 Td (Shallow) Tj ET{}",
+            "q Q ".repeat(2_000),
+            ""
+        );
+        for (content, expected) in [
+            (
+                deep,
+                format!("[page 1: text not extracted: the page saves more than {MAX_SAVED_STATES} graphics states (`q`) without restoring them, more than its text extraction may hold in memory]"),
+            ),
+            (shallow, "Shallow".to_string()),
+        ] {
+            let bytes = one_page(&content, |_| {});
+            let text = extract(&bytes).expect("extracts").text;
+            assert_eq!(text, format!("--- page 1 of 1 ---\n{expected}\n"));
+        }
     }
 
     #[test]
