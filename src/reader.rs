@@ -1722,8 +1722,10 @@ impl Reader {
             )
             .at_path(path));
         }
+        // The text parsed once as notebook JSON: for the notebook guard here and the cells' echo check below.
+        let cell_sources = document::notebook_cell_sources(text.as_bytes());
         if let Some(size) = existing_notebook(fs, &working_directory(&self.config, fs), path) {
-            if !document::is_notebook(text.as_bytes()) {
+            if cell_sources.is_none() {
                 return Err(ReadError::new(
                     ErrorKind::BinaryDocument,
                     format!(
@@ -1744,11 +1746,7 @@ impl Reader {
         }
         // Notebook JSON keeps each cell's lines inside JSON strings, where no line starts with a gutter: the
         // lines of each cell's source are checked as they would be written to the cell.
-        for (index, source) in document::notebook_cell_sources(text.as_bytes())
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-        {
+        for (index, source) in cell_sources.iter().flatten().enumerate() {
             if let Some(run) = self.returned.echoed_run(source) {
                 return Err(ReadError::new(
                     ErrorKind::EchoedOutput,

@@ -502,7 +502,10 @@ impl SessionSettings {
         session: &mut Session,
     ) -> Result<Option<serde_json::Value>, Failure> {
         // A line that is not one JSON object with each key once is the session's to refuse (`invalid_request`).
-        let Ok(serde_json::Value::Object(request)) = settings::parse_json(line) else {
+        let Ok(value) = settings::parse_json(line) else {
+            return Ok(None);
+        };
+        let serde_json::Value::Object(request) = &value else {
             return Ok(None);
         };
         let op = match request.get("op") {
@@ -528,7 +531,7 @@ impl SessionSettings {
                     "`configure` must come before the first request that uses the session: this session already \
                      ran `{first}`, so its settings stay as they are; start a new session to change them."
                 ))),
-                None => match settings::configure(&self.config, &request).and_then(|config| {
+                None => match settings::configure(&self.config, request).and_then(|config| {
                     match &config.working_directory {
                         Some(dir) if request.contains_key("working_directory") => {
                             settings::check_working_directory(dir, grants).map_err(|why| {
@@ -553,7 +556,7 @@ impl SessionSettings {
             other => {
                 // Only a request the session will run uses it: a refused one (an unknown op, a bad field) leaves
                 // `configure` open.
-                if json::parse_request_value(&serde_json::Value::Object(request.clone())).is_ok() {
+                if json::parse_request_value(&value).is_ok() {
                     self.started.get_or_insert_with(|| other.to_owned());
                 }
                 return Ok(None);
