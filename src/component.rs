@@ -64,6 +64,7 @@ fn core_request(request: ReadRequest) -> reader::ReadRequest {
         column: request.column,
         tail: request.tail.map(u64::from),
         extract: request.extract,
+        asked_via: request.asked_via.unwrap_or_default(),
     }
 }
 
@@ -217,7 +218,7 @@ impl Guest for Component {
     type Capture = Capture;
 
     fn read_once(config: Config, request: ReadRequest) -> Result<ReadResult, ReadError> {
-        let mut fs = WasiFileSystem::from_preopens();
+        let mut fs = crate::wasi_fs::from_preopens();
         reader::read_once(config_input(config), &mut fs, &core_request(request))
             .map(wit_result)
             .map_err(wit_error)
@@ -234,7 +235,7 @@ impl GuestSession for Session {
     fn new(config: Config) -> Self {
         Session {
             reader: RefCell::new(Reader::new(config_input(config))),
-            fs: RefCell::new(WasiFileSystem::from_preopens()),
+            fs: RefCell::new(crate::wasi_fs::from_preopens()),
         }
     }
 
@@ -374,7 +375,7 @@ impl GuestCapture for Capture {
                 spill_dir: config.spill_dir,
                 spill_cap_chars: config.spill_cap_chars,
             })),
-            fs: RefCell::new(WasiFileSystem::from_preopens()),
+            fs: RefCell::new(crate::wasi_fs::from_preopens()),
         }
     }
 

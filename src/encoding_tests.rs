@@ -14,7 +14,7 @@ use crate::scan::BLOCK_BYTES;
 
 fn setup() -> (tempfile::TempDir, NativeFileSystem) {
     let directory = tempfile::tempdir().unwrap();
-    let fs = NativeFileSystem::new(&[(PathBuf::from(directory.path()), "/w".to_string())]);
+    let fs = NativeFileSystem::mount(&[(PathBuf::from(directory.path()), "/w".to_string())]);
     (directory, fs)
 }
 
@@ -97,6 +97,7 @@ fn shift_jis_characters_straddling_the_block_boundary_decode_exactly_and_page_by
                         limit: Some(1),
                         tail: None,
                         extract: None,
+                        asked_via: Vec::new(),
                     },
                     0,
                 )

@@ -149,6 +149,9 @@ pub enum FsError {
     PermissionDenied,
     /// A path component is not a directory.
     NotADirectory,
+    /// A name on the path changed between the walk that checked it and the open: a directory or file the walk
+    /// saw was replaced by a link or another entry (see [`crate::beneath`]). Nothing was opened through it.
+    Changed,
     /// Any other failure, described.
     Other(String),
 }
@@ -169,6 +172,10 @@ impl FsError {
             FsError::NotADirectory => ReadError::new(
                 ErrorKind::NotFound,
                 format!("{path} does not exist: a component of the path is a file, not a directory."),
+            ),
+            FsError::Changed => ReadError::new(
+                ErrorKind::Io,
+                format!("{path} changed while read-window opened it: a directory or file on the way was replaced (by a link or another entry) after it was checked, on every try, so nothing was read through it. Read it again once the directory settles; if it keeps changing, ask the user what is rewriting it."),
             ),
             FsError::Other(detail) if is_transient(&detail) => ReadError::new(
                 ErrorKind::Io,

@@ -16,11 +16,12 @@
 //! # Layout
 //!
 //! The core is pure (no I/O) and builds natively: [`decode`], [`scan`], [`index`], [`window`], [`tokens`],
-//! [`hint`], [`text`], [`sniff`], [`legacy`], [`names`], [`guards`], [`sandbox`], [`session`], [`capture`] (the head and tail
+//! [`hint`], [`text`], [`sniff`], [`legacy`], [`names`], [`guards`], [`sandbox`] (and [`beneath`], which opens what it resolved), [`session`], [`capture`] (the head and tail
 //! of a command's output stream), [`spill`] (that stream on disk, over the [`spill::SpillFs`] trait), and
 //! [`reader`], which runs the data flow of one read over the [`reader::FileSystem`] trait. The WASI edge (`wasi_fs`) and the export glue (`component`) exist only
 //! for `target_arch = "wasm32"`.
 
+pub mod beneath;
 pub mod capture;
 pub mod config;
 pub mod decode;

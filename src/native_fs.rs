@@ -1,42 +1,83 @@
-//! The sandbox's file system over `std::fs`, for native tests, fuzzing and benchmarks (never in the component).
-//!
-//! Each root is a host directory mounted at a guest path, like a WASI preopen.
+//! The sandbox's file system over the host's directories, for native tests, fuzzing and benchmarks (never in the
+//! component): each root is a host directory mounted at a guest path, like a WASI preopen, and opened beneath as
+//! the component opens beneath its preopens ([`crate::beneath`]), with `openat` and no link followed.
 
 use std::fs::File;
-use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+
+use crate::beneath::{Beneath, Directory, WritableDirectory};
 use crate::error::FsError;
-use crate::sandbox::{FileKind, FileStat, FileSystem};
+use crate::sandbox::{DirectoryListing, FileKind, FileStat};
 use crate::source::ByteSource;
 
-/// Host directories mounted at guest paths.
-#[derive(Debug, Clone)]
-pub struct NativeFileSystem {
-    roots: Vec<String>,
-    directories: Vec<PathBuf>,
+/// Host directories mounted at guest paths, opened beneath.
+pub type NativeFileSystem = Beneath<NativeDirectory>;
+
+impl Beneath<NativeDirectory> {
+    /// Mounts each `(host directory, guest path)`. A directory that cannot be opened is mounted as missing: every
+    /// path under it is `not-found`.
+    pub fn mount(mounts: &[(PathBuf, String)]) -> Self {
+        Beneath::new(
+            mounts
+                .iter()
+                .map(|(host, guest)| {
+                    let directory = NativeDirectory {
+                        fd: rustix::fs::open(
+                            host.as_path(),
+                            OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+                            Mode::empty(),
+                        )
+                        .ok(),
+                    };
+                    (directory, crate::sandbox::normalize(guest, "/"))
+                })
+                .collect(),
+        )
+    }
 }
 
-impl NativeFileSystem {
-    /// Mounts each `(host directory, guest path)`.
-    pub fn new(mounts: &[(PathBuf, String)]) -> Self {
-        NativeFileSystem {
-            roots: mounts
-                .iter()
-                .map(|(_, guest)| crate::sandbox::normalize(guest, "/"))
-                .collect(),
-            directories: mounts.iter().map(|(host, _)| host.clone()).collect(),
-        }
+/// An open host directory; `None` for a mount that could not be opened.
+#[derive(Debug)]
+pub struct NativeDirectory {
+    fd: Option<OwnedFd>,
+}
+
+impl NativeDirectory {
+    fn fd(&self) -> Result<&OwnedFd, FsError> {
+        self.fd.as_ref().ok_or(FsError::NotFound)
     }
 
-    fn host_path(&self, root: usize, relative: &str) -> Result<PathBuf, FsError> {
-        let base = self.directories.get(root).ok_or(FsError::NotFound)?;
-        Ok(if relative.is_empty() {
-            base.clone()
-        } else {
-            base.join(relative)
-        })
+    /// Opens `name` in this directory, never following a link at it.
+    fn open_raw(
+        &self,
+        name: &str,
+        flags: OFlags,
+        mode: Mode,
+    ) -> Result<rustix::io::Result<OwnedFd>, FsError> {
+        Ok(rustix::fs::openat(
+            self.fd()?,
+            name,
+            flags | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            mode,
+        ))
     }
+
+    /// [`Self::open_raw`] with its error mapped: `ELOOP` (a link at the name) is [`FsError::Changed`].
+    fn open_at(&self, name: &str, flags: OFlags) -> Result<OwnedFd, FsError> {
+        self.open_raw(name, flags, Mode::empty())?
+            .map_err(|errno| match errno {
+                rustix::io::Errno::LOOP => FsError::Changed,
+                other => errno_error(other),
+            })
+    }
+}
+
+fn errno_error(errno: rustix::io::Errno) -> FsError {
+    fs_error(std::io::Error::from(errno))
 }
 
 fn fs_error(error: std::io::Error) -> FsError {
@@ -45,6 +86,106 @@ fn fs_error(error: std::io::Error) -> FsError {
         std::io::ErrorKind::PermissionDenied => FsError::PermissionDenied,
         std::io::ErrorKind::NotADirectory => FsError::NotADirectory,
         _ => FsError::Other(error.to_string()),
+    }
+}
+
+fn file_stat(stat: &rustix::fs::Stat) -> FileStat {
+    let kind = match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => FileKind::Regular,
+        FileType::Directory => FileKind::Directory,
+        FileType::Symlink => FileKind::Symlink,
+        FileType::Fifo => FileKind::Fifo,
+        FileType::Socket => FileKind::Socket,
+        FileType::CharacterDevice => FileKind::CharacterDevice,
+        FileType::BlockDevice => FileKind::BlockDevice,
+        FileType::Unknown => FileKind::Unknown,
+    };
+    // `st_mtime_nsec` is unsigned on some targets and signed on others.
+    #[allow(clippy::unnecessary_fallible_conversions)]
+    let nanoseconds = u128::try_from(stat.st_mtime_nsec).unwrap_or(0);
+    let modified_ns = u128::try_from(stat.st_mtime)
+        .ok()
+        .map(|seconds| seconds * 1_000_000_000 + nanoseconds);
+    FileStat {
+        kind,
+        size: u64::try_from(stat.st_size).unwrap_or(0),
+        modified_ns,
+    }
+}
+
+impl Directory for NativeDirectory {
+    type File = NativeFile;
+
+    fn stat_self(&self) -> Result<FileStat, FsError> {
+        rustix::fs::fstat(self.fd()?)
+            .map(|stat| file_stat(&stat))
+            .map_err(errno_error)
+    }
+
+    fn stat_at(&self, name: &str) -> Result<FileStat, FsError> {
+        rustix::fs::statat(self.fd()?, name, AtFlags::SYMLINK_NOFOLLOW)
+            .map(|stat| file_stat(&stat))
+            .map_err(errno_error)
+    }
+
+    fn read_link_at(&self, name: &str) -> Result<String, FsError> {
+        // `EINVAL`: the entry is not a link (any more).
+        let target =
+            rustix::fs::readlinkat(self.fd()?, name, Vec::new()).map_err(|errno| match errno {
+                rustix::io::Errno::INVAL => FsError::Changed,
+                other => errno_error(other),
+            })?;
+        target
+            .into_string()
+            .map_err(|_| FsError::Other("the link's target is not valid UTF-8".to_string()))
+    }
+
+    fn open_directory_at(&self, name: &str) -> Result<NativeDirectory, FsError> {
+        let fd = self.open_at(name, OFlags::DIRECTORY | OFlags::RDONLY)?;
+        Ok(NativeDirectory { fd: Some(fd) })
+    }
+
+    fn open_file_at(&self, name: &str) -> Result<NativeFile, FsError> {
+        let fd = self.open_at(name, OFlags::RDONLY)?;
+        Ok(NativeFile {
+            file: File::from(fd),
+        })
+    }
+
+    fn list(&self, max: usize) -> Result<DirectoryListing, FsError> {
+        // `Dir` reads through a descriptor of its own (it opens `.` beneath this one).
+        let entries = rustix::fs::Dir::read_from(self.fd()?).map_err(errno_error)?;
+        let mut listing = DirectoryListing::default();
+        for entry in entries.flatten() {
+            if listing.len() >= max {
+                break;
+            }
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            match std::str::from_utf8(name) {
+                Ok(name) => listing.names.push(name.to_string()),
+                Err(_) => listing.not_utf8 += 1,
+            }
+        }
+        Ok(listing)
+    }
+}
+
+impl WritableDirectory for NativeDirectory {
+    type Writer = NativeSpillFile;
+
+    fn create_new_at(&self, name: &str) -> Result<Option<NativeSpillFile>, FsError> {
+        // O_CREAT | O_EXCL with O_NOFOLLOW: a link at the name, dangling or not, is never followed.
+        let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY;
+        match self.open_raw(name, flags, Mode::from_raw_mode(0o644))? {
+            Ok(fd) => Ok(Some(NativeSpillFile {
+                file: File::from(fd),
+            })),
+            Err(rustix::io::Errno::EXIST) => Ok(None),
+            Err(errno) => Err(errno_error(errno)),
+        }
     }
 }
 
@@ -63,75 +204,6 @@ impl ByteSource for NativeFile {
     }
 }
 
-impl FileSystem for NativeFileSystem {
-    type File = NativeFile;
-
-    fn roots(&self) -> &[String] {
-        &self.roots
-    }
-
-    fn stat(&mut self, root: usize, relative: &str) -> Result<FileStat, FsError> {
-        let metadata =
-            std::fs::symlink_metadata(self.host_path(root, relative)?).map_err(fs_error)?;
-        let file_type = metadata.file_type();
-        let kind = if file_type.is_symlink() {
-            FileKind::Symlink
-        } else if file_type.is_dir() {
-            FileKind::Directory
-        } else if file_type.is_file() {
-            FileKind::Regular
-        } else if file_type.is_fifo() {
-            FileKind::Fifo
-        } else if file_type.is_socket() {
-            FileKind::Socket
-        } else if file_type.is_char_device() {
-            FileKind::CharacterDevice
-        } else if file_type.is_block_device() {
-            FileKind::BlockDevice
-        } else {
-            FileKind::Unknown
-        };
-        let modified_ns = u128::try_from(metadata.mtime()).ok().map(|seconds| {
-            seconds * 1_000_000_000 + u128::try_from(metadata.mtime_nsec()).unwrap_or(0)
-        });
-        Ok(FileStat {
-            kind,
-            size: metadata.len(),
-            modified_ns,
-        })
-    }
-
-    fn read_link(&mut self, root: usize, relative: &str) -> Result<String, FsError> {
-        let target = std::fs::read_link(self.host_path(root, relative)?).map_err(fs_error)?;
-        target
-            .into_os_string()
-            .into_string()
-            .map_err(|_| FsError::Other("the link's target is not valid UTF-8".to_string()))
-    }
-
-    fn open(&mut self, root: usize, relative: &str) -> Result<NativeFile, FsError> {
-        let file = File::open(self.host_path(root, relative)?).map_err(fs_error)?;
-        Ok(NativeFile { file })
-    }
-
-    fn list_directory(
-        &mut self,
-        root: usize,
-        relative: &str,
-        max: usize,
-    ) -> Result<crate::sandbox::DirectoryListing, FsError> {
-        let entries = std::fs::read_dir(self.host_path(root, relative)?).map_err(fs_error)?;
-        let mut listing = crate::sandbox::DirectoryListing::default();
-        for entry in entries.take(max).flatten() {
-            match entry.file_name().into_string() {
-                Ok(name) => listing.names.push(name),
-                Err(_) => listing.not_utf8 += 1,
-            }
-        }
-        Ok(listing)
-    }
-}
-
 /// A host file the spill appends to.
 #[derive(Debug)]
 pub struct NativeSpillFile {
@@ -142,26 +214,5 @@ impl crate::spill::SpillWriter for NativeSpillFile {
     fn append(&mut self, bytes: &[u8]) -> Result<(), FsError> {
         use std::io::Write;
         self.file.write_all(bytes).map_err(fs_error)
-    }
-}
-
-impl crate::spill::SpillFs for NativeFileSystem {
-    type Writer = NativeSpillFile;
-
-    fn create_new(
-        &mut self,
-        root: usize,
-        relative: &str,
-    ) -> Result<Option<NativeSpillFile>, FsError> {
-        // `create_new` is O_CREAT | O_EXCL: a link at the name, dangling or not, is never followed.
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(self.host_path(root, relative)?)
-        {
-            Ok(file) => Ok(Some(NativeSpillFile { file })),
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
-            Err(error) => Err(fs_error(error)),
-        }
     }
 }

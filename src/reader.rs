@@ -58,6 +58,9 @@ pub struct ReadRequest {
     /// bytes as any other file: a notebook as its JSON, a `.docx` that is plain text as that text, and a binary
     /// container (zip, OLE, PDF) is then refused as `binary`.
     pub extract: Option<bool>,
+    /// When the host resolved absolute links itself and rewrote `path` to where they lead: the absolute guest
+    /// path asked for, then each link the host followed, in order. The credential rules are checked on each.
+    pub asked_via: Vec<String>,
 }
 
 /// What the budget counts.
@@ -1353,12 +1356,16 @@ fn encoding_clause(encoding: &EncodingFacts) -> String {
 }
 
 /// Resolves and guards a request's path; on a missing path, the error and whether it is cacheable.
+///
+/// The credential rules see every name on the way: the paths the host passed before it rewrote the request
+/// (`asked_via`), the path asked for, each link the walk followed and the file reached.
 fn resolve_guarded<F: FileSystem + ?Sized>(
     fs: &mut F,
     policy: &CredentialPolicy,
-    requested: &str,
+    request: &ReadRequest,
     absolute: &str,
 ) -> Result<Resolved, ResolveError> {
+    let requested = request.path.as_str();
     check_device_name(absolute).map_err(ResolveError::Other)?;
     let roots = fs.roots().to_vec();
     if find_root(&roots, absolute).is_none() {
@@ -1366,14 +1373,45 @@ fn resolve_guarded<F: FileSystem + ?Sized>(
             requested, absolute, &roots,
         )));
     }
+    for passed in &request.asked_via {
+        // The refusal names the path the caller asked through, not the one the host rewrote it to.
+        policy
+            .check(passed)
+            .map_err(|refusal| ResolveError::Other(refusal.at_path(passed)))?;
+    }
     let resolved = resolve(fs, requested, absolute)?;
     check_device_name(&resolved.path).map_err(ResolveError::Other)?;
     policy.check(absolute).map_err(ResolveError::Other)?;
+    for link in resolved
+        .links
+        .iter()
+        .filter(|link| link.as_str() != absolute)
+    {
+        policy.check(link).map_err(ResolveError::Other)?;
+    }
     if resolved.path != absolute {
         policy.check(&resolved.path).map_err(ResolveError::Other)?;
     }
     check_kind(fs, &resolved, requested).map_err(ResolveError::Other)?;
     Ok(resolved)
+}
+
+/// Runs `attempt` again while the tries end in an error and a name of the path changed during the try
+/// ([`FileSystem::changes`]): a swap between the walk's check and the open. At most
+/// [`crate::beneath::MAX_WALK_TRIES`] tries; the last one's answer stands.
+fn retried_on_change<F: FileSystem + ?Sized, T>(
+    fs: &mut F,
+    mut attempt: impl FnMut(&mut F) -> Result<T, ReadError>,
+) -> Result<T, ReadError> {
+    let mut tries = 1;
+    loop {
+        let before = fs.changes();
+        let outcome = attempt(fs);
+        if outcome.is_ok() || fs.changes() == before || tries >= crate::beneath::MAX_WALK_TRIES {
+            return outcome;
+        }
+        tries += 1;
+    }
 }
 
 /// An empty window for `/dev/null`.
@@ -1421,7 +1459,8 @@ pub fn read_once<F: FileSystem + ?Sized>(
     fs: &mut F,
     request: &ReadRequest,
 ) -> Result<ReadResult, ReadError> {
-    read_once_as_asked(config, fs, request).map_err(|error| raw_bytes_error(error, request))
+    retried_on_change(fs, |fs| read_once_as_asked(config.clone(), fs, request))
+        .map_err(|error| raw_bytes_error(error, request))
 }
 
 /// A `binary` refusal of a read with `extract` false says what that asked for: the file's own bytes, which are
@@ -1450,7 +1489,7 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
     let (config, warnings) = Config::resolve(config);
     let policy = CredentialPolicy::new(&config.deny_patterns, &config.allow_patterns);
     let prepared = prepare(&config, fs, request)?;
-    let resolved = match resolve_guarded(fs, &policy, &request.path, &prepared.absolute) {
+    let resolved = match resolve_guarded(fs, &policy, request, &prepared.absolute) {
         Ok(resolved) => resolved,
         Err(ResolveError::NotFound(missing)) => {
             return Err(
@@ -1529,8 +1568,7 @@ impl Reader {
         request: &ReadRequest,
         now_ms: u64,
     ) -> Result<ReadOutcome, ReadError> {
-        let outcome = self
-            .read_through_memory(fs, request, now_ms)
+        let outcome = retried_on_change(fs, |fs| self.read_through_memory(fs, request, now_ms))
             .map_err(|error| raw_bytes_error(error, request));
         if let Err(error) = &outcome {
             // A failed read is a read of something else: the run of repeated reads is broken.
@@ -1550,7 +1588,7 @@ impl Reader {
         let prepared = prepare(&self.config, fs, request)?;
         let requested = request.path.as_str();
         // A missing path is checked again on every read: the memory of misses only counts them.
-        let resolved = match resolve_guarded(fs, &self.policy, requested, &prepared.absolute) {
+        let resolved = match resolve_guarded(fs, &self.policy, request, &prepared.absolute) {
             Ok(resolved) => resolved,
             Err(ResolveError::NotFound(missing)) => {
                 let count = self.memory.count_miss(
@@ -1871,15 +1909,12 @@ impl Reader {
         let offset = offset.max(1);
         let scaled = ((limit as f64) * 0.8 * (cap as f64) / (refused as f64)).floor() as u64;
         let fitting = scaled.min(limit / 2).max(1);
-        let prepared = prepare(
-            &self.config,
-            fs,
-            &ReadRequest {
-                path: path.to_string(),
-                ..ReadRequest::default()
-            },
-        )?;
-        if let Ok(resolved) = resolve_guarded(fs, &self.policy, path, &prepared.absolute) {
+        let request = ReadRequest {
+            path: path.to_string(),
+            ..ReadRequest::default()
+        };
+        let prepared = prepare(&self.config, fs, &request)?;
+        if let Ok(resolved) = resolve_guarded(fs, &self.policy, &request, &prepared.absolute) {
             if resolved.stat.kind == FileKind::Regular {
                 if let Ok(estimate) = self.estimate_lines(fs, &resolved, path, offset, limit) {
                     if estimate > 0 {
@@ -2097,7 +2132,7 @@ mod stub_and_miss_tests {
 
     fn setup() -> (tempfile::TempDir, NativeFileSystem) {
         let directory = tempfile::tempdir().unwrap();
-        let fs = NativeFileSystem::new(&[(PathBuf::from(directory.path()), "/w".to_string())]);
+        let fs = NativeFileSystem::mount(&[(PathBuf::from(directory.path()), "/w".to_string())]);
         (directory, fs)
     }
 
@@ -2109,6 +2144,7 @@ mod stub_and_miss_tests {
             column,
             tail: None,
             extract: None,
+            asked_via: Vec::new(),
         }
     }
 
@@ -2229,7 +2265,7 @@ mod returned_and_change_tests {
 
     fn setup() -> (tempfile::TempDir, NativeFileSystem) {
         let directory = tempfile::tempdir().unwrap();
-        let fs = NativeFileSystem::new(&[(PathBuf::from(directory.path()), "/w".to_string())]);
+        let fs = NativeFileSystem::mount(&[(PathBuf::from(directory.path()), "/w".to_string())]);
         (directory, fs)
     }
 
@@ -2246,6 +2282,7 @@ mod returned_and_change_tests {
             column: None,
             tail: None,
             extract: None,
+            asked_via: Vec::new(),
         };
         reader.read(fs, &request, 0).unwrap()
     }
@@ -2486,7 +2523,7 @@ mod read_count_tests {
         std::fs::write(directory.path().join("a.txt"), text).unwrap();
         let asked = Rc::new(RefCell::new(Vec::new()));
         let mut fs = CountingFs {
-            inner: NativeFileSystem::new(&[(PathBuf::from(directory.path()), "/w".to_string())]),
+            inner: NativeFileSystem::mount(&[(PathBuf::from(directory.path()), "/w".to_string())]),
             asked: asked.clone(),
         };
         let mut reader = Reader::new(ConfigInput {
@@ -2504,6 +2541,7 @@ mod read_count_tests {
                 column: None,
                 tail: None,
                 extract: None,
+                asked_via: Vec::new(),
             };
             match reader.read(&mut fs, &request, at as u64) {
                 Ok(ReadOutcome::Window(result)) => content = result.window.content,

@@ -4,7 +4,8 @@
 //! the preopen with the longest matching guest path; a path under no preopen is refused before any I/O. Then the
 //! path is walked one component at a time without following links; a link is read and its target spliced in (an
 //! absolute target is a guest path; a relative one is resolved against the link's directory), and the walk starts
-//! over, so a link that leaves every preopen is refused by name, like a plain path.
+//! over, so a link that leaves every preopen is refused by name, like a plain path. The path it hands on names no
+//! link, and the file system opens it one name at a time without following any ([`crate::beneath`]).
 
 use crate::error::{ErrorKind, FsError, ReadError};
 use crate::source::ByteSource;
@@ -88,6 +89,14 @@ pub trait FileSystem {
         relative: &str,
         max: usize,
     ) -> Result<DirectoryListing, FsError>;
+    /// A new walk starts: directories an implementation kept open for the last one are not used again
+    /// ([`crate::beneath`]). [`resolve`] calls it first.
+    fn begin_walk(&mut self) {}
+    /// How many times so far a name changed between its check and its open ([`FsError::Changed`]): a read whose
+    /// try raised it is tried again ([`crate::beneath::MAX_WALK_TRIES`]).
+    fn changes(&self) -> u64 {
+        0
+    }
 }
 
 /// Entries of a directory as [`FileSystem::list_directory`] lists them.
@@ -269,8 +278,8 @@ pub struct Resolved {
     pub relative: String,
     /// The stat of the final entry (not a link).
     pub stat: FileStat,
-    /// A link was followed on the way.
-    pub via_link: bool,
+    /// The absolute guest path of each link followed on the way, in order (the credential rules see each).
+    pub links: Vec<String>,
 }
 
 /// The component of a path that does not exist.
@@ -299,9 +308,11 @@ pub fn resolve<F: FileSystem + ?Sized>(
     requested: &str,
     absolute: &str,
 ) -> Result<Resolved, ResolveError> {
+    fs.begin_walk();
     let mut current = absolute.to_string();
     let mut hops = 0u32;
     let mut last_link: Option<(String, String)> = None;
+    let mut links: Vec<String> = Vec::new();
     // The absolute guest path the last link points to.
     let mut target_path: Option<String> = None;
     'restart: loop {
@@ -333,7 +344,7 @@ pub fn resolve<F: FileSystem + ?Sized>(
                 root,
                 relative: String::new(),
                 stat,
-                via_link: last_link.is_some(),
+                links,
             });
         }
         let mut prefix = String::with_capacity(relative.len());
@@ -413,6 +424,7 @@ pub fn resolve<F: FileSystem + ?Sized>(
                     } else {
                         normalize(&rest, &target_path_now)
                     };
+                    links.push(link_path.clone());
                     last_link = Some((link_path, target));
                     target_path = Some(target_path_now);
                     continue 'restart;
@@ -442,7 +454,7 @@ pub fn resolve<F: FileSystem + ?Sized>(
                     root,
                     relative: prefix,
                     stat,
-                    via_link: last_link.is_some(),
+                    links,
                 });
             }
         }

@@ -348,6 +348,7 @@ fn fs_words(error: &FsError) -> String {
         FsError::NotFound => "not found".to_string(),
         FsError::PermissionDenied => "permission denied".to_string(),
         FsError::NotADirectory => "not a directory".to_string(),
+        FsError::Changed => "a directory on the way changed while it was opened".to_string(),
         FsError::Other(message) => message.clone(),
     }
 }
@@ -427,7 +428,7 @@ mod tests {
     use crate::reader::{read_once, ReadOutcome, ReadRequest};
 
     fn mount(dir: &std::path::Path) -> NativeFileSystem {
-        NativeFileSystem::new(&[(dir.to_path_buf(), "/out".to_string())])
+        NativeFileSystem::mount(&[(dir.to_path_buf(), "/out".to_string())])
     }
 
     fn input(window: u64) -> CaptureInput {

@@ -3,32 +3,31 @@
 
 use wasi::filesystem::preopens::get_directories;
 use wasi::filesystem::types::{
-    Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
 };
 
+use crate::beneath::{Beneath, Directory, WritableDirectory};
 use crate::error::FsError;
-use crate::sandbox::{normalize, FileKind, FileStat, FileSystem};
+use crate::sandbox::{normalize, DirectoryListing, FileKind, FileStat};
 use crate::source::ByteSource;
 
-/// The preopened directories the host granted, with their normalized guest paths.
-pub struct WasiFileSystem {
-    descriptors: Vec<Descriptor>,
-    roots: Vec<String>,
+/// The preopened directories the host granted, opened beneath ([`crate::beneath`]).
+pub type WasiFileSystem = Beneath<WasiDirectory>;
+
+/// The host's preopens, with their normalized guest paths. A relative guest path (such as `.`) is taken as
+/// relative to `/`.
+pub fn from_preopens() -> WasiFileSystem {
+    Beneath::new(
+        get_directories()
+            .into_iter()
+            .map(|(descriptor, guest)| (WasiDirectory { descriptor }, normalize(&guest, "/")))
+            .collect(),
+    )
 }
 
-impl WasiFileSystem {
-    /// The host's preopens. A relative guest path (such as `.`) is taken as relative to `/`.
-    pub fn from_preopens() -> Self {
-        let (descriptors, roots) = get_directories()
-            .into_iter()
-            .map(|(descriptor, guest)| (descriptor, normalize(&guest, "/")))
-            .unzip();
-        WasiFileSystem { descriptors, roots }
-    }
-
-    fn descriptor(&self, root: usize) -> Result<&Descriptor, FsError> {
-        self.descriptors.get(root).ok_or(FsError::NotFound)
-    }
+/// A directory descriptor: a preopen, or a directory opened beneath one.
+pub struct WasiDirectory {
+    descriptor: Descriptor,
 }
 
 /// Milliseconds of the monotonic clock.
@@ -65,83 +64,88 @@ impl ByteSource for WasiFile {
     }
 }
 
-impl FileSystem for WasiFileSystem {
+fn file_stat(stat: DescriptorStat) -> FileStat {
+    let kind = match stat.type_ {
+        DescriptorType::RegularFile => FileKind::Regular,
+        DescriptorType::Directory => FileKind::Directory,
+        DescriptorType::SymbolicLink => FileKind::Symlink,
+        DescriptorType::Fifo => FileKind::Fifo,
+        DescriptorType::Socket => FileKind::Socket,
+        DescriptorType::CharacterDevice => FileKind::CharacterDevice,
+        DescriptorType::BlockDevice => FileKind::BlockDevice,
+        DescriptorType::Unknown => FileKind::Unknown,
+    };
+    let modified_ns = stat
+        .data_modification_timestamp
+        .map(|time| u128::from(time.seconds) * 1_000_000_000 + u128::from(time.nanoseconds));
+    FileStat {
+        kind,
+        size: stat.size,
+        modified_ns,
+    }
+}
+
+/// An open error, with a link at the name (`loop`; `not-directory` for a directory open) as [`FsError::Changed`].
+fn open_error(code: ErrorCode, directory: bool) -> FsError {
+    match code {
+        ErrorCode::Loop => FsError::Changed,
+        ErrorCode::NotDirectory if directory => FsError::Changed,
+        other => fs_error(other),
+    }
+}
+
+impl Directory for WasiDirectory {
     type File = WasiFile;
 
-    fn roots(&self) -> &[String] {
-        &self.roots
+    fn stat_self(&self) -> Result<FileStat, FsError> {
+        self.descriptor.stat().map(file_stat).map_err(fs_error)
     }
 
-    fn stat(&mut self, root: usize, relative: &str) -> Result<FileStat, FsError> {
-        let descriptor = self.descriptor(root)?;
-        let stat = if relative.is_empty() {
-            descriptor.stat()
-        } else {
-            descriptor.stat_at(PathFlags::empty(), relative)
-        }
-        .map_err(fs_error)?;
-        let kind = match stat.type_ {
-            DescriptorType::RegularFile => FileKind::Regular,
-            DescriptorType::Directory => FileKind::Directory,
-            DescriptorType::SymbolicLink => FileKind::Symlink,
-            DescriptorType::Fifo => FileKind::Fifo,
-            DescriptorType::Socket => FileKind::Socket,
-            DescriptorType::CharacterDevice => FileKind::CharacterDevice,
-            DescriptorType::BlockDevice => FileKind::BlockDevice,
-            DescriptorType::Unknown => FileKind::Unknown,
-        };
-        let modified_ns = stat
-            .data_modification_timestamp
-            .map(|time| u128::from(time.seconds) * 1_000_000_000 + u128::from(time.nanoseconds));
-        Ok(FileStat {
-            kind,
-            size: stat.size,
-            modified_ns,
-        })
-    }
-
-    fn read_link(&mut self, root: usize, relative: &str) -> Result<String, FsError> {
-        self.descriptor(root)?
-            .readlink_at(relative)
+    fn stat_at(&self, name: &str) -> Result<FileStat, FsError> {
+        self.descriptor
+            .stat_at(PathFlags::empty(), name)
+            .map(file_stat)
             .map_err(fs_error)
     }
 
-    fn open(&mut self, root: usize, relative: &str) -> Result<WasiFile, FsError> {
-        let descriptor = self
-            .descriptor(root)?
+    fn read_link_at(&self, name: &str) -> Result<String, FsError> {
+        // `invalid`: the entry is not a link (any more).
+        self.descriptor
+            .readlink_at(name)
+            .map_err(|code| match code {
+                ErrorCode::Invalid => FsError::Changed,
+                other => fs_error(other),
+            })
+    }
+
+    fn open_directory_at(&self, name: &str) -> Result<WasiDirectory, FsError> {
+        // No SYMLINK_FOLLOW: a link at the name is refused (`loop` or `not-directory`), never followed.
+        self.descriptor
             .open_at(
                 PathFlags::empty(),
-                relative,
+                name,
+                OpenFlags::DIRECTORY,
+                DescriptorFlags::READ,
+            )
+            .map(|descriptor| WasiDirectory { descriptor })
+            .map_err(|code| open_error(code, true))
+    }
+
+    fn open_file_at(&self, name: &str) -> Result<WasiFile, FsError> {
+        self.descriptor
+            .open_at(
+                PathFlags::empty(),
+                name,
                 OpenFlags::empty(),
                 DescriptorFlags::READ,
             )
-            .map_err(fs_error)?;
-        Ok(WasiFile { descriptor })
+            .map(|descriptor| WasiFile { descriptor })
+            .map_err(|code| open_error(code, false))
     }
 
-    fn list_directory(
-        &mut self,
-        root: usize,
-        relative: &str,
-        max: usize,
-    ) -> Result<crate::sandbox::DirectoryListing, FsError> {
-        let base = self.descriptor(root)?;
-        let opened;
-        let directory = if relative.is_empty() {
-            base
-        } else {
-            opened = base
-                .open_at(
-                    PathFlags::empty(),
-                    relative,
-                    OpenFlags::DIRECTORY,
-                    DescriptorFlags::READ,
-                )
-                .map_err(fs_error)?;
-            &opened
-        };
-        let stream = directory.read_directory().map_err(fs_error)?;
-        let mut listing = crate::sandbox::DirectoryListing::default();
+    fn list(&self, max: usize) -> Result<DirectoryListing, FsError> {
+        let stream = self.descriptor.read_directory().map_err(fs_error)?;
+        let mut listing = DirectoryListing::default();
         while listing.len() < max {
             match stream.read_directory_entry() {
                 Ok(Some(entry)) => listing.names.push(entry.name),
@@ -180,18 +184,14 @@ impl crate::spill::SpillWriter for WasiSpillFile {
     }
 }
 
-impl crate::spill::SpillFs for WasiFileSystem {
+impl WritableDirectory for WasiDirectory {
     type Writer = WasiSpillFile;
 
-    fn create_new(
-        &mut self,
-        root: usize,
-        relative: &str,
-    ) -> Result<Option<WasiSpillFile>, FsError> {
+    fn create_new_at(&self, name: &str) -> Result<Option<WasiSpillFile>, FsError> {
         // CREATE | EXCLUSIVE without SYMLINK_FOLLOW: a link at the name, dangling or not, is never followed.
-        match self.descriptor(root)?.open_at(
+        match self.descriptor.open_at(
             PathFlags::empty(),
-            relative,
+            name,
             OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
             DescriptorFlags::WRITE,
         ) {
@@ -201,7 +201,7 @@ impl crate::spill::SpillFs for WasiFileSystem {
             })),
             Err(ErrorCode::Exist) => Ok(None),
             Err(ErrorCode::ReadOnly) => Err(FsError::PermissionDenied),
-            Err(code) => Err(fs_error(code)),
+            Err(code) => Err(open_error(code, false)),
         }
     }
 }

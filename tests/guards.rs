@@ -446,3 +446,123 @@ fn a_name_that_is_not_valid_utf8_is_skipped_and_counted_not_a_switch_for_suggest
         format!(". (resolved to {dir}) is a directory of 2 entries (1 name here is not valid UTF-8), not a file. List it with a directory tool, or read a file inside it.")
     );
 }
+
+/// The race test of README "The sandbox under races", through the wasmtime host: the plan and the swapper of
+/// `tests/race/race.py` (the Python and JavaScript hosts run the same), at least 20,000 racing reads and 1,000
+/// racing captures (`RACE_READS`, `RACE_CAPTURES` change the counts), and no forbidden string in any answer.
+#[test]
+fn no_byte_from_outside_and_no_secret_under_racing_swaps() {
+    let reads_wanted = race_count("RACE_READS", 20_000);
+    let captures_wanted = race_count("RACE_CAPTURES", 1_000);
+    let dir = tempfile::tempdir().unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/race/race.py");
+    let setup = std::process::Command::new("python3")
+        .arg(&script)
+        .arg("setup")
+        .arg(dir.path())
+        .output()
+        .expect("python3 runs tests/race/race.py");
+    assert!(
+        setup.status.success(),
+        "{}",
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    let plan: Value = serde_json::from_slice(&setup.stdout).unwrap();
+    let mut grants = Grants::new();
+    for (guest, host) in plan["grants"].as_object().unwrap() {
+        grants = grants.dir_at(host.as_str().unwrap(), guest).unwrap();
+    }
+    for (guest, host) in plan["writable_grants"].as_object().unwrap() {
+        grants = grants
+            .writable_dir_at(host.as_str().unwrap(), guest)
+            .unwrap();
+    }
+    let config = read_window_host::json::parse_config(&plan["config"]).unwrap();
+    let mut session = component().session(&grants, config).unwrap();
+    let forbidden: Vec<&str> = plan["forbidden"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|value| value.as_str().unwrap())
+        .collect();
+    let mut swapper = std::process::Command::new("python3")
+        .arg(&script)
+        .arg("swap")
+        .arg(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut tally = std::collections::BTreeMap::<String, u64>::new();
+    let mut leaks = Vec::new();
+    let (mut reads, mut captures) = (0u64, 0u64);
+    let mut check = |answer: &Value, tally: &mut std::collections::BTreeMap<String, u64>| {
+        let text = answer.to_string();
+        for word in &forbidden {
+            if text.contains(word) {
+                leaks.push(format!("{word}: {text}"));
+            }
+        }
+        let status = match error_kind(answer) {
+            "" => answer["status"].as_str().unwrap_or("?").to_string(),
+            kind => kind.to_string(),
+        };
+        *tally.entry(status).or_default() += 1;
+    };
+    let steps = plan["reads"].as_array().unwrap();
+    let capture_runs = plan["captures"].as_array().unwrap();
+    while reads < reads_wanted || captures < captures_wanted {
+        for step in steps
+            .iter()
+            .take(if reads < reads_wanted { steps.len() } else { 0 })
+        {
+            check(&ask(&mut session, step.clone()), &mut tally);
+            reads += 1;
+        }
+        for run in capture_runs.iter().take(if captures < captures_wanted {
+            capture_runs.len()
+        } else {
+            0
+        }) {
+            for step in run.as_array().unwrap() {
+                let answer = ask(&mut session, step.clone());
+                if step["op"] == "capture_end" {
+                    let spill = answer["spill_path"].as_str().unwrap_or("/spill/");
+                    assert!(spill.starts_with("/spill/"), "{answer}");
+                    captures += 1;
+                }
+                check(&answer, &mut tally);
+            }
+        }
+    }
+    drop(swapper.stdin.take());
+    let swapped = swapper.wait_with_output().unwrap();
+    let swaps: Value = serde_json::from_slice(&swapped.stdout).unwrap();
+    let outside_spills = std::fs::read_dir(plan["outside_spill"].as_str().unwrap())
+        .unwrap()
+        .count();
+    println!(
+        "race (rust): {reads} reads, {captures} captures, {} leaks, {outside_spills} outside spills, {} swaps; answers: {tally:?}",
+        leaks.len(),
+        swaps["swaps"]
+    );
+    assert!(
+        leaks.is_empty(),
+        "{} answers leaked: {:#?}",
+        leaks.len(),
+        &leaks[..leaks.len().min(5)]
+    );
+    assert_eq!(
+        outside_spills, 0,
+        "a spill file was created outside the writable grant"
+    );
+    assert!(swaps["swaps"].as_u64().unwrap() > 0);
+}
+
+/// `$name` as a count, else `default`.
+fn race_count(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(default)
+}

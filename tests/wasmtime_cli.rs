@@ -8,7 +8,7 @@ use std::process::Command;
 /// The README's invocation: the config record empty (`{:}` in WAVE), the request naming a file under the
 /// directory mounted at `/d`.
 const INVOKE: &str =
-    r#"read-window:reader/reader.read-once@0.2.0({:}, {path: "/d/a.txt", limit: some(1)})"#;
+    r#"read-window:reader/reader.read-once@0.3.0({:}, {path: "/d/a.txt", limit: some(1)})"#;
 
 fn wasmtime_cli() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("READ_WINDOW_WASMTIME") {

@@ -418,6 +418,7 @@ pub fn parse_request_value_noted(value: &Value) -> Result<(Request, Vec<String>)
                 })
                 .transpose()?,
             extract: fields.lenient_bool("extract", &mut notes)?,
+            asked_via: None,
         }),
         "other_tool" => Request::OtherTool,
         "reset_dedup" => Request::ResetDedup,

@@ -155,6 +155,7 @@ impl ReadRequest {
             column: None,
             tail: None,
             extract: None,
+            asked_via: None,
         }
     }
 
@@ -909,28 +910,11 @@ fn through_links(
     };
     match links::resolve_absolute_links(grants, working_directory, &request.path) {
         links::Resolution::AsAsked => Ok(request.clone()),
-        links::Resolution::Guest { resolved, asked } => {
-            // The component checks the credential rules on the path it is given; the name asked for (a link named
-            // `.env`, say) is checked here, by the same rules, as the component does for links it follows itself.
-            let policy = read_window::guards::CredentialPolicy::new(
-                config.deny_patterns.as_deref().unwrap_or_default(),
-                config.allow_patterns.as_deref().unwrap_or_default(),
-            );
-            if let Err(refusal) = policy.check(&asked) {
-                return Err(ReadError {
-                    kind: ErrorKind::Credential,
-                    message: refusal.message,
-                    already_read: None,
-                    path: Some(asked),
-                    suggestions: Vec::new(),
-                    total_lines: None,
-                });
-            }
-            Ok(ReadRequest {
-                path: resolved,
-                ..request.clone()
-            })
-        }
+        links::Resolution::Guest { resolved, passed } => Ok(ReadRequest {
+            path: resolved,
+            asked_via: Some(passed),
+            ..request.clone()
+        }),
         links::Resolution::Outside(error) => Err(error),
     }
 }

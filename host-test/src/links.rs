@@ -18,7 +18,9 @@
 //!    than 40 links, an absolute one among them, end it too: `not_found`, a link loop (a loop of relative links
 //!    alone is left to the component, which says the same).
 //! 4. When the walk crossed at least one absolute link, the component is handed the resolved guest path (with
-//!    the request's trailing `/` kept); otherwise the request goes to the component unchanged. A walk that
+//!    the request's trailing `/` kept) and, as the request's `asked-via`, the path asked for and each link the
+//!    walk followed, on which it checks the credential rules; otherwise the request goes to the component
+//!    unchanged. A walk that
 //!    cannot go on (a missing name, a file in the middle, a relative link out of every grant, a non-UTF-8
 //!    target) stops there and hands over what it resolved so far: the component answers for the rest, and still
 //!    checks every step of the path it is given.
@@ -35,14 +37,13 @@ const MAX_LINK_HOPS: u32 = 40;
 pub(crate) enum Resolution {
     /// No absolute link on the way: hand the request to the component as it is.
     AsAsked,
-    /// Absolute links were resolved: hand the component `resolved` (a guest path) instead. `asked` is the request's
-    /// own path made absolute and normalized: the host checks the credential rules on it, since the component
-    /// only sees `resolved` (it checks the name asked for and the file reached when it follows a link itself).
+    /// Absolute links were resolved: hand the component `resolved` (a guest path) instead, with `passed` as the
+    /// request's `asked-via`, so the component checks the credential rules on every name the host went through.
     Guest {
         /// The guest path the links lead to.
         resolved: String,
-        /// The path asked for, absolute and normalized.
-        asked: String,
+        /// The path asked for (absolute and normalized), then the guest path of each link followed, in order.
+        passed: Vec<String>,
     },
     /// An absolute link leads out of every grant, or links that include an absolute one go round in a loop: the
     /// answer (`outside_sandbox`, or `not_found` for the loop), without calling the component.
@@ -68,6 +69,7 @@ pub(crate) fn resolve_absolute_links(
     };
     let asked = normalize(requested, &base);
     let mut current = asked.clone();
+    let mut passed = vec![asked];
     let mut crossed = false;
     let mut hops = 0u32;
     'restart: loop {
@@ -105,6 +107,10 @@ pub(crate) fn resolve_absolute_links(
                     break 'restart;
                 };
                 let directory = join_guest(grant.guest(), &names[..position]);
+                let link = join_guest(grant.guest(), &names[..=position]);
+                if passed.last() != Some(&link) {
+                    passed.push(link);
+                }
                 let rest = names[position + 1..].join("/");
                 let target_guest = if target.starts_with('/') {
                     match host_to_guest(grants, &target) {
@@ -141,7 +147,7 @@ pub(crate) fn resolve_absolute_links(
     }
     Resolution::Guest {
         resolved: current,
-        asked,
+        passed,
     }
 }
 
@@ -260,5 +266,27 @@ mod tests {
         let top = format!("{}/b.txt", root.display());
         assert_eq!(host_to_guest(&grants, &top).as_deref(), Some("/w/b.txt"));
         assert_eq!(host_to_guest(&grants, "/nowhere/else"), None);
+    }
+
+    #[test]
+    fn a_rewritten_path_lists_the_path_asked_for_and_each_link_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::fs::write(root.join("real/b.txt"), "b\n").unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join(".env")).unwrap();
+        std::os::unix::fs::symlink(".env", root.join("note")).unwrap();
+        let grants = Grants::new().dir_at(&root, "/w").unwrap();
+        assert_eq!(
+            resolve_absolute_links(&grants, None, "note/b.txt"),
+            Resolution::Guest {
+                resolved: "/w/real/b.txt".to_string(),
+                passed: vec![
+                    "/w/note/b.txt".to_string(),
+                    "/w/note".to_string(),
+                    "/w/.env".to_string()
+                ],
+            }
+        );
     }
 }

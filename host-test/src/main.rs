@@ -251,6 +251,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 column,
                 tail,
                 extract: no_extract.then_some(false),
+                asked_via: None,
             };
             read(&reader, &grants, &config, &request, json)
         }
@@ -636,6 +637,7 @@ fn page(
             column: cursor.1,
             tail: None,
             extract: None,
+            asked_via: None,
         };
         let window = match pager.try_read(&request)? {
             None => return Ok(ExitCode::from(1)),
@@ -883,6 +885,7 @@ impl<W: Write> Pager<W> {
                 column: Some(column),
                 tail: None,
                 extract: None,
+                asked_via: None,
             };
             let Some(window) = self.read(&request)? else {
                 return Ok(false);

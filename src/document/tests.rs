@@ -498,7 +498,7 @@ fn session(files: &[(&str, Vec<u8>)]) -> (tempfile::TempDir, NativeFileSystem, R
     for (name, bytes) in files {
         std::fs::write(directory.path().join(name), bytes).unwrap();
     }
-    let fs = NativeFileSystem::new(&[(PathBuf::from(directory.path()), "/w".to_string())]);
+    let fs = NativeFileSystem::mount(&[(PathBuf::from(directory.path()), "/w".to_string())]);
     (directory, fs, Reader::new(ConfigInput::default()))
 }
 

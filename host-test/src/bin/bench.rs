@@ -487,6 +487,7 @@ fn core_request(path: &str, offset: u64, limit: u64, column: Option<u64>) -> cor
         column,
         tail: None,
         extract: None,
+        asked_via: Vec::new(),
     }
 }
 
@@ -1481,7 +1482,7 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
     let mut ctx = Ctx {
         component: &component,
         grants,
-        native_fs: NativeFileSystem::new(&[(dir.0.clone(), guest_root)]),
+        native_fs: NativeFileSystem::mount(&[(dir.0.clone(), guest_root)]),
         started: Instant::now(),
     };
 

@@ -1,0 +1,434 @@
+//! Opening beneath: every path the sandbox touches is opened one name at a time, each name relative to the
+//! directory handle before it and never through a link, so what was checked is what is opened.
+//!
+//! [`crate::sandbox::resolve`] walks a path by name and splices each link it meets, so the path it hands on (a
+//! [`crate::sandbox::Resolved`]'s `relative`) names no link. [`Beneath`] opens such a path the same way the walk
+//! saw it: from the preopen's handle, each directory with `open_directory_at` (no link followed), then the last
+//! name relative to the last directory. When another process swaps a directory or file of the path for a link
+//! between the check and the open (a `rename` inside the grant), the open fails with [`FsError::Changed`]
+//! instead of following the link; [`crate::reader`] then walks the path again, a bounded number of times
+//! ([`MAX_WALK_TRIES`]), so the credential rules see the link and no byte is read from a name that was not
+//! checked.
+//!
+//! Directories opened during one walk are kept until the next walk starts ([`FileSystem::begin_walk`]): a walk of
+//! `a/b/c` opens `a` and `a/b` once, and the file is opened through the very `a/b` the walk checked.
+
+use crate::error::FsError;
+use crate::sandbox::{DirectoryListing, FileStat, FileSystem};
+use crate::source::ByteSource;
+
+/// Tries of one read whose path changes while it is walked, the first included: a swap in the middle of each
+/// try ends the read with [`FsError::Changed`]'s `io` error.
+pub const MAX_WALK_TRIES: u32 = 4;
+
+/// Directories kept open during one walk at most; past it, those kept are closed (a walk of a deeper path opens
+/// them again).
+pub const MAX_WALKED_DIRECTORIES: usize = 64;
+
+/// An open directory of the host's file system. Each operation names one entry in it (a name without `/`) and
+/// never follows a link at that name.
+pub trait Directory: Sized {
+    /// An open regular file.
+    type File: ByteSource;
+    /// The stat of the directory itself.
+    fn stat_self(&self) -> Result<FileStat, FsError>;
+    /// The stat of the entry `name`, of the link itself when it is one.
+    fn stat_at(&self, name: &str) -> Result<FileStat, FsError>;
+    /// The target of the link `name`, as stored. When the entry is no longer a link, [`FsError::Changed`]:
+    /// callers only read names they saw as links.
+    fn read_link_at(&self, name: &str) -> Result<String, FsError>;
+    /// Opens the directory `name`. A link at the name (or another entry that is not a directory) fails with
+    /// [`FsError::Changed`]: callers only open names they saw as directories.
+    fn open_directory_at(&self, name: &str) -> Result<Self, FsError>;
+    /// Opens the regular file `name` for reading. A link at the name fails with [`FsError::Changed`].
+    fn open_file_at(&self, name: &str) -> Result<Self::File, FsError>;
+    /// Up to `max` entries of this directory (see [`FileSystem::list_directory`]).
+    fn list(&self, max: usize) -> Result<DirectoryListing, FsError>;
+}
+
+/// A directory the spill can create files in.
+pub trait WritableDirectory: Directory {
+    /// An open spill file.
+    type Writer: crate::spill::SpillWriter;
+    /// Creates the regular file `name` exclusively, for writing, never following a link at the name; `Ok(None)`
+    /// when the name is taken.
+    fn create_new_at(&self, name: &str) -> Result<Option<Self::Writer>, FsError>;
+}
+
+/// A directory opened during the current walk.
+struct Walked<D> {
+    root: usize,
+    /// Its path relative to the preopen (non-empty: a preopen's own handle is not kept here).
+    relative: String,
+    directory: D,
+}
+
+/// Where a directory handle lives: a preopen, or a directory of the current walk.
+#[derive(Clone, Copy)]
+enum Handle {
+    Preopen(usize),
+    Walked(usize),
+}
+
+/// The sandbox's [`FileSystem`] over preopened directory handles, opening beneath them (see the module doc).
+pub struct Beneath<D> {
+    roots: Vec<String>,
+    preopens: Vec<D>,
+    walked: Vec<Walked<D>>,
+    changes: u64,
+}
+
+impl<D: Directory> Beneath<D> {
+    /// The preopens, each a directory handle and its normalized guest path.
+    pub fn new(preopens: Vec<(D, String)>) -> Self {
+        let (preopens, roots) = preopens.into_iter().unzip();
+        Beneath {
+            roots,
+            preopens,
+            walked: Vec::new(),
+            changes: 0,
+        }
+    }
+
+    fn get(&self, handle: Handle) -> Result<&D, FsError> {
+        match handle {
+            Handle::Preopen(root) => self.preopens.get(root),
+            Handle::Walked(index) => self.walked.get(index).map(|walked| &walked.directory),
+        }
+        .ok_or(FsError::NotFound)
+    }
+
+    /// The handle of the directory `relative` (link-free) under preopen `root`, opening each directory on the
+    /// way that the current walk has not opened yet.
+    fn directory(&mut self, root: usize, relative: &str) -> Result<Handle, FsError> {
+        if root >= self.preopens.len() {
+            return Err(FsError::NotFound);
+        }
+        let mut handle = Handle::Preopen(root);
+        // `relative` is normalized: names joined by single `/`, no `.` or `..`.
+        let mut end = 0;
+        for name in relative.split('/').filter(|name| !name.is_empty()) {
+            end = if end == 0 {
+                name.len()
+            } else {
+                end + 1 + name.len()
+            };
+            let prefix = relative.get(..end).unwrap_or(relative);
+            if let Some(index) = self.find(root, prefix) {
+                handle = Handle::Walked(index);
+                continue;
+            }
+            let opened = match self.get(handle)?.open_directory_at(name) {
+                Ok(opened) => opened,
+                Err(FsError::Changed) | Err(FsError::NotADirectory) => {
+                    self.changes += 1;
+                    return Err(FsError::Changed);
+                }
+                Err(other) => return Err(other),
+            };
+            if self.walked.len() >= MAX_WALKED_DIRECTORIES {
+                // The handles before it are dropped: `handle` was just used and is not needed again.
+                self.walked.clear();
+            }
+            self.walked.push(Walked {
+                root,
+                relative: prefix.to_string(),
+                directory: opened,
+            });
+            handle = Handle::Walked(self.walked.len() - 1);
+        }
+        Ok(handle)
+    }
+
+    fn find(&self, root: usize, relative: &str) -> Option<usize> {
+        self.walked
+            .iter()
+            .position(|walked| walked.root == root && walked.relative == relative)
+    }
+
+    /// The handle of the directory holding `relative`, and the last name.
+    fn parent<'a>(&mut self, root: usize, relative: &'a str) -> Result<(Handle, &'a str), FsError> {
+        let (directory, name) = relative.rsplit_once('/').unwrap_or(("", relative));
+        Ok((self.directory(root, directory)?, name))
+    }
+
+    /// Counts a change the last name reported, and passes the result on.
+    fn counted<T>(&mut self, result: Result<T, FsError>) -> Result<T, FsError> {
+        if matches!(result, Err(FsError::Changed)) {
+            self.changes += 1;
+        }
+        result
+    }
+}
+
+impl<D: Directory> FileSystem for Beneath<D> {
+    type File = D::File;
+
+    fn roots(&self) -> &[String] {
+        &self.roots
+    }
+
+    fn begin_walk(&mut self) {
+        self.walked.clear();
+    }
+
+    fn changes(&self) -> u64 {
+        self.changes
+    }
+
+    fn stat(&mut self, root: usize, relative: &str) -> Result<FileStat, FsError> {
+        if relative.is_empty() {
+            return self.get(Handle::Preopen(root))?.stat_self();
+        }
+        let (handle, name) = self.parent(root, relative)?;
+        self.get(handle)?.stat_at(name)
+    }
+
+    fn read_link(&mut self, root: usize, relative: &str) -> Result<String, FsError> {
+        let (handle, name) = self.parent(root, relative)?;
+        let target = self.get(handle)?.read_link_at(name);
+        self.counted(target)
+    }
+
+    fn open(&mut self, root: usize, relative: &str) -> Result<D::File, FsError> {
+        let (handle, name) = self.parent(root, relative)?;
+        let opened = self.get(handle)?.open_file_at(name);
+        self.counted(opened)
+    }
+
+    fn list_directory(
+        &mut self,
+        root: usize,
+        relative: &str,
+        max: usize,
+    ) -> Result<DirectoryListing, FsError> {
+        let handle = self.directory(root, relative)?;
+        self.get(handle)?.list(max)
+    }
+}
+
+impl<D: WritableDirectory> crate::spill::SpillFs for Beneath<D> {
+    type Writer = D::Writer;
+
+    fn create_new(&mut self, root: usize, relative: &str) -> Result<Option<D::Writer>, FsError> {
+        let (handle, name) = self.parent(root, relative)?;
+        let created = self.get(handle)?.create_new_at(name);
+        self.counted(created)
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::config::ConfigInput;
+    use crate::error::ErrorKind;
+    use crate::native_fs::NativeFileSystem;
+    use crate::reader::{read_once, ReadRequest};
+
+    /// The native file system, with `swap` run before the file-system calls numbered in `swap_before` (counted
+    /// from 1 over stats and opens): another process renaming entries between the walk's checks and the open.
+    struct Swapping {
+        inner: NativeFileSystem,
+        calls: usize,
+        swap_before: Vec<usize>,
+        swap: Box<dyn FnMut()>,
+    }
+
+    impl Swapping {
+        fn tick(&mut self) {
+            self.calls += 1;
+            if self.swap_before.contains(&self.calls) {
+                (self.swap)();
+            }
+        }
+    }
+
+    impl FileSystem for Swapping {
+        type File = <NativeFileSystem as FileSystem>::File;
+        fn roots(&self) -> &[String] {
+            self.inner.roots()
+        }
+        fn begin_walk(&mut self) {
+            self.inner.begin_walk();
+        }
+        fn changes(&self) -> u64 {
+            self.inner.changes()
+        }
+        fn stat(&mut self, root: usize, relative: &str) -> Result<FileStat, FsError> {
+            self.tick();
+            self.inner.stat(root, relative)
+        }
+        fn read_link(&mut self, root: usize, relative: &str) -> Result<String, FsError> {
+            self.inner.read_link(root, relative)
+        }
+        fn open(&mut self, root: usize, relative: &str) -> Result<Self::File, FsError> {
+            self.tick();
+            self.inner.open(root, relative)
+        }
+        fn list_directory(
+            &mut self,
+            root: usize,
+            relative: &str,
+            max: usize,
+        ) -> Result<DirectoryListing, FsError> {
+            self.inner.list_directory(root, relative, max)
+        }
+    }
+
+    /// `grant/` (mounted at `/w`) and `outside/` in a new directory: `c/credentials` a plain file, `.aws/credentials`
+    /// the secret, `f.txt` a plain file, and a link beside each entry the test swaps in (`.swap-c` to `.aws`,
+    /// `.swap-f.txt` to the outside canary).
+    fn tree() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let grant = dir.path().join("grant");
+        std::fs::create_dir_all(grant.join("c")).unwrap();
+        std::fs::create_dir_all(grant.join(".aws")).unwrap();
+        std::fs::create_dir_all(dir.path().join("outside")).unwrap();
+        std::fs::write(grant.join("c/credentials"), "plain notes\n").unwrap();
+        std::fs::write(
+            grant.join(".aws/credentials"),
+            "aws_secret_access_key = SECRET\n",
+        )
+        .unwrap();
+        std::fs::write(grant.join("f.txt"), "inside\n").unwrap();
+        std::fs::write(dir.path().join("outside/canary.txt"), "CANARY\n").unwrap();
+        std::os::unix::fs::symlink(".aws", grant.join(".swap-c")).unwrap();
+        std::os::unix::fs::symlink("../outside/canary.txt", grant.join(".swap-f.txt")).unwrap();
+        (dir, grant)
+    }
+
+    fn exchange(grant: &Path, name: &str) -> impl FnMut() {
+        let (a, b) = (grant.join(name), grant.join(format!(".swap-{name}")));
+        move || {
+            rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &a,
+                rustix::fs::CWD,
+                &b,
+                rustix::fs::RenameFlags::EXCHANGE,
+            )
+            .unwrap()
+        }
+    }
+
+    fn swapping(grant: &Path, name: &str, swap_before: Vec<usize>) -> Swapping {
+        Swapping {
+            inner: NativeFileSystem::mount(&[(grant.to_path_buf(), "/w".to_string())]),
+            calls: 0,
+            swap_before,
+            swap: Box::new(exchange(grant, name)),
+        }
+    }
+
+    fn read(fs: &mut Swapping, path: &str) -> Result<String, crate::error::ReadError> {
+        let request = ReadRequest {
+            path: path.to_string(),
+            ..ReadRequest::default()
+        };
+        read_once(ConfigInput::default(), fs, &request).map(|result| result.window.content)
+    }
+
+    #[test]
+    fn a_directory_swapped_for_a_link_to_a_credential_store_after_its_check_is_refused_on_the_next_try(
+    ) {
+        let (_dir, grant) = tree();
+        // Call 1 stats `c` (a directory); the swap comes before call 2, which opens `c` to stat `credentials`.
+        let mut fs = swapping(&grant, "c", vec![2]);
+        let error = read(&mut fs, "/w/c/credentials").unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Credential, "{}", error.message);
+        assert!(
+            error.message.contains("AWS credentials"),
+            "{}",
+            error.message
+        );
+        assert_eq!(fs.changes(), 1);
+    }
+
+    #[test]
+    fn a_file_swapped_for_a_link_out_between_its_stat_and_its_open_is_never_read() {
+        let (_dir, grant) = tree();
+        // Call 1 stats `f.txt` (a file), call 2 opens it: the link is in place by then.
+        let mut fs = swapping(&grant, "f.txt", vec![2]);
+        let error = read(&mut fs, "/w/f.txt").unwrap_err();
+        assert_eq!(error.kind, ErrorKind::OutsideSandbox, "{}", error.message);
+        assert!(
+            error.message.starts_with(
+                "/w/f.txt goes through the link /w/f.txt, which points to ../outside/canary.txt"
+            ),
+            "{}",
+            error.message
+        );
+        assert_eq!(fs.changes(), 1);
+    }
+
+    #[test]
+    fn a_path_that_changes_on_every_try_is_refused_without_a_byte_read() {
+        let (_dir, grant) = tree();
+        // Each try stats `f.txt`, then opens it; the swap before every open makes it a link, and the swap before
+        // the next try's stat makes it the file again.
+        let calls: Vec<usize> = (1..=2 * MAX_WALK_TRIES as usize)
+            .filter(|n| *n > 1)
+            .collect();
+        let mut fs = swapping(&grant, "f.txt", calls);
+        let error = read(&mut fs, "/w/f.txt").unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Io);
+        assert!(
+            error
+                .message
+                .starts_with("/w/f.txt changed while read-window opened it"),
+            "{}",
+            error.message
+        );
+        assert_eq!(fs.changes(), u64::from(MAX_WALK_TRIES));
+    }
+
+    #[test]
+    fn the_file_opened_is_the_one_under_the_directory_the_walk_checked() {
+        let (_dir, grant) = tree();
+        // The swap after the walk opened `c` (calls 1 and 2) and before the file's open (call 3): the file is
+        // opened through the `c` that was checked, never through the link now at its name.
+        let mut fs = swapping(&grant, "c", vec![3]);
+        assert_eq!(
+            read(&mut fs, "/w/c/credentials").unwrap(),
+            "1|plain notes\n"
+        );
+        assert_eq!(fs.changes(), 0);
+    }
+
+    #[test]
+    fn the_host_paths_before_a_rewrite_are_checked_by_the_credential_rules() {
+        let (_dir, grant) = tree();
+        let mut fs = NativeFileSystem::mount(&[(grant, "/w".to_string())]);
+        let request = ReadRequest {
+            path: "/w/f.txt".to_string(),
+            asked_via: vec!["/w/.env".to_string()],
+            ..ReadRequest::default()
+        };
+        let error = read_once(ConfigInput::default(), &mut fs, &request).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Credential);
+        assert!(
+            error.message.starts_with("/w/.env holds"),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.path.as_deref(), Some("/w/.env"));
+    }
+
+    #[test]
+    fn every_link_on_the_way_is_checked_by_the_credential_rules() {
+        let (_dir, grant) = tree();
+        // `note` -> `.env` -> `f.txt`: the file reached and the name asked for are plain; the link between is not.
+        std::os::unix::fs::symlink("f.txt", grant.join(".env")).unwrap();
+        std::os::unix::fs::symlink(".env", grant.join("note")).unwrap();
+        let mut fs = NativeFileSystem::mount(&[(grant, "/w".to_string())]);
+        let request = ReadRequest {
+            path: "/w/note".to_string(),
+            ..ReadRequest::default()
+        };
+        let error = read_once(ConfigInput::default(), &mut fs, &request).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Credential);
+        assert!(error.message.contains("/w/.env"), "{}", error.message);
+    }
+}
