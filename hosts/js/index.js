@@ -3,7 +3,8 @@
 // - Load once: `ReadWindow.load()` imports the transpiled component (`npm run transpile` writes `generated/`) and
 //   compiles its core modules.
 // - An instance per session: each `Session` (and each stateless `readOnce`) instantiates the component with WASI
-//   imports of its own, whose only filesystem access is its grants, preopened read-only. preview2-shim's default
+//   imports of its own, whose only filesystem access is its grants, preopened read-only (on Linux resolved
+//   race-free beneath directories opened when the session starts: beneath.js). preview2-shim's default
 //   preopens are process-global (`_setPreopens`) and the component takes them when a session starts, so sessions
 //   sharing them would see whichever grants were set last; own imports per instance keep sessions apart, and give
 //   each its own linear memory. Instantiating costs a millisecond or two once the core modules are compiled.
@@ -12,18 +13,16 @@
 //   throw (`HostError`). A call that traps restarts the session (its state is lost) and throws.
 //
 // The modules: `protocol.js` parses requests and configs, `answers.js` shapes answers, `errors.js` holds the error
-// classes, `grants.js` the read-only grants and WASI imports; this one the loaded component and its sessions, and
-// the package's exports.
+// classes, `grants.js` the grants and WASI imports (`beneath.js` the race-free file system), `links.js` the
+// absolute links; this one the loaded component and its sessions, and the package's exports.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import * as shimFilesystem from '@bytecodealliance/preview2-shim/filesystem';
-
 import { NOTE, captureAnswer, errorAnswer, stubAnswer, windowAnswer } from './answers.js';
 import { HostError, InvalidRequestError } from './errors.js';
-import { GuestExit, baseImports, normalizeGrants, preopenDescriptor, writablePreopenDescriptor } from './grants.js';
+import { GuestExit, baseImports, normalizeGrants, openGrants } from './grants.js';
 import { ontoGuest, resolveAbsoluteLinks } from './links.js';
 import { isObject, parseConfig, parseRequest, readArguments, readRequest } from './protocol.js';
 
@@ -32,7 +31,7 @@ export { HostError, InvalidRequestError, parseConfig, parseRequest };
 /** The directory `npm run transpile` writes the transpiled component to. */
 export const GENERATED_DIR = fileURLToPath(new URL('./generated/', import.meta.url));
 
-const EXPORT_NAME = 'read-window:reader/reader@0.2.0';
+const EXPORT_NAME = 'read-window:reader/reader@0.3.0';
 
 const STATE_LOST =
   'its state (dedup memory, loop counts, not-found cache, line indexes) is lost and later calls start fresh';
@@ -232,33 +231,33 @@ export class ReadWindow {
     }
     const linked = throughLinks(pairs, record, request);
     if (linked.answer) return linked.answer;
-    const instance = this._instantiate(pairs);
+    const opened = openGrants(pairs, new Set());
     try {
+      const instance = this._instantiate(opened);
       return withNotes(windowAnswer(instance.reader.readOnce(record, readRequest(linked.request))), request.notes);
     } catch (error) {
       if (isComponentError(error)) return errorAnswer(error.payload);
+      if (error instanceof HostError) throw error;
       throw trapError(error);
+    } finally {
+      opened.close();
     }
   }
 
   /**
-   * An instance of the component whose only filesystem is `pairs` (read-only), with its core memories and the
-   * preopens it was given.
+   * An instance of the component whose only filesystem is `grants`, with its core memories and the preopens it
+   * was given.
    *
-   * @param {[string, string][]} pairs guest path, host directory
+   * @param {import('./grants.js').OpenedGrants} grants The session's granted directories ({@link openGrants}).
    * @returns {{reader: any, memories: WebAssembly.Memory[], preopens: [object, string][]}}
+   * @throws {HostError} kind `start`: the instantiation failed.
    * @internal
    */
-  _instantiate(pairs, writable = new Set()) {
-    const preopens = pairs.map(([guest, host]) => [
-      Object.setPrototypeOf(
-        shimFilesystem._createPreopenDescriptor(host),
-        writable.has(host) ? writablePreopenDescriptor : preopenDescriptor,
-      ),
-      guest,
-    ]);
+  _instantiate(grants) {
+    const { preopens } = grants;
     const imports = {
       ...this.#imports,
+      ...(grants.types === undefined ? {} : { 'wasi:filesystem/types': grants.types }),
       'wasi:filesystem/preopens': { getDirectories: () => preopens.slice() },
     };
     const memories = [];
@@ -290,12 +289,14 @@ export class ReadWindow {
 /**
  * `request` with its path through the host's rule for absolute links (README, "Absolute links"; WASI cannot
  * follow them; a path under a root given through a link is first rewritten onto its guest path, `ontoGuest`):
- * `{request}` to hand the component, or `{answer}` (`outside_sandbox`) for a link out of every grant.
+ * `{request}` to hand the component (with `askedVia`, the path asked for and the links crossed, when its path
+ * was resolved), or `{answer}` (`outside_sandbox`) for a link out of every grant.
  */
 function throughLinks(pairs, record, request) {
   const asked = ontoGuest(pairs, request.path);
   const resolved = resolveAbsoluteLinks(pairs, record.workingDirectory ?? undefined, asked);
   if ('answer' in resolved) return { answer: withNotes(resolved.answer, request.notes) };
+  if (resolved.askedVia !== undefined) return { request: { ...request, path: resolved.path, askedVia: resolved.askedVia } };
   return { request: resolved.path === request.path ? request : { ...request, path: resolved.path } };
 }
 
@@ -346,6 +347,7 @@ export class Session {
   #restarts = 0;
 
   #writable;
+  #opened = null;
 
   /** @private Use {@link ReadWindow#session}. */
   constructor(reader, grants, config, writable = new Set()) {
@@ -353,11 +355,18 @@ export class Session {
     this.#grants = grants;
     this.#config = config;
     this.#writable = writable;
-    this.#live = this.#start();
+    try {
+      this.#live = this.#start();
+    } catch (error) {
+      this.close();
+      throw error;
+    }
   }
 
+  /** A fresh instance and session resource, over the grants opened at the first start (or after `close()`). */
   #start() {
-    const instance = this.#reader._instantiate(this.#grants, this.#writable);
+    this.#opened ??= openGrants(this.#grants, this.#writable);
+    const instance = this.#reader._instantiate(this.#opened);
     try {
       return { ...instance, session: new instance.reader.Session(this.#config) };
     } catch (error) {
@@ -619,7 +628,8 @@ export class Session {
   }
 
   /**
-   * Drops the session resource and its instance. Later calls start a fresh session (state lost).
+   * Drops the session resource and its instance, and closes the granted directories. Later calls start a fresh
+   * session (state lost), with the grants opened anew by their host paths.
    */
   close() {
     const live = this.#live;
@@ -628,6 +638,8 @@ export class Session {
       this.#peakBefore = Math.max(this.#peakBefore, peakOf(live));
       live.session[Symbol.dispose]?.();
     }
+    this.#opened?.close();
+    this.#opened = null;
   }
 
   [Symbol.dispose]() {

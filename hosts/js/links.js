@@ -4,7 +4,9 @@
 // /etc/X11/rgb.txt` as leading outside the sandbox even with `/` granted. The host can read the target: it walks
 // the requested path through the grants, maps each absolute target back to a guest path through the grant whose
 // host directory holds it, and hands the component the resolved guest path (or answers `outside_sandbox` naming
-// the link and its target when no grant holds it).
+// the link and its target when no grant holds it). With the resolved path goes the read request's `asked-via`
+// list: the path asked for and each link the walk crossed, so the component checks its credential rules on every
+// name the model asked through (a link named `.env` pointing to an absolute path is refused like the file `.env`).
 
 import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,23 +114,28 @@ export function ontoGuest(pairs, path) {
 }
 
 /**
- * What to hand the component for `requested` (a guest path): `{path}` (the path to read: resolved when absolute
- * links were crossed, else as asked) or `{answer}` (the `outside_sandbox` error for an absolute link out of every
- * grant).
+ * What to hand the component for `requested` (a guest path): `{path, askedVia}` (the path to read: resolved when
+ * absolute links were crossed, else as asked) or `{answer}` (the `outside_sandbox` error for an absolute link out
+ * of every grant, or `not_found` for more than 40 links with an absolute one among them).
+ *
+ * `askedVia` is the WIT `asked-via` list when the path was resolved: the absolute, normalized guest path asked
+ * for, then the guest path of each link the walk followed (relative or absolute), in order; undefined when the
+ * path goes as asked. Never throws: a path that is not a non-empty string without NUL goes as asked.
  *
  * @param {[string, string][]} pairs guest path, host directory
  * @param {string | undefined} workingDirectory the config's working directory (default: the first grant)
  * @param {string} requested
- * @returns {{path: string} | {answer: object}}
+ * @returns {{path: string, askedVia: string[] | undefined} | {answer: object}}
  */
 export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
   if (typeof requested !== 'string' || requested === '' || requested.includes('\0') || pairs.length === 0) {
-    return { path: requested };
+    return { path: requested, askedVia: undefined };
   }
   const base = normalize(workingDirectory ?? pairs[0][0], '/');
-  let current = normalize(requested, base);
+  const asked = normalize(requested, base);
+  const followed = [];
+  let current = asked;
   let crossed = false;
-  let hops = 0;
   walk: while (!isGuarded(current)) {
     const found = findGrant(pairs, current);
     if (found === null) break;
@@ -144,8 +151,7 @@ export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
         break walk;
       }
       if (entry.isSymbolicLink()) {
-        hops += 1;
-        if (hops > MAX_LINK_HOPS) {
+        if (followed.length >= MAX_LINK_HOPS) {
           // Past an absolute link the component would see that link and call it outside the sandbox.
           if (crossed) return { answer: linkLoop(requested) };
           break walk;
@@ -157,14 +163,13 @@ export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
           break walk;
         }
         const directory = normalize(names.slice(0, position).join('/'), root);
+        const link = normalize(names.slice(0, position + 1).join('/'), root);
         const rest = names.slice(position + 1).join('/');
+        followed.push(link);
         let targetGuest;
         if (target.startsWith('/')) {
           targetGuest = hostToGuest(pairs, target);
-          if (targetGuest === null) {
-            const link = normalize(names.slice(0, position + 1).join('/'), root);
-            return { answer: outside(requested, link, target, pairs) };
-          }
+          if (targetGuest === null) return { answer: outside(requested, link, target, pairs) };
           crossed = true;
         } else {
           targetGuest = normalize(target, directory);
@@ -184,6 +189,7 @@ export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
     }
     break;
   }
-  if (!crossed) return { path: requested };
-  return { path: requested.endsWith('/') || requested.endsWith('/.') ? `${current}/` : current };
+  if (!crossed) return { path: requested, askedVia: undefined };
+  const path = requested.endsWith('/') || requested.endsWith('/.') ? `${current}/` : current;
+  return { path, askedVia: [asked, ...followed] };
 }

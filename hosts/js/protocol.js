@@ -376,6 +376,12 @@ export function parseConfig(config) {
   };
 }
 
+/**
+ * The WIT `read-request` record of a parsed read request: its path and window fields, and the `askedVia` list
+ * the host's walk of absolute links set (links.js; undefined when the path goes as asked).
+ * @param {Request} request
+ * @returns {object}
+ */
 export function readRequest(request) {
   return {
     path: request.path,
@@ -384,6 +390,7 @@ export function readRequest(request) {
     column: request.column,
     tail: request.tail,
     extract: request.extract,
+    askedVia: request.askedVia,
   };
 }
 

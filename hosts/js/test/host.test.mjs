@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
+import { openGrants } from '../grants.js';
 import { HostError, InvalidRequestError, ReadWindow, parseConfig, parseRequest } from '../index.js';
+import { resolveAbsoluteLinks } from '../links.js';
 
 let reader;
 let temp;
@@ -79,7 +81,7 @@ describe('grants', () => {
   });
 
   test('granted descriptors are read-only and hide absolute link targets', () => {
-    const { preopens } = reader._instantiate([['/g', one]]);
+    const { preopens } = reader._instantiate(openGrants([['/g', one]], new Set()));
     const [[root, guest]] = preopens;
     assert.equal(guest, '/g');
     const refused = (f) => assert.throws(f, (code) => code === 'not-permitted');
@@ -338,6 +340,35 @@ describe('requests and config', () => {
     const answer = reader.session(one, { max_lines: 0 }).read('a.txt');
     assert.equal(answer.status, 'ok');
     assert.equal(answer.warnings.length, 1);
+  });
+});
+
+describe('absolute links', () => {
+  test('the walk lists the path asked for and every link it followed, relative or absolute, in order', () => {
+    const dir = join(temp, 'walked');
+    mkdirSync(join(dir, 'real'), { recursive: true });
+    writeFileSync(join(dir, 'real', 'x.txt'), 'x\n');
+    symlinkSync(join(dir, 'real'), join(dir, 'abs'));
+    symlinkSync('abs', join(dir, 'rel'));
+    const pairs = [['/w', dir]];
+    assert.deepEqual(resolveAbsoluteLinks(pairs, undefined, 'rel/./x.txt'), {
+      path: '/w/real/x.txt',
+      askedVia: ['/w/rel/x.txt', '/w/rel', '/w/abs'],
+    });
+    assert.deepEqual(resolveAbsoluteLinks(pairs, undefined, '/w/real/x.txt'), { path: '/w/real/x.txt', askedVia: undefined });
+    assert.deepEqual(resolveAbsoluteLinks(pairs, undefined, 'rel/'), { path: '/w/real/', askedVia: ['/w/rel', '/w/rel', '/w/abs'] });
+  });
+
+  test('a credential name asked through an absolute link is refused, as the file itself', () => {
+    const dir = join(temp, 'dotenv');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'settings.txt'), 'TOKEN=plain\n');
+    symlinkSync(join(dir, 'settings.txt'), join(dir, '.env'));
+    const session = reader.session({ '/p': dir }, { dedup: false });
+    assert.equal(session.read('settings.txt').status, 'ok');
+    const answer = session.read('.env');
+    assert.equal(answer.status, 'error');
+    assert.equal(answer.error.kind, 'credential');
   });
 });
 
