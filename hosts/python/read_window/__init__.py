@@ -1,6 +1,6 @@
 """read-window for Python: a file-reading tool for LLM agents, run as a WebAssembly component on wasmtime-py.
 
-The component (``read_window.wasm``, interface ``read-window:reader/reader@0.2.0``) does all the work; this package
+The component (``read_window.wasm``, interface ``read-window:reader/reader@0.3.0``) does all the work; this package
 loads it, grants it directories read-only, and turns its answers into the JSON shape of the Rust host
 (``host-test/src/json.rs``)::
 

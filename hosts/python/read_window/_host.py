@@ -33,8 +33,8 @@ BUILT_WASM = Path("target/component-build/wasm32-wasip2/component/read_window.wa
 #: The component path the Rust build produces, resolved from this package (``hosts/python/read_window``).
 REPO_WASM = Path(__file__).resolve().parents[3] / BUILT_WASM
 
-#: The exported interface (``package read-window:reader@0.2.0``, ``interface reader``).
-INTERFACE = "read-window:reader/reader@0.2.0"
+#: The exported interface (``package read-window:reader@0.3.0``, ``interface reader``).
+INTERFACE = "read-window:reader/reader@0.3.0"
 
 #: Default wall-clock deadline of one call into the component, in seconds.
 DEFAULT_DEADLINE = 60.0
@@ -183,18 +183,20 @@ def _through_links(
     grants: List[Tuple[str, str]], config: Any, request: Any, given: Optional[List[Tuple[str, str]]] = None
 ) -> Optional[Dict[str, Any]]:
     """Resolves the absolute links on the way of ``request``'s path on the host (README, "Absolute links"; WASI
-    cannot follow them): rewrites the request's path to the resolved guest path, or returns the
-    ``outside_sandbox`` answer for a link out of every grant (``None`` otherwise). A path under a root's
-    ``given`` path (``_given_roots``) is first rewritten onto the root's guest path."""
+    cannot follow them): rewrites the request's path to the resolved guest path and sets its ``asked-via`` (the
+    path asked for and each link crossed, ``None`` when the path goes as asked), or returns the ``outside_sandbox``
+    answer for a link out of every grant (``None`` otherwise). A path under a root's ``given`` path
+    (``_given_roots``) is first rewritten onto the root's guest path."""
     fields = request.__dict__
     if given:
         fields["path"] = links.onto_guest(given, fields["path"])
     working_directory = config.__dict__.get("working-directory")
-    outcome, value = links.resolve_absolute_links(grants, working_directory, fields["path"])
-    if outcome == "outside":
-        return value
-    if outcome == "guest":
-        fields["path"] = value
+    resolution = links.resolve_absolute_links(grants, working_directory, fields["path"])
+    if resolution.outcome == "outside":
+        return resolution.value
+    if resolution.outcome == "guest":
+        fields["path"] = resolution.value
+        fields["asked-via"] = resolution.asked_via
     return None
 
 

@@ -5,13 +5,16 @@ WASI never follows a link whose target is absolute (wasmtime refuses even to rea
 report ``/usr/share/X11/rgb.txt -> /etc/X11/rgb.txt`` as leading outside the sandbox even with ``/`` granted. The
 host can read the target: it walks the requested path through the grants, maps each absolute target back to a
 guest path through the grant whose host directory holds it, and hands the component the resolved guest path (or
-answers ``outside_sandbox`` naming the link and its target when no grant holds it).
+answers ``outside_sandbox`` naming the link and its target when no grant holds it). With the resolved path it
+hands the component the ``asked-via`` list of the read request: the path asked for and each link the walk
+crossed, so the component checks its credential rules on every name the model asked through (a link named
+``.env`` pointing to an absolute path is refused like the file ``.env``).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 #: Links followed in one resolution at most (Linux's ``MAXSYMLINKS``, as the component).
 MAX_LINK_HOPS = 40
@@ -123,75 +126,91 @@ def _link_loop(requested: str) -> Dict[str, Any]:
     }
 
 
+class Resolution(NamedTuple):
+    """What the host hands the component for one requested path.
+
+    Attributes:
+        outcome: ``"as_asked"`` (no absolute link crossed: the request goes as it was), ``"guest"`` (absolute links
+            were resolved: ``value`` is the resolved guest path) or ``"outside"`` (``value`` is the answer).
+        value: ``None``, the resolved guest path (a trailing ``/`` kept) or the error answer in the JSON shape.
+        asked_via: for ``"guest"``, the WIT ``asked-via`` list: the absolute, normalized guest path asked for, then
+            the guest path of each link the walk followed (relative or absolute), in order; ``None`` otherwise.
+    """
+
+    outcome: str
+    value: Any
+    asked_via: Optional[List[str]]
+
+
+def _next_link(grants: List[Tuple[str, str]], current: str) -> Optional[Tuple[str, Optional[str], str, str]]:
+    """The first link on the way of the guest path ``current``, walked by name with ``lstat`` through the grant that
+    holds it: ``(the link's guest path, its target or None when it cannot be read, the guest path of its
+    directory, the rest of the path after it)``. ``None`` when the walk ends before any link: a guarded or
+    ungranted path, a missing name, a file in the middle."""
+    found = None if _is_guarded(current) else _find_grant(grants, current)
+    if found is None:
+        return None
+    root, host_path, relative = found
+    names = [name for name in relative.split("/") if name]
+    for position, name in enumerate(names):
+        host_path = os.path.join(host_path, name)
+        try:
+            is_link = os.path.islink(host_path)
+            exists = is_link or os.path.lexists(host_path)
+        except (OSError, ValueError):
+            exists = False
+        if not exists:
+            return None
+        if is_link:
+            try:
+                target: Optional[str] = os.readlink(host_path)
+            except OSError:
+                target = None
+            link = normalize("/".join(names[: position + 1]), root)
+            directory = normalize("/".join(names[:position]), root)
+            return link, target, directory, "/".join(names[position + 1 :])
+        if position + 1 < len(names) and not os.path.isdir(host_path):
+            return None
+    return None
+
+
 def resolve_absolute_links(
     grants: List[Tuple[str, str]], working_directory: Optional[str], requested: Any
-) -> Tuple[str, Any]:
-    """What to hand the component for ``requested`` (a guest path): ``("as_asked", None)``, ``("guest", path)``
-    (absolute links were resolved) or ``("outside", answer)`` (an absolute link out of every grant, or a loop of
-    links with an absolute one among them; ``answer`` is the ``outside_sandbox`` or ``not_found`` error in the JSON
-    shape)."""
+) -> Resolution:
+    """What to hand the component for ``requested`` (a guest path, relative to ``working_directory`` or else to
+    the first grant's guest path): the request as asked, the resolved guest path with the ``asked-via`` list (when
+    an absolute link was crossed), or the answer that ends the read (an absolute link out of every grant:
+    ``outside_sandbox``; more than ``MAX_LINK_HOPS`` links with an absolute one among them: ``not_found``). See
+    ``Resolution``. Never raises: a path that is not a non-empty string without NUL goes as asked."""
     if not isinstance(requested, str) or not requested or "\0" in requested or not grants:
-        return ("as_asked", None)
-    if working_directory is not None:
-        base = normalize(working_directory, "/")
-    else:
-        base = normalize(grants[0][0], "/")
-    current = normalize(requested, base)
+        return Resolution("as_asked", None, None)
+    base = normalize(working_directory if working_directory is not None else grants[0][0], "/")
+    asked = current = normalize(requested, base)
+    followed: List[str] = []
     crossed = False
-    hops = 0
-    while not _is_guarded(current):
-        found = _find_grant(grants, current)
-        if found is None:
+    while True:
+        step = _next_link(grants, current)
+        if step is None:
             break
-        root, host, relative = found
-        names = [name for name in relative.split("/") if name]
-        restarted = False
-        stop = False
-        host_path = host
-        for position, name in enumerate(names):
-            host_path = os.path.join(host_path, name)
-            try:
-                is_link = os.path.islink(host_path)
-                exists = is_link or os.path.lexists(host_path)
-            except (OSError, ValueError):
-                exists = False
-            if not exists:
-                stop = True
-                break
-            if is_link:
-                hops += 1
-                if hops > MAX_LINK_HOPS:
-                    # Past an absolute link the component would see that link and call it outside the sandbox.
-                    if crossed:
-                        return ("outside", _link_loop(requested))
-                    stop = True
-                    break
-                try:
-                    target = os.readlink(host_path)
-                except OSError:
-                    stop = True
-                    break
-                directory = normalize("/".join(names[:position]), root)
-                rest = "/".join(names[position + 1 :])
-                if target.startswith("/"):
-                    mapped = _host_to_guest(grants, target)
-                    if mapped is None:
-                        link = normalize("/".join(names[: position + 1]), root)
-                        return ("outside", _outside(requested, link, target, grants))
-                    crossed = True
-                    target_guest = mapped
-                else:
-                    target_guest = normalize(target, directory)
-                current = normalize(rest, target_guest) if rest else target_guest
-                restarted = True
-                break
-            if position + 1 < len(names) and not os.path.isdir(host_path):
-                stop = True
-                break
-        if stop or not restarted:
+        link, target, directory, rest = step
+        if len(followed) >= MAX_LINK_HOPS:
+            # Past an absolute link the component would see that link and call it outside the sandbox.
+            if crossed:
+                return Resolution("outside", _link_loop(requested), None)
             break
+        if target is None:
+            break
+        followed.append(link)
+        if target.startswith("/"):
+            mapped = _host_to_guest(grants, target)
+            if mapped is None:
+                return Resolution("outside", _outside(requested, link, target, grants), None)
+            crossed, target = True, mapped
+        else:
+            target = normalize(target, directory)
+        current = normalize(rest, target) if rest else target
     if not crossed:
-        return ("as_asked", None)
+        return Resolution("as_asked", None, None)
     if requested.endswith("/") or requested.endswith("/."):
         current += "/"
-    return ("guest", current)
+    return Resolution("guest", current, [asked] + followed)

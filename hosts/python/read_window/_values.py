@@ -195,9 +195,9 @@ def read_request(
     notes: Optional[List[str]] = None,
     extract: Any = None,
 ) -> Record:
-    """The WIT ``read-request`` record, every field set (absent options as ``None``). Optional numbers and the
-    ``extract`` boolean are taken as models send them (``lenient_number``, ``lenient_bool``); how they were read is
-    added to ``notes``."""
+    """The WIT ``read-request`` record, every field set (absent options as ``None``; ``asked-via`` is set later by
+    the walk of absolute links). Optional numbers and the ``extract`` boolean are taken as models send them
+    (``lenient_number``, ``lenient_bool``); how they were read is added to ``notes``."""
     notes = [] if notes is None else notes
     request = Record()
     fields = request.__dict__
@@ -210,6 +210,8 @@ def read_request(
         raise InvalidValue(f"`tail` must be {READ_RANGES['tail']} (got {tail})")
     fields["tail"] = tail
     fields["extract"] = lenient_bool("extract", extract, notes)
+    # Set by the host's walk of absolute links (``_links.Resolution.asked_via``) when it rewrote the path.
+    fields["asked-via"] = None
     return request
 
 

@@ -358,6 +358,50 @@ def _capture_chunk(session: Session, fields: Dict[str, Any]) -> Dict[str, Any]:
     return values.invalid_request_json("`text` and `base64` must be strings")
 
 
+def _session_answer(session: Session, op: str, fields: Dict[str, Any]) -> Dict[str, Any]:
+    """The answer of ``session`` to a parsed session op (``_parse_step``), a host failure as its ``host_error``
+    answer."""
+    try:
+        if op == "read":
+            return session.read(**fields)
+        if op == "other_tool":
+            return session.other_tool()
+        if op == "reset_dedup":
+            return session.reset_dedup()
+        if op == "stats":
+            return session.stats()
+        if op == "wrote":
+            return session.wrote(**fields)
+        if op == "check_write":
+            return session.check_write(**fields)
+        if op == "report_tokens":
+            return session.report_tokens(**fields)
+        if op == "capture_begin":
+            return session.capture_begin(fields)
+        if op == "capture_chunk":
+            return _capture_chunk(session, fields)
+        if op == "capture_end":
+            return session.capture_end(fields.get("exit_status"))
+        return session.token_refusal(**fields)
+    except HostError as error:
+        return error.to_json()
+
+
+#: The ops of the scenario format that are not answered by a session.
+_NOT_SESSION_OPS = ("read_once", "write_file", "remove_file")
+
+
+def answer_step(session: Session, step: Any) -> Dict[str, Any]:
+    """The JSON answer of ``session`` to one step (a dict such as ``{"op": "read", "path": "/race/f.txt"}``),
+    parsed and answered as the scenario runner does; its ``session`` and ``expect`` keys are ignored. A host
+    failure is its ``host_error`` answer. Raises ``ScenarioFailure`` for a malformed step or an op no session
+    answers (``read_once``, ``write_file``, ``remove_file``)."""
+    op, _, fields = _parse_step(step)
+    if op in _NOT_SESSION_OPS:
+        raise ScenarioFailure(f"`{op}` is not answered by a session")
+    return _session_answer(session, op, fields)
+
+
 class _Runner:
     def __init__(self, reader: ReadWindow, root: Path, config: Optional[Mapping], spill: Optional[Dict[str, str]] = None) -> None:
         self.reader = reader
@@ -388,33 +432,12 @@ class _Runner:
             except OSError as error:
                 raise ScenarioFailure(f"cannot remove {path}: {error}") from None
             return values.note_json()
-        try:
-            if op == "read_once":
+        if op == "read_once":
+            try:
                 return self.reader.read_once(self.dirs, config=self.config, **fields)
-            session = self.session(session_name)
-            if op == "read":
-                return session.read(**fields)
-            if op == "other_tool":
-                return session.other_tool()
-            if op == "reset_dedup":
-                return session.reset_dedup()
-            if op == "stats":
-                return session.stats()
-            if op == "wrote":
-                return session.wrote(**fields)
-            if op == "check_write":
-                return session.check_write(**fields)
-            if op == "report_tokens":
-                return session.report_tokens(**fields)
-            if op == "capture_begin":
-                return session.capture_begin(fields)
-            if op == "capture_chunk":
-                return _capture_chunk(session, fields)
-            if op == "capture_end":
-                return session.capture_end(fields.get("exit_status"))
-            return session.token_refusal(**fields)
-        except HostError as error:
-            return error.to_json()
+            except HostError as error:
+                return error.to_json()
+        return _session_answer(self.session(session_name), op, fields)
 
     def step(self, step: Any) -> None:
         op, session_name, fields = _parse_step(step)
