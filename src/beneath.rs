@@ -277,6 +277,18 @@ mod tests {
         }
     }
 
+    impl crate::spill::SpillFs for Swapping {
+        type Writer = <NativeFileSystem as crate::spill::SpillFs>::Writer;
+        fn create_new(
+            &mut self,
+            root: usize,
+            relative: &str,
+        ) -> Result<Option<Self::Writer>, FsError> {
+            self.tick();
+            self.inner.create_new(root, relative)
+        }
+    }
+
     /// `grant/` (mounted at `/w`) and `outside/` in a new directory: `c/credentials` a plain file, `.aws/credentials`
     /// the secret, `f.txt` a plain file, and a link beside each entry the test swaps in (`.swap-c` to `.aws`,
     /// `.swap-f.txt` to the outside canary).
@@ -395,6 +407,37 @@ mod tests {
             "1|plain notes\n"
         );
         assert_eq!(fs.changes(), 0);
+    }
+
+    #[test]
+    fn a_spill_directory_swapped_for_a_link_out_before_the_spill_is_created_is_refused_on_the_next_try(
+    ) {
+        let (dir, grant) = tree();
+        std::fs::create_dir(grant.join("s")).unwrap();
+        std::os::unix::fs::symlink("../outside", grant.join(".swap-s")).unwrap();
+        // Call 1 stats `s` (a directory); the swap comes before call 2, which opens `s` to create the spill file.
+        let mut fs = swapping(&grant, "s", vec![2]);
+        let mut capture = crate::spill::Capture::new(crate::capture::CaptureInput {
+            window_chars: Some(200),
+            spill_dir: Some("/w/s".into()),
+            ..crate::capture::CaptureInput::default()
+        });
+        capture.push(&mut fs, "y\n".repeat(300).as_bytes()).unwrap();
+        let result = capture.finish(&mut fs, None).unwrap();
+        assert_eq!(
+            result.spill_error.as_deref(),
+            Some(
+                "/w/s goes through the link /w/s, which points to ../outside: outside the directories \
+                 read-window may read (/w)"
+            )
+        );
+        assert_eq!(fs.changes(), 1);
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("outside"))
+                .unwrap()
+                .count(),
+            1
+        );
     }
 
     #[test]

@@ -275,7 +275,7 @@ impl<W: SpillWriter> Capture<W> {
             return;
         };
         let held = std::mem::take(held);
-        self.spill = match create_spill(fs, self.window.config().spill_dir.as_deref()) {
+        self.spill = match create_spill_retried(fs, self.window.config().spill_dir.as_deref()) {
             Ok((path, writer)) => Spill::Writing {
                 path,
                 writer,
@@ -353,6 +353,30 @@ fn fs_words(error: &FsError) -> String {
     }
 }
 
+/// [`create_spill`], tried again while a name on the way changed between its check and its open (another process
+/// swapping the spill directory for a link), as a read is ([`crate::beneath::MAX_WALK_TRIES`] tries at most).
+fn create_spill_retried<F: SpillFs + ?Sized>(
+    fs: &mut F,
+    dir: Option<&str>,
+) -> Result<(String, F::Writer), String> {
+    let mut tries = 1;
+    loop {
+        let before = fs.changes();
+        let created = create_spill(fs, dir);
+        if created.is_ok() || fs.changes() == before || tries >= crate::beneath::MAX_WALK_TRIES {
+            return created;
+        }
+        tries += 1;
+    }
+}
+
+/// The first sentence of a read error's message, without its full stop: the words of a spill error, which sit
+/// inside the capture's marker line (`...; {words}, so they are gone]`), where a read's advice does not apply.
+fn spill_words(message: &str) -> String {
+    let first = message.split(". ").next().unwrap_or(message);
+    first.trim_end_matches('.').to_string()
+}
+
 /// Resolves the spill directory inside the sandbox and creates the first free `capture-N.log` in it. Errors, in
 /// words for the result's `spill-error`: no directory configured, the directory outside every preopen, missing,
 /// not a directory, not writable, or every name taken.
@@ -372,7 +396,7 @@ fn create_spill<F: SpillFs + ?Sized>(
                 missing.path
             ))
         }
-        Err(ResolveError::Other(error)) => return Err(error.message),
+        Err(ResolveError::Other(error)) => return Err(spill_words(&error.message)),
     };
     if resolved.stat.kind != FileKind::Directory {
         return Err(format!(
@@ -543,6 +567,26 @@ mod tests {
         assert!(result.summary.content.contains(
             "the spill failed: the spill directory /out/missing does not exist, so they are gone]"
         ));
+    }
+
+    #[test]
+    fn a_spill_directory_linked_out_of_the_grant_is_named_in_the_marker_in_a_clause() {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("../elsewhere", dir.path().join("s")).unwrap();
+        let mut fs = mount(dir.path());
+        let mut capture = Capture::new(CaptureInput {
+            spill_dir: Some("/out/s".into()),
+            ..input(200)
+        });
+        capture.push(&mut fs, "y\n".repeat(300).as_bytes()).unwrap();
+        let result = capture.finish(&mut fs, None).unwrap();
+        let words = "/out/s goes through the link /out/s, which points to ../elsewhere: outside the directories \
+                     read-window may read (/out)";
+        assert_eq!(result.spill_error.as_deref(), Some(words));
+        assert!(result
+            .summary
+            .content
+            .contains(&format!("the spill failed: {words}, so they are gone]")));
     }
 
     #[test]
