@@ -21,6 +21,24 @@ use crate::source::ByteSource;
 /// try ends the read with [`FsError::Changed`]'s `io` error.
 pub const MAX_WALK_TRIES: u32 = 4;
 
+/// Runs `attempt` again while a try ends in an error and a name of the path changed during it
+/// ([`FileSystem::changes`]: a swap between a walk's check and the open). At most [`MAX_WALK_TRIES`] tries; the
+/// last one's answer stands. Reads and spill creation both go through it.
+pub fn retried_on_change<F: FileSystem + ?Sized, T, E>(
+    fs: &mut F,
+    mut attempt: impl FnMut(&mut F) -> Result<T, E>,
+) -> Result<T, E> {
+    let mut tries = 1;
+    loop {
+        let before = fs.changes();
+        let outcome = attempt(fs);
+        if outcome.is_ok() || fs.changes() == before || tries >= MAX_WALK_TRIES {
+            return outcome;
+        }
+        tries += 1;
+    }
+}
+
 /// Directories kept open during one walk at most; past it, those kept are closed (a walk of a deeper path opens
 /// them again).
 pub const MAX_WALKED_DIRECTORIES: usize = 64;

@@ -1396,24 +1396,6 @@ fn resolve_guarded<F: FileSystem + ?Sized>(
     Ok(resolved)
 }
 
-/// Runs `attempt` again while the tries end in an error and a name of the path changed during the try
-/// ([`FileSystem::changes`]): a swap between the walk's check and the open. At most
-/// [`crate::beneath::MAX_WALK_TRIES`] tries; the last one's answer stands.
-fn retried_on_change<F: FileSystem + ?Sized, T>(
-    fs: &mut F,
-    mut attempt: impl FnMut(&mut F) -> Result<T, ReadError>,
-) -> Result<T, ReadError> {
-    let mut tries = 1;
-    loop {
-        let before = fs.changes();
-        let outcome = attempt(fs);
-        if outcome.is_ok() || fs.changes() == before || tries >= crate::beneath::MAX_WALK_TRIES {
-            return outcome;
-        }
-        tries += 1;
-    }
-}
-
 /// An empty window for `/dev/null`.
 fn empty_result(config: &Config, resolved: &Resolved) -> ReadResult {
     let window = Window {
@@ -1459,7 +1441,7 @@ pub fn read_once<F: FileSystem + ?Sized>(
     fs: &mut F,
     request: &ReadRequest,
 ) -> Result<ReadResult, ReadError> {
-    retried_on_change(fs, |fs| read_once_as_asked(config.clone(), fs, request))
+    crate::beneath::retried_on_change(fs, |fs| read_once_as_asked(config.clone(), fs, request))
         .map_err(|error| raw_bytes_error(error, request))
 }
 
@@ -1568,8 +1550,10 @@ impl Reader {
         request: &ReadRequest,
         now_ms: u64,
     ) -> Result<ReadOutcome, ReadError> {
-        let outcome = retried_on_change(fs, |fs| self.read_through_memory(fs, request, now_ms))
-            .map_err(|error| raw_bytes_error(error, request));
+        let outcome = crate::beneath::retried_on_change(fs, |fs| {
+            self.read_through_memory(fs, request, now_ms)
+        })
+        .map_err(|error| raw_bytes_error(error, request));
         if let Err(error) = &outcome {
             // A failed read is a read of something else: the run of repeated reads is broken.
             if error.kind != ErrorKind::LoopBlocked {

@@ -275,7 +275,9 @@ impl<W: SpillWriter> Capture<W> {
             return;
         };
         let held = std::mem::take(held);
-        self.spill = match create_spill_retried(fs, self.window.config().spill_dir.as_deref()) {
+        self.spill = match crate::beneath::retried_on_change(fs, |fs| {
+            create_spill(fs, self.window.config().spill_dir.as_deref())
+        }) {
             Ok((path, writer)) => Spill::Writing {
                 path,
                 writer,
@@ -350,23 +352,6 @@ fn fs_words(error: &FsError) -> String {
         FsError::NotADirectory => "not a directory".to_string(),
         FsError::Changed => "a directory on the way changed while it was opened".to_string(),
         FsError::Other(message) => message.clone(),
-    }
-}
-
-/// [`create_spill`], tried again while a name on the way changed between its check and its open (another process
-/// swapping the spill directory for a link), as a read is ([`crate::beneath::MAX_WALK_TRIES`] tries at most).
-fn create_spill_retried<F: SpillFs + ?Sized>(
-    fs: &mut F,
-    dir: Option<&str>,
-) -> Result<(String, F::Writer), String> {
-    let mut tries = 1;
-    loop {
-        let before = fs.changes();
-        let created = create_spill(fs, dir);
-        if created.is_ok() || fs.changes() == before || tries >= crate::beneath::MAX_WALK_TRIES {
-            return created;
-        }
-        tries += 1;
     }
 }
 
