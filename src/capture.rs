@@ -181,6 +181,20 @@ pub struct CaptureSummary {
     pub hint: String,
 }
 
+impl CaptureSummary {
+    /// The line endings the output used: `none`, `lf`, `crlf`, `mixed`, or `cr` (only CRs that were not redraws).
+    pub fn line_endings(&self) -> crate::index::LineEndings {
+        use crate::index::LineEndings;
+        match (self.lf_count, self.crlf_count) {
+            (0, 0) if self.cr_count > 0 => LineEndings::Cr,
+            (0, 0) => LineEndings::None,
+            (_, 0) => LineEndings::Lf,
+            (0, _) => LineEndings::Crlf,
+            _ => LineEndings::Mixed,
+        }
+    }
+}
+
 /// The state of the escape-sequence remover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Escape {

@@ -137,6 +137,16 @@ fn wit_document(facts: CoreFacts) -> DocumentFacts {
     }
 }
 
+fn wit_endings(endings: CoreEndings) -> LineEndings {
+    match endings {
+        CoreEndings::None => LineEndings::None,
+        CoreEndings::Lf => LineEndings::Lf,
+        CoreEndings::Crlf => LineEndings::Crlf,
+        CoreEndings::Mixed => LineEndings::Mixed,
+        CoreEndings::Cr => LineEndings::Cr,
+    }
+}
+
 fn wit_result(result: CoreResult) -> ReadResult {
     let window = result.window;
     let text = window_text(&window.content, &result.hint, &result.warnings);
@@ -190,13 +200,7 @@ fn wit_result(result: CoreResult) -> ReadResult {
                 CoreOrigin::Declared => EncodingOrigin::Declared,
                 CoreOrigin::Detected => EncodingOrigin::Detected,
             },
-            line_endings: match result.encoding.line_endings {
-                CoreEndings::None => LineEndings::None,
-                CoreEndings::Lf => LineEndings::Lf,
-                CoreEndings::Crlf => LineEndings::Crlf,
-                CoreEndings::Mixed => LineEndings::Mixed,
-                CoreEndings::Cr => LineEndings::Cr,
-            },
+            line_endings: wit_endings(result.encoding.line_endings),
             replaced_invalid: result.encoding.replaced_invalid,
         },
         budget: BudgetReport {
@@ -332,13 +336,7 @@ struct Capture {
 fn wit_capture(result: crate::spill::CaptureResult) -> CaptureResult {
     let summary = result.summary;
     let text = window_text(&summary.content, &summary.hint, &[]);
-    let line_endings = match (summary.lf_count, summary.crlf_count) {
-        (0, 0) if summary.cr_count > 0 => LineEndings::Cr,
-        (0, 0) => LineEndings::None,
-        (_, 0) => LineEndings::Lf,
-        (0, _) => LineEndings::Crlf,
-        _ => LineEndings::Mixed,
-    };
+    let line_endings = wit_endings(summary.line_endings());
     CaptureResult {
         text,
         content: summary.content,
@@ -394,6 +392,58 @@ impl GuestCapture for Capture {
             .finish(&mut *fs, exit_status)
             .map(wit_capture)
             .map_err(wit_error)
+    }
+}
+
+/// A protocol session resource: the core protocol session over the preopens.
+struct ProtocolSession {
+    inner: RefCell<crate::protocol::ProtocolSession<WasiFileSystem>>,
+}
+
+/// The component's linear memory in bytes (it never shrinks: this is also its peak).
+fn memory_bytes() -> u64 {
+    core::arch::wasm32::memory_size(0) as u64 * 65_536
+}
+
+impl exports::read_window::reader::protocol::Guest for Component {
+    type Session = ProtocolSession;
+
+    fn host_error(
+        request: String,
+        cause: String,
+        message: String,
+        session_restarted: bool,
+    ) -> String {
+        crate::protocol::host_error_answer(&request, &cause, &message, session_restarted)
+    }
+}
+
+impl exports::read_window::reader::protocol::GuestSession for ProtocolSession {
+    fn new(config: String, writable_roots: Vec<String>) -> Self {
+        let environment = crate::protocol::Environment {
+            now_ms,
+            memory_bytes,
+        };
+        ProtocolSession {
+            inner: RefCell::new(crate::protocol::ProtocolSession::new(
+                crate::wasi_fs::from_preopens(),
+                &config,
+                writable_roots,
+                environment,
+            )),
+        }
+    }
+
+    fn answer(&self, request: String) -> String {
+        self.inner.borrow_mut().answer(&request)
+    }
+
+    fn push_output(&self, chunk: Vec<u8>) -> String {
+        self.inner.borrow_mut().push_output(&chunk)
+    }
+
+    fn config(&self) -> String {
+        self.inner.borrow().config_text()
     }
 }
 

@@ -32,6 +32,7 @@ pub mod hint;
 pub mod index;
 pub mod legacy;
 pub mod names;
+pub mod protocol;
 pub mod reader;
 pub mod returned;
 pub mod sandbox;

@@ -808,7 +808,7 @@ fn configure_names_its_own_keys_and_refuses_what_it_cannot_apply() {
     assert_eq!(
         messages,
         [
-            "unknown field `extra` in a `config` request; it takes only `op` and `id`",
+            "unknown field `extra` for op `config`; its fields are: none",
             "`budget.tokens.headroom` 0.5 needs `budget.tokens.cap` beside it: `configure` replaces the budget as \
              a whole, so give {\"tokens\": {\"cap\": N, \"headroom\": 0.5}}.",
             "`loop_warn_at` 4 is out of range: at least 2, below loop-block-at 4.",

@@ -884,7 +884,8 @@ pub fn with_notes(answer: Value, notes: Vec<String>) -> Value {
     }
 }
 
-fn with_id(id: Option<Value>, answer: Value) -> Value {
+/// `answer` with the request's `id` as its first field, when the request had one.
+pub fn with_id(id: Option<Value>, answer: Value) -> Value {
     match (id, answer) {
         (Some(id), Value::Object(fields)) => {
             let mut map = Map::with_capacity(fields.len() + 1);

@@ -834,12 +834,40 @@ impl ReadWindow {
         config: Config,
         limits: SessionLimits,
     ) -> Result<Session, HostError> {
-        let live = Live::start(&self.shared, grants, limits, Some(&config))
+        let live = Live::start(&self.shared, grants, limits, Start::Typed(&config))
             .map_err(|e| HostError::start(&e))?;
         Ok(Session {
             shared: Arc::clone(&self.shared),
             grants: grants.clone(),
             config,
+            protocol_config: None,
+            limits,
+            live: Some(live),
+            peak_before: 0,
+            restarts: 0,
+        })
+    }
+
+    /// Starts a session that speaks the JSON protocol ([`Session::answer`]): the component parses each request
+    /// and renders each answer, so this host is a pipe. `config` is the session's starting config (values out of
+    /// range fall back to their defaults with a warning, as in [`ReadWindow::session`]); `configure` requests can
+    /// change it before the first read. The typed methods of the returned [`Session`] are not available on it.
+    ///
+    /// Errors: [`HostError`] of kind `start` when the instance could not be created.
+    pub fn protocol_session(
+        &self,
+        grants: &Grants,
+        config: &Config,
+        limits: SessionLimits,
+    ) -> Result<Session, HostError> {
+        let text = settings::config_record(config).to_json().to_string();
+        let live = Live::start(&self.shared, grants, limits, Start::Protocol(&text))
+            .map_err(|e| HostError::start(&e))?;
+        Ok(Session {
+            shared: Arc::clone(&self.shared),
+            grants: grants.clone(),
+            config: config.clone(),
+            protocol_config: Some(text),
             limits,
             live: Some(live),
             peak_before: 0,
@@ -863,8 +891,8 @@ impl ReadWindow {
             Err(error) => return Ok(Err(error)),
         };
         let limits = SessionLimits::default();
-        let mut live =
-            Live::start(&self.shared, grants, limits, None).map_err(|e| HostError::start(&e))?;
+        let mut live = Live::start(&self.shared, grants, limits, Start::Bare)
+            .map_err(|e| HostError::start(&e))?;
         timings::mark("instantiate");
         live.store.set_epoch_deadline(limits.deadline_ticks());
         let runtime = call_runtime();
@@ -916,6 +944,64 @@ fn through_links(
             ..request.clone()
         }),
         links::Resolution::Outside(error) => Err(error),
+    }
+}
+
+/// What the host does with a protocol line before the component sees it.
+enum Linked {
+    /// Hand it on as it is.
+    AsAsked,
+    /// Hand on this line instead: its path resolved through absolute links, with `asked_via`.
+    Rewritten(String),
+    /// Answer this instead: the path goes through an absolute link out of every grant, or round a loop.
+    Refused(String),
+}
+
+/// The absolute links on the way of the path of a `read`, `read_once` or `check_write` line, resolved on the host
+/// (WASI cannot read them; see [`through_links`]). `config` is the session's protocol config (its working
+/// directory starts relative paths). A line that is not such a request goes on as it is, for the component to
+/// answer or refuse.
+fn linked_line(grants: &Grants, config: Option<&str>, line: &str) -> Linked {
+    let Ok(serde_json::Value::Object(mut request)) = serde_json::from_str(line) else {
+        return Linked::AsAsked;
+    };
+    let op = match request.get("op") {
+        None | Some(serde_json::Value::Null) => "read".to_owned(),
+        Some(op) => op.as_str().unwrap_or_default().to_owned(),
+    };
+    let op = op.as_str();
+    let Some(path) = request.get("path").and_then(serde_json::Value::as_str) else {
+        return Linked::AsAsked;
+    };
+    let path = path.to_owned();
+    let path = path.as_str();
+    if !["read", "read_once", "check_write"].contains(&op) || request.contains_key("asked_via") {
+        return Linked::AsAsked;
+    }
+    let working_directory = config
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
+        .and_then(|config| config.get("working_directory")?.as_str().map(str::to_owned));
+    let config = Config {
+        working_directory,
+        ..Config::default()
+    };
+    match through_links(grants, &config, &ReadRequest::new(path)) {
+        Ok(linked) if linked.path == path && linked.asked_via.is_none() => Linked::AsAsked,
+        Ok(linked) => {
+            request.insert("path".into(), linked.path.into());
+            if let (Some(passed), true) = (linked.asked_via, op != "check_write") {
+                request.insert("asked_via".into(), passed.into());
+            }
+            Linked::Rewritten(serde_json::Value::Object(request).to_string())
+        }
+        // check_write names a file to be written: only a link out of the sandbox stops it here.
+        Err(error) if op == "check_write" && error.kind != ErrorKind::OutsideSandbox => {
+            Linked::AsAsked
+        }
+        Err(error) => {
+            let answer = json::with_id(request.get("id").cloned(), json::error_json(&error));
+            Linked::Refused(answer.to_string())
+        }
     }
 }
 
@@ -1068,11 +1154,24 @@ impl ResourceLimiter for PeakLimiter {
     }
 }
 
+/// What a new instance holds besides its exports.
+#[derive(Clone, Copy)]
+enum Start<'a> {
+    /// Nothing (a `read_once` store).
+    Bare,
+    /// A typed `reader.session` with this config.
+    Typed(&'a Config),
+    /// A `protocol.session` with this config text.
+    Protocol(&'a str),
+}
+
 /// A running instance: its store, its exports, and (for sessions) the session resource.
 struct Live {
     store: Store<HostState>,
     bindings: bindings::ReadWindow,
     session: Option<ResourceAny>,
+    /// The protocol session resource, for a session started as a pipe ([`ReadWindow::protocol_session`]).
+    protocol: Option<ResourceAny>,
     /// The open capture resource, between `capture_begin` and `capture_end`.
     capture: Option<ResourceAny>,
     stderr: TailPipe,
@@ -1083,7 +1182,7 @@ impl Live {
         shared: &Shared,
         grants: &Grants,
         limits: SessionLimits,
-        config: Option<&Config>,
+        start: Start<'_>,
     ) -> wasmtime::Result<Self> {
         let stderr = TailPipe::new(STDERR_TAIL_BYTES);
         let mut builder = WasiCtxBuilder::new();
@@ -1116,20 +1215,39 @@ impl Live {
             .pre
             .instantiate(&mut store)
             .context("could not instantiate the component")?;
-        let session = match config {
-            Some(config) => Some(
-                bindings
-                    .read_window_reader_reader()
-                    .session()
-                    .call_constructor(&mut store, config)
-                    .context("the session constructor failed")?,
-            ),
-            None => None,
-        };
+        let (mut session, mut protocol) = (None, None);
+        match start {
+            Start::Bare => {}
+            Start::Typed(config) => {
+                session = Some(
+                    bindings
+                        .read_window_reader_reader()
+                        .session()
+                        .call_constructor(&mut store, config)
+                        .context("the session constructor failed")?,
+                );
+            }
+            Start::Protocol(config) => {
+                let writable: Vec<String> = grants
+                    .dirs()
+                    .iter()
+                    .filter(|grant| grant.writable())
+                    .map(|grant| grant.guest().to_owned())
+                    .collect();
+                protocol = Some(
+                    bindings
+                        .read_window_reader_protocol()
+                        .session()
+                        .call_constructor(&mut store, config, &writable)
+                        .context("the protocol session constructor failed")?,
+                );
+            }
+        }
         Ok(Live {
             store,
             bindings,
             session,
+            protocol,
             capture: None,
             stderr,
         })
@@ -1182,6 +1300,8 @@ pub struct Session {
     shared: Arc<Shared>,
     grants: Grants,
     config: Config,
+    /// For a pipe ([`ReadWindow::protocol_session`]): the protocol config in force, as its constructor takes it.
+    protocol_config: Option<String>,
     limits: SessionLimits,
     live: Option<Live>,
     peak_before: usize,
@@ -1454,7 +1574,7 @@ impl Session {
         let live = match self.live.as_mut() {
             Some(live) => live,
             None => {
-                let live = Live::start(&self.shared, &self.grants, self.limits, Some(&self.config))
+                let live = Live::start(&self.shared, &self.grants, self.limits, self.start())
                     .map_err(|e| HostError::start(&e))?;
                 self.live.insert(live)
             }
@@ -1464,6 +1584,81 @@ impl Session {
             Ok(value) => Ok(value),
             Err(error) => Err(self.restart_after(&error)),
         }
+    }
+
+    /// What a (re)started instance of this session holds.
+    fn start(&self) -> Start<'_> {
+        match &self.protocol_config {
+            Some(config) => Start::Protocol(config),
+            None => Start::Typed(&self.config),
+        }
+    }
+
+    /// Answers one line of the JSON protocol (the component's `protocol` interface; see `docs/protocol.md`) with
+    /// one answer line. Never fails: a host failure (trap, deadline, memory cap) is answered as a `host_error`
+    /// with the request's `id`, after the session restarted with the config it had. A session started with
+    /// [`ReadWindow::session`] has no protocol resource: its answer is a `host_error` that says so.
+    pub fn answer(&mut self, line: &str) -> String {
+        let linked = match linked_line(&self.grants, self.protocol_config.as_deref(), line) {
+            Linked::AsAsked => None,
+            Linked::Rewritten(rewritten) => Some(rewritten),
+            Linked::Refused(answer) => return answer,
+        };
+        let line = linked.as_deref().unwrap_or(line);
+        let answered = self.call(|live| match live.protocol {
+            Some(protocol) => {
+                let sessions = live.bindings.read_window_reader_protocol().session();
+                let answer = sessions.call_answer(&mut live.store, protocol, line)?;
+                // `configure` may have changed the config: keep it for a restart.
+                let config = if line.contains("configure") {
+                    Some(sessions.call_config(&mut live.store, protocol)?)
+                } else {
+                    None
+                };
+                Ok((answer, config))
+            }
+            None => Err(wasmtime::format_err!(
+                "this session was started without the protocol (ReadWindow::session); start it with \
+                 ReadWindow::protocol_session"
+            )),
+        });
+        match answered {
+            Ok((answer, config)) => {
+                if let (Some(config), Some(kept)) = (config, self.protocol_config.as_mut()) {
+                    *kept = config;
+                }
+                answer
+            }
+            Err(host) => read_window::protocol::host_error_answer(
+                line,
+                host.kind().as_str(),
+                host.message(),
+                host.session_restarted(),
+            ),
+        }
+    }
+
+    /// Pushes a command's raw output into the capture a `capture_begin` line opened: `{"status":"ok"}`, or an
+    /// error answer (no capture open, a host failure).
+    pub fn push_output(&mut self, chunk: &[u8]) -> String {
+        let pushed = self.call(|live| match live.protocol {
+            Some(protocol) => live
+                .bindings
+                .read_window_reader_protocol()
+                .session()
+                .call_push_output(&mut live.store, protocol, chunk),
+            None => Err(wasmtime::format_err!(
+                "this session was started without the protocol"
+            )),
+        });
+        pushed.unwrap_or_else(|host| {
+            read_window::protocol::host_error_answer(
+                "",
+                host.kind().as_str(),
+                host.message(),
+                host.session_restarted(),
+            )
+        })
     }
 
     /// Like [`Session::call`], for methods of the session resource.
@@ -1487,7 +1682,7 @@ impl Session {
             None => (HostErrorKind::Trap, describe(error)),
         };
         self.restarts += 1;
-        match Live::start(&self.shared, &self.grants, self.limits, Some(&self.config)) {
+        match Live::start(&self.shared, &self.grants, self.limits, self.start()) {
             Ok(live) => {
                 self.live = Some(live);
                 HostError {

@@ -12,7 +12,6 @@ use read_window_host::{
     Config, ErrorKind, Grants, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult,
     ReadWindow, Session,
 };
-use serde_json::json;
 
 mod capture_cli;
 mod mcp;
@@ -451,11 +450,11 @@ fn write_text(out: &mut impl Write, window: &ReadResult) -> io::Result<()> {
 /// op but `config` and `stats`) starts the session again with its fields over the options; `config` answers the
 /// config in force.
 fn session(reader: &ReadWindow, grants: &Grants, config: Config) -> Result<ExitCode, Failure> {
-    let mut settings = SessionSettings {
-        config: config.clone(),
-        started: None,
-    };
-    let mut session = match reader.session(grants, config) {
+    let mut session = match reader.protocol_session(
+        grants,
+        &config,
+        read_window_host::SessionLimits::default(),
+    ) {
         Ok(session) => session,
         Err(host) => return answer_every_request(&host),
     };
@@ -464,19 +463,14 @@ fn session(reader: &ReadWindow, grants: &Grants, config: Config) -> Result<ExitC
     let mut line = Vec::new();
     while let Some(too_long) = read_request_line(&mut input, &mut line)? {
         let answer = if too_long {
-            json::error_json(&ReadError::invalid_request(format!(
+            refusal(&format!(
                 "the request line is longer than {MAX_REQUEST_LINE} bytes"
-            )))
+            ))
         } else {
             match std::str::from_utf8(&line) {
                 Ok(text) if text.trim().is_empty() => continue,
-                Ok(text) => match settings.answer(text, reader, grants, &mut session)? {
-                    Some(answer) => answer,
-                    None => json::answer_line(&mut session, text),
-                },
-                Err(e) => json::error_json(&ReadError::invalid_request(format!(
-                    "the request line is not valid UTF-8: {e}"
-                ))),
+                Ok(text) => session.answer(text),
+                Err(e) => refusal(&format!("the request line is not valid UTF-8: {e}")),
             }
         };
         writeln!(out, "{answer}")?;
@@ -485,96 +479,10 @@ fn session(reader: &ReadWindow, grants: &Grants, config: Config) -> Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
-/// What `session` knows about its settings: the config in force and the first op that used the session.
-struct SessionSettings {
-    config: Config,
-    /// The first op other than `configure`, `config` and `stats`, once one ran.
-    started: Option<String>,
-}
-
-impl SessionSettings {
-    /// Answers `configure` and `config` lines; `None` for every other line (the session answers it), noting the
-    /// first op that uses the session.
-    fn answer(
-        &mut self,
-        line: &str,
-        reader: &ReadWindow,
-        grants: &Grants,
-        session: &mut Session,
-    ) -> Result<Option<serde_json::Value>, Failure> {
-        // A line that is not one JSON object with each key once is the session's to refuse (`invalid_request`).
-        let Ok(value) = settings::parse_json(line) else {
-            return Ok(None);
-        };
-        let serde_json::Value::Object(request) = &value else {
-            return Ok(None);
-        };
-        let op = match request.get("op") {
-            Some(serde_json::Value::String(op)) => op.as_str(),
-            None | Some(serde_json::Value::Null) => "read",
-            Some(_) => return Ok(None),
-        };
-        let answer = match op {
-            "config" => match request.keys().find(|key| !["op", "id"].contains(&key.as_str())) {
-                Some(extra) => json::error_json(&ReadError::invalid_request(format!(
-                    "unknown field `{extra}` in a `config` request; it takes only `op` and `id`"
-                ))),
-                None => json!({
-                "status": "ok",
-                "config": settings::effective_json(
-                    &self.config,
-                    grants.dirs().first().map(|grant| grant.guest()),
-                ),
-            }),
-            },
-            "configure" => match &self.started {
-                Some(first) => json::error_json(&ReadError::invalid_request(format!(
-                    "`configure` must come before the first request that uses the session: this session already \
-                     ran `{first}`, so its settings stay as they are; start a new session to change them."
-                ))),
-                None => match settings::configure(&self.config, request).and_then(|config| {
-                    match &config.working_directory {
-                        Some(dir) if request.contains_key("working_directory") => {
-                            settings::check_working_directory(dir, grants).map_err(|why| {
-                                ReadError::invalid_request(format!(
-                                    "`working_directory` {dir:?}: {why}"
-                                ))
-                            })?;
-                            Ok(config)
-                        }
-                        _ => Ok(config),
-                    }
-                }) {
-                    Ok(config) => {
-                        *session = reader.session(grants, config.clone())?;
-                        self.config = config;
-                        json!({ "status": "ok" })
-                    }
-                    Err(error) => json::error_json(&error),
-                },
-            },
-            "stats" => return Ok(None),
-            other => {
-                // Only a request the session will run uses it: a refused one (an unknown op, a bad field) leaves
-                // `configure` open.
-                if json::parse_request_value(&value).is_ok() {
-                    self.started.get_or_insert_with(|| other.to_owned());
-                }
-                return Ok(None);
-            }
-        };
-        Ok(Some(match request.get("id") {
-            Some(id) => {
-                let mut with_id = serde_json::Map::new();
-                with_id.insert("id".into(), id.clone());
-                if let serde_json::Value::Object(fields) = answer {
-                    with_id.extend(fields);
-                }
-                serde_json::Value::Object(with_id)
-            }
-            None => answer,
-        }))
-    }
+/// The `invalid_request` answer to a line the session never saw (too long, not UTF-8).
+fn refusal(message: &str) -> String {
+    let error = read_window::error::ReadError::invalid(message);
+    read_window::protocol::answers::error_json(&error).to_string()
 }
 
 /// Reads one line (at most [`MAX_REQUEST_LINE`] bytes) into `line`. `None` at the end of input; `Some(true)`

@@ -1,6 +1,6 @@
 //! The scenario runner: language-neutral JSON files of fixture files, a config and session steps with the answers
 //! expected, run through the real component. The format is `tests/scenarios/README.md`; the Python and JavaScript
-//! hosts run the same files and compare in the same JSON shape ([`crate::json`]).
+//! hosts run the same files and compare in the same JSON shape (the component's protocol).
 //!
 //! Each scenario runs in a fresh temporary directory: its `files` in `scenario/`, granted read-only at the guest
 //! path [`GUEST_ROOT`] (also the working directory), its `outside` files in `outside/`, not granted. Named
@@ -11,10 +11,12 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use crate::json::{self, parse_config};
-use crate::{Config, Grants, HostError, ReadRequest, ReadWindow, Session};
+use read_window::protocol::answers::note_json;
+use read_window::protocol::config_json::parse_config;
+
+use crate::{Config, Grants, HostError, ReadWindow, Session, SessionLimits};
 
 /// The guest path the scenario's directory is granted at, on every host.
 pub const GUEST_ROOT: &str = "/scenario";
@@ -182,7 +184,9 @@ pub fn run_scenario(reader: &ReadWindow, scenario: &Value) -> Result<(), String>
     }
     let config = match fields.get("config") {
         None | Some(Value::Null) => Config::default(),
-        Some(value) => parse_config(value).map_err(|e| format!("config: {}", e.message))?,
+        Some(value) => parse_config(value)
+            .map(crate::settings::wit_config)
+            .map_err(|e| format!("config: {}", e.message))?,
     };
     let Some(Value::Array(steps)) = fields.get("steps") else {
         return Err("`steps` must be a list of steps".into());
@@ -284,33 +288,21 @@ impl Runner<'_> {
                 let path = self.fixture_path(&request)?;
                 let content = request.get("content").ok_or("`content` is missing")?;
                 write_one(&path, &self.root, content)?;
-                json::note_json()
+                note_json()
             }
             "remove_file" => {
                 only_keys(&request, &["op", "id", "path"])?;
                 let path = self.fixture_path(&request)?;
                 std::fs::remove_file(&path)
                     .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
-                json::note_json()
-            }
-            "read_once" => {
-                let mut as_read = request.clone();
-                as_read.insert("op".into(), json!("read"));
-                let (read, notes) = match json::parse_request_value_noted(&Value::Object(as_read)) {
-                    Ok((json::Request::Read(read), notes)) => (read, notes),
-                    Ok(_) => return Err("`read_once` takes the fields of `read`".into()),
-                    Err(e) => return Err(format!("malformed step: {}", e.message)),
-                };
-                json::with_notes(self.read_once(&read), notes)
+                note_json()
             }
             _ => {
-                let (parsed, notes) = json::parse_request_value_noted(&Value::Object(request))
-                    .map_err(|e| format!("malformed step: {}", e.message))?;
+                let line = Value::Object(request).to_string();
                 let session = self.session(session_name)?;
-                match json::run(session, &parsed) {
-                    Ok(answer) => json::with_notes(answer, notes),
-                    Err(host) => json::host_error_json(&host),
-                }
+                let answer = session.answer(&line);
+                serde_json::from_str(&answer)
+                    .map_err(|e| format!("the answer is not JSON ({e}): {answer}"))?
             }
         };
         Ok(match (id, answer) {
@@ -324,18 +316,11 @@ impl Runner<'_> {
         })
     }
 
-    fn read_once(&self, read: &ReadRequest) -> Value {
-        match self.reader.read_once(&self.grants, &self.config, read) {
-            Ok(outcome) => json::once_json(&outcome),
-            Err(host) => json::host_error_json(&host),
-        }
-    }
-
     fn session(&mut self, name: &str) -> Result<&mut Session, String> {
         if !self.sessions.contains_key(name) {
             let session = self
                 .reader
-                .session(&self.grants, self.config.clone())
+                .protocol_session(&self.grants, &self.config, SessionLimits::default())
                 .map_err(|e: HostError| format!("session `{name}` did not start: {e}"))?;
             self.sessions.insert(name.to_owned(), session);
         }
@@ -724,6 +709,7 @@ fn shown(value: Option<&Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn check(expected: Value, actual: Value) -> Result<(), String> {
         match_value(&expected, Some(&actual), &mut String::new())

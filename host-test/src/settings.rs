@@ -27,10 +27,11 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use read_window::config::{Budget as CoreBudget, Config as CoreConfig, ConfigInput, ConfigProblem};
-use serde_json::{json, Map, Value};
+use read_window::config::{Config as CoreConfig, ConfigInput};
+use read_window::protocol::config_json::{self, BudgetRecord, ConfigRecord};
+use serde_json::Value;
 
-use crate::{json as answers, Budget, Config, Grants, ReadError, TokenBudget};
+use crate::{Budget, Config, Grants, TokenBudget};
 
 /// One option for every config field, shared by every command that reads (`read`, `session`, `page`, `mcp`).
 /// Options override the `--config` file field by field (a list option replaces the file's list).
@@ -212,113 +213,17 @@ impl Settings {
     }
 }
 
-/// Where a config value came from, for a refusal that names it where the user wrote it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// A command-line option (`--loop-warn-at 4`).
-    Option,
-    /// A key of the `--config` file (`` `loop_warn_at` 4 in the config file ``).
-    File,
-    /// A key of the session's `configure` request (`` `loop_warn_at` 4 ``).
-    Request,
-}
+pub use read_window::protocol::config_json::{option_name, Origin};
 
-/// How a refusal names the value `value` of the WIT field `field` given at `origin` (`None`: the default).
-fn describe(field: &str, value: &str, origin: Option<Origin>) -> String {
-    match origin {
-        Some(Origin::Option) => format!("{} {value}", option_name(field)),
-        Some(Origin::File) => format!("`{}` {value} in the config file", snake_name(field)),
-        Some(Origin::Request) => format!("`{}` {value}", snake_name(field)),
-        None => format!("`{}` {value} (the default)", snake_name(field)),
-    }
-}
-
-/// Refuses the invalid values of `config`: `Err` says `WHAT is out of range: RANGE.` for each value out of its
-/// range and `WHAT is not a glob pattern: WHY.` for each malformed deny or allow pattern, where WHAT names the
-/// value where `origin` says it was given (`--max-chars 150`, `` `max_lines` 0 in the config file ``; see
-/// [`Origin`]; `origin` answers `None` for a field left at its default). The loop thresholds are judged
-/// together: when the one the component blames was left at its default, the one given is named instead
-/// (`--loop-warn-at 4 is out of range: at least 2, below loop-block-at 4.`).
+/// Refuses the invalid values of `config`, naming each where `origin` says it was given (see
+/// [`read_window::protocol::config_json::check`]).
 pub fn check(config: &Config, origin: impl Fn(&str) -> Option<Origin>) -> Result<(), String> {
-    let problems: Vec<ConfigProblem> = CoreConfig::problems(core_input(config));
-    if problems.is_empty() {
-        return Ok(());
-    }
-    let warn_at = config
-        .loop_warn_at
-        .unwrap_or(read_window::config::DEFAULT_LOOP_WARN_AT);
-    let block_at = config
-        .loop_block_at
-        .unwrap_or(read_window::config::DEFAULT_LOOP_BLOCK_AT);
-    Err(problems
-        .iter()
-        .map(|problem| match problem.field {
-            "deny-patterns" | "allow-patterns" => format!(
-                "{} is not a glob pattern: {}.",
-                describe(problem.field, &problem.value, origin(problem.field)),
-                problem.range
-            ),
-            "loop-block-at" if origin("loop-block-at").is_none() => format!(
-                "{} is out of range: at least 2, below loop-block-at {block_at}.",
-                describe("loop-warn-at", &warn_at.to_string(), origin("loop-warn-at"))
-            ),
-            "loop-warn-at" if origin("loop-warn-at").is_none() => format!(
-                "{} is out of range: above loop-warn-at {warn_at}.",
-                describe(
-                    "loop-block-at",
-                    &block_at.to_string(),
-                    origin("loop-block-at")
-                )
-            ),
-            field => format!(
-                "{} is out of range: {}.",
-                describe(field, &problem.value, origin(field)),
-                problem.range
-            ),
-        })
-        .collect::<Vec<_>>()
-        .join(" "))
-}
-
-/// The option that sets the WIT config field `field` (`max-line-length` is `--max-line-length`, `budget.characters`
-/// is `--max-chars`).
-pub fn option_name(field: &str) -> &'static str {
-    match field {
-        "max-lines" => "--max-lines",
-        "max-line-length" => "--max-line-length",
-        "budget.characters" => "--max-chars",
-        "budget.tokens.cap" => "--max-tokens",
-        "budget.tokens.headroom" => "--token-headroom",
-        "working-directory" => "--cwd",
-        "dedup" => "--no-dedup",
-        "loop-warn-at" => "--loop-warn-at",
-        "loop-block-at" => "--loop-block-at",
-        "not-found-ttl-ms" => "--not-found-ttl-ms",
-        "deny-patterns" => "--deny",
-        "allow-patterns" => "--allow",
-        _ => "--config",
-    }
-}
-
-/// The snake_case JSON name of the WIT config field `field` (`max-line-length` is `max_line_length`).
-pub fn snake_name(field: &str) -> String {
-    field.replace('-', "_")
+    config_json::check(&config_record(config), origin)
 }
 
 /// `over` on top of `base`: each field `over` sets replaces the field of `base` (a budget as a whole).
 pub fn merge(base: Config, over: Config) -> Config {
-    Config {
-        max_lines: over.max_lines.or(base.max_lines),
-        max_line_length: over.max_line_length.or(base.max_line_length),
-        budget: over.budget.or(base.budget),
-        working_directory: over.working_directory.or(base.working_directory),
-        dedup: over.dedup.or(base.dedup),
-        loop_warn_at: over.loop_warn_at.or(base.loop_warn_at),
-        loop_block_at: over.loop_block_at.or(base.loop_block_at),
-        not_found_ttl_ms: over.not_found_ttl_ms.or(base.not_found_ttl_ms),
-        deny_patterns: over.deny_patterns.or(base.deny_patterns),
-        allow_patterns: over.allow_patterns.or(base.allow_patterns),
-    }
+    wit_config(config_record(&base).merged(config_record(&over)))
 }
 
 /// The largest config file read, in bytes (1 MiB): a config is a few hundred bytes, so anything larger is a
@@ -378,144 +283,18 @@ pub fn read_config_file(path: &Path) -> Result<Config, String> {
             })?,
         },
     };
-    answers::parse_config(&value).map_err(|e| format!("--config {}: {}", path.display(), e.message))
+    config_json::parse_config(&value)
+        .map(wit_config)
+        .map_err(|e| format!("--config {}: {}", path.display(), e.message))
 }
 
-/// Parses JSON, refusing an object that gives a key twice (serde_json would keep the last silently): a config
-/// file, and every request line of the session protocol.
-///
-/// Errors: serde_json's error for text that is not JSON, or `the key `K` is given twice` with its position.
+/// Parses JSON, refusing an object that gives a key twice (the protocol's own reading).
 pub fn parse_json(text: &str) -> Result<Value, serde_json::Error> {
-    let value: Value = serde_json::from_str(text)?;
-    // Parse again with a visitor that sees every key, to find a duplicate.
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    serde::de::Deserializer::deserialize_any(&mut deserializer, UniqueKeys)?;
-    Ok(value)
-}
-
-/// A visitor that walks a JSON value and fails on an object with a duplicate key.
-struct UniqueKeys;
-
-impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(UniqueKeys)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for UniqueKeys {
-    type Value = ();
-    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
-        formatter.write_str("a JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(UniqueKeys)?.is_some() {}
-        Ok(())
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = std::collections::HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                return Err(serde::de::Error::custom(format!(
-                    "the key `{key}` is given twice"
-                )));
-            }
-            map.next_value_seed(UniqueKeys)?;
-        }
-        Ok(())
-    }
+    read_window::protocol::json_in::parse_strict(text)
 }
 
 fn parse_toml(text: &str) -> Result<Value, String> {
     toml::from_str::<Value>(text).map_err(|e| format!("not valid TOML: {}", e.message()))
-}
-
-/// The `configure` op of the session protocol: the config fields of `request` (every key but `op` and `id`, as
-/// in [`answers::parse_config`]) on top of `base`.
-///
-/// A field the request gives replaces the field of `base` as a whole: a `budget` replaces the budget (so a
-/// token `budget` must give its `cap`), a pattern list replaces the list.
-///
-/// Errors: an `invalid_request` error naming the field: a malformed field, a token `budget` with a `headroom`
-/// but no `cap`, a relative `working_directory`, a malformed pattern, or a value out of its range (a value
-/// `base` already held and the request left alone is named as the default or the option that set it would be:
-/// `` `loop_block_at` 4 (the default) ``).
-pub fn configure(base: &Config, request: &Map<String, Value>) -> Result<Config, ReadError> {
-    let fields: Map<String, Value> = request
-        .iter()
-        .filter(|(key, _)| !["op", "id"].contains(&key.as_str()))
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect();
-    let over = answers::parse_config(&Value::Object(fields))?;
-    if let Some(Budget::Tokens(TokenBudget {
-        cap: None,
-        headroom: Some(headroom),
-    })) = &over.budget
-    {
-        return Err(ReadError::invalid_request(format!(
-            "`budget.tokens.headroom` {headroom} needs `budget.tokens.cap` beside it: `configure` replaces the \
-             budget as a whole, so give {{\"tokens\": {{\"cap\": N, \"headroom\": {headroom}}}}}."
-        )));
-    }
-    if let Some(dir) = &over.working_directory {
-        if !dir.starts_with('/') {
-            return Err(ReadError::invalid_request(format!(
-                "`working_directory` {dir:?} must be an absolute path (a directory under a root)"
-            )));
-        }
-    }
-    let given = |field: &str| match field {
-        "max-lines" => over.max_lines.is_some(),
-        "max-line-length" => over.max_line_length.is_some(),
-        "budget.characters" | "budget.tokens.cap" | "budget.tokens.headroom" => {
-            over.budget.is_some()
-        }
-        "loop-warn-at" => over.loop_warn_at.is_some(),
-        "loop-block-at" => over.loop_block_at.is_some(),
-        "not-found-ttl-ms" => over.not_found_ttl_ms.is_some(),
-        "deny-patterns" => over.deny_patterns.is_some(),
-        "allow-patterns" => over.allow_patterns.is_some(),
-        _ => false,
-    };
-    let given_fields: Vec<&str> = [
-        "max-lines",
-        "max-line-length",
-        "budget.characters",
-        "budget.tokens.cap",
-        "budget.tokens.headroom",
-        "loop-warn-at",
-        "loop-block-at",
-        "not-found-ttl-ms",
-        "deny-patterns",
-        "allow-patterns",
-    ]
-    .into_iter()
-    .filter(|field| given(field))
-    .collect();
-    let config = merge(base.clone(), over.clone());
-    check(&config, |field| {
-        given_fields.contains(&field).then_some(Origin::Request)
-    })
-    .map_err(ReadError::invalid_request)?;
-    Ok(config)
 }
 
 /// Refuses a working directory that is not an absolute guest path of a directory under one of `grants`: `Err`
@@ -553,27 +332,49 @@ pub fn check_working_directory(dir: &str, grants: &Grants) -> Result<(), String>
     }
 }
 
-/// The core's view of `config` (the component's `config-input`), for validation and the effective values.
-pub fn core_input(config: &Config) -> ConfigInput {
-    let (budget_chars, token_mode, token_cap, token_headroom) = match &config.budget {
-        Some(Budget::Characters(chars)) => (Some(u64::from(*chars)), false, None, None),
-        Some(Budget::Tokens(tokens)) => (None, true, tokens.cap.map(u64::from), tokens.headroom),
-        None => (None, false, None, None),
-    };
-    ConfigInput {
-        max_lines: config.max_lines.map(u64::from),
-        max_line_chars: config.max_line_length.map(u64::from),
-        budget_chars,
-        token_cap,
-        token_headroom,
-        token_mode,
+/// `config` as the core's copy of the WIT record, which the protocol reads and writes as JSON.
+pub fn config_record(config: &Config) -> ConfigRecord {
+    ConfigRecord {
+        max_lines: config.max_lines,
+        max_line_length: config.max_line_length,
+        budget: config.budget.map(|budget| match budget {
+            Budget::Characters(chars) => BudgetRecord::Characters(chars),
+            Budget::Tokens(tokens) => BudgetRecord::Tokens {
+                cap: tokens.cap,
+                headroom: tokens.headroom,
+            },
+        }),
         working_directory: config.working_directory.clone(),
         dedup: config.dedup,
         loop_warn_at: config.loop_warn_at,
         loop_block_at: config.loop_block_at,
         not_found_ttl_ms: config.not_found_ttl_ms,
-        deny_patterns: config.deny_patterns.clone().unwrap_or_default(),
-        allow_patterns: config.allow_patterns.clone().unwrap_or_default(),
+        deny_patterns: config.deny_patterns.clone(),
+        allow_patterns: config.allow_patterns.clone(),
+    }
+}
+
+/// The core's view of `config` (the component's `config-input`), for validation and the effective values.
+pub fn core_input(config: &Config) -> ConfigInput {
+    config_record(config).input()
+}
+
+/// The WIT record of the core's copy of it.
+pub fn wit_config(record: ConfigRecord) -> Config {
+    Config {
+        max_lines: record.max_lines,
+        max_line_length: record.max_line_length,
+        budget: record.budget.map(|budget| match budget {
+            BudgetRecord::Characters(chars) => Budget::Characters(chars),
+            BudgetRecord::Tokens { cap, headroom } => Budget::Tokens(TokenBudget { cap, headroom }),
+        }),
+        working_directory: record.working_directory,
+        dedup: record.dedup,
+        loop_warn_at: record.loop_warn_at,
+        loop_block_at: record.loop_block_at,
+        not_found_ttl_ms: record.not_found_ttl_ms,
+        deny_patterns: record.deny_patterns,
+        allow_patterns: record.allow_patterns,
     }
 }
 
@@ -582,75 +383,8 @@ pub fn max_lines(config: &Config) -> u64 {
     CoreConfig::resolve(core_input(config)).0.max_lines
 }
 
-/// The config in force as a config object (every field present, defaults filled in, the same snake_case names
-/// [`answers::parse_config`] reads, so it round-trips). `first_root` stands for an absent working directory.
+/// The config in force as a config object (every field present, defaults filled in), as the protocol's `config`
+/// op answers it. `first_root` stands for an absent working directory.
 pub fn effective_json(config: &Config, first_root: Option<&str>) -> Value {
-    let (core, _) = CoreConfig::resolve(core_input(config));
-    let budget = match core.budget {
-        CoreBudget::Characters(chars) => json!({ "characters": chars }),
-        CoreBudget::Tokens { cap, headroom } => {
-            json!({ "tokens": { "cap": cap, "headroom": headroom } })
-        }
-    };
-    json!({
-        "max_lines": core.max_lines,
-        "max_line_length": core.max_line_chars,
-        "budget": budget,
-        "working_directory": core.working_directory.as_deref().or(first_root),
-        "dedup": core.dedup,
-        "loop_warn_at": core.loop_warn_at,
-        "loop_block_at": core.loop_block_at,
-        "not_found_ttl_ms": core.not_found_ttl_ms,
-        "deny_patterns": core.deny_patterns,
-        "allow_patterns": core.allow_patterns,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn configure_refuses_a_value_out_of_range_naming_the_field() {
-        let request = json!({"op": "configure", "max_line_length": 5});
-        let error = configure(
-            &Config::default(),
-            request.as_object().unwrap_or(&Map::new()),
-        )
-        .err()
-        .map(|e| e.message);
-        assert_eq!(
-            error.as_deref(),
-            Some("`max_line_length` 5 is out of range: from 16 to 10000000.")
-        );
-        let request = json!({"op": "configure", "budget": {"characters": 150}, "id": 1});
-        let error = configure(
-            &Config::default(),
-            request.as_object().unwrap_or(&Map::new()),
-        )
-        .err()
-        .map(|e| e.message);
-        assert_eq!(
-            error.as_deref(),
-            Some("`budget.characters` 150 is out of range: from 200 to 10000000.")
-        );
-    }
-
-    #[test]
-    fn the_effective_config_round_trips() {
-        let config = Config {
-            max_lines: Some(40),
-            deny_patterns: Some(vec!["**/*.key".into()]),
-            ..Config::default()
-        };
-        let shown = effective_json(&config, Some("/w"));
-        assert_eq!(shown["max_lines"], json!(40));
-        assert_eq!(shown["budget"], json!({"characters": 100000}));
-        assert_eq!(shown["working_directory"], json!("/w"));
-        let parsed = answers::parse_config(&shown).ok();
-        assert_eq!(
-            parsed.map(|parsed| effective_json(&parsed, None)),
-            Some(shown)
-        );
-    }
+    config_json::effective_json(&config_record(config), first_root)
 }

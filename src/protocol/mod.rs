@@ -1,0 +1,13 @@
+//! The session protocol, owned by the component: one JSON request object in, one JSON answer object out, so
+//! that every host is a pipe. [`ProtocolSession`] runs it over a file system; the WIT `protocol` interface
+//! exports it. Ops, fields and the answer shape are documented in `docs/protocol.md`; the scenario files in
+//! `tests/scenarios/` pin them on every host.
+
+pub mod answers;
+pub mod config_json;
+pub mod json_in;
+pub mod requests;
+mod session;
+pub mod tools;
+
+pub use session::{host_error_answer, Environment, ProtocolSession};

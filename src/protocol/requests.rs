@@ -1,0 +1,320 @@
+//! Requests of the session protocol: one JSON object, its `op` (default `read`) and that op's fields, read the
+//! way models send them. The ops and fields are documented in `docs/protocol.md`.
+
+use serde_json::{Map, Value};
+
+use super::json_in::{type_name, Fields};
+use crate::capture::CaptureInput;
+use crate::error::ReadError;
+use crate::reader::ReadRequest;
+
+/// One parsed request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Request {
+    /// `read`: a window of a file.
+    Read(ReadRequest),
+    /// `read_once`: a window read with the session's config and none of its memory.
+    ReadOnce(ReadRequest),
+    /// `other_tool`: the agent ran another tool (clears the loop counts).
+    OtherTool,
+    /// `reset_dedup`: the model's context was compacted.
+    ResetDedup,
+    /// `wrote`: the host wrote `path`.
+    Wrote(String),
+    /// `check_write`: check `text` meant for `path`.
+    CheckWrite {
+        /// The guest path to be written.
+        path: String,
+        /// The text to be written.
+        text: String,
+    },
+    /// `report_tokens`: the real token count of a window.
+    ReportTokens {
+        /// The guest path of the window.
+        path: String,
+        /// The window's first line (1-based).
+        offset: u64,
+        /// The window's line count.
+        lines: u64,
+        /// The tokens the window really took.
+        tokens: u64,
+    },
+    /// `token_refusal`: an engine refused a window for its token count.
+    TokenRefusal {
+        /// The guest path of the refused window.
+        path: String,
+        /// The refused window's first line (1-based).
+        offset: u64,
+        /// The refused window's limit in lines.
+        limit: u64,
+        /// The engine's refusal message.
+        message: String,
+    },
+    /// `stats`: the session's counters.
+    Stats,
+    /// `config`: the config in force.
+    Config,
+    /// `configure`: config fields on top of the session's config (the request object, `op` and `id` included).
+    Configure(Map<String, Value>),
+    /// `tools`: the tool definitions in a format (`openai`, `anthropic` or `mcp`).
+    Tools(String),
+    /// `capture_begin`: begin capturing a command's output.
+    CaptureBegin(CaptureInput),
+    /// `capture_chunk`: output bytes for the open capture (`text` or `base64`).
+    CaptureChunk(Vec<u8>),
+    /// `capture_end`: finish the capture with an optional exit status.
+    CaptureEnd(Option<i32>),
+}
+
+impl Request {
+    /// Whether running the request uses the session, so that `configure` may no longer follow it.
+    pub fn uses_session(&self) -> bool {
+        !matches!(
+            self,
+            Request::Stats | Request::Config | Request::Configure(_) | Request::Tools(_)
+        )
+    }
+}
+
+/// Every op, in the order the unknown-op refusal lists them.
+pub const OPS: &[&str] = &[
+    "read",
+    "read_once",
+    "other_tool",
+    "reset_dedup",
+    "wrote",
+    "check_write",
+    "report_tokens",
+    "token_refusal",
+    "stats",
+    "config",
+    "configure",
+    "tools",
+    "capture_begin",
+    "capture_chunk",
+    "capture_end",
+];
+
+/// The fields of `capture_begin`: the WIT `capture-config` record in snake_case.
+pub const CAPTURE_CONFIG_FIELDS: &[&str] =
+    &["window_chars", "head_share", "spill_dir", "spill_cap_chars"];
+
+/// The fields a read takes; `asked_via` is a host's (the paths it passed before it rewrote an absolute link).
+const READ_FIELDS: &[&str] = &[
+    "path",
+    "offset",
+    "limit",
+    "column",
+    "tail",
+    "extract",
+    "asked_via",
+];
+
+/// The fields `op` takes, or `None` for an unknown op. `configure`'s are checked by its own parser.
+fn fields_of(op: &str) -> Option<&'static [&'static str]> {
+    Some(match op {
+        "read" | "read_once" => READ_FIELDS,
+        "other_tool" | "reset_dedup" | "stats" | "config" => &[],
+        "configure" => super::config_json::CONFIG_FIELDS,
+        "tools" => &["format"],
+        "wrote" => &["path"],
+        "check_write" => &["path", "text"],
+        "report_tokens" => &["path", "offset", "lines", "tokens"],
+        "token_refusal" => &["path", "offset", "limit", "message"],
+        "capture_begin" => CAPTURE_CONFIG_FIELDS,
+        "capture_chunk" => &["text", "base64"],
+        "capture_end" => &["exit_status"],
+        _ => return None,
+    })
+}
+
+/// The valid range of a read's `offset`, in words.
+const OFFSET_RANGE: &str = "a line number from 1 (0 is read as 1) up to the file's line count";
+/// The valid range of a read's `limit`, in words.
+const LIMIT_RANGE: &str = "a count of lines from 1 (larger values are clamped to max-lines)";
+/// The valid range of a read's `column`, in words.
+const COLUMN_RANGE: &str = "a character position from 0 inside the first line";
+/// The valid range of a read's `tail`, in words.
+const TAIL_RANGE: &str = "a count of last lines from 1 to 4294967295";
+
+/// Parses one request already decoded as JSON, with the notes on how model-shaped arguments were read (`"40"`
+/// for 40: they go into the answer's `warnings` and `text`).
+///
+/// Errors: an `invalid_request` error naming the field at fault: not an object, an unknown op or field, a value
+/// of the wrong type or out of range, a missing field.
+pub fn parse_request(value: &Value) -> Result<(Request, Vec<String>), ReadError> {
+    let Value::Object(map) = value else {
+        return Err(ReadError::invalid(format!(
+            "the request must be a JSON object with an `op` field, not {}",
+            type_name(value)
+        )));
+    };
+    let op = match map.get("op") {
+        None | Some(Value::Null) => "read",
+        Some(Value::String(op)) => op.as_str(),
+        Some(other) => {
+            return Err(ReadError::invalid(format!(
+                "`op` must be a string, not {}",
+                type_name(other)
+            )));
+        }
+    };
+    let Some(allowed) = fields_of(op) else {
+        return Err(ReadError::invalid(format!(
+            "unknown `op` {op:?}: expected one of {}",
+            OPS.join(", ")
+        )));
+    };
+    let fields = Fields { op, map };
+    if let Some(extra) = fields.unknown(allowed) {
+        let expected = if allowed.is_empty() {
+            "none".to_owned()
+        } else {
+            allowed
+                .iter()
+                .filter(|field| **field != "asked_via")
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Err(ReadError::invalid(format!(
+            "unknown field `{extra}` for op `{op}`; its fields are: {expected}"
+        )));
+    }
+    let mut notes = Vec::new();
+    let request = match op {
+        "read" => Request::Read(read_request(&fields, &mut notes)?),
+        "read_once" => Request::ReadOnce(read_request(&fields, &mut notes)?),
+        "other_tool" => Request::OtherTool,
+        "reset_dedup" => Request::ResetDedup,
+        "stats" => Request::Stats,
+        "config" => Request::Config,
+        "configure" => Request::Configure(map.clone()),
+        "tools" => Request::Tools(fields.string("format")?),
+        "capture_begin" => Request::CaptureBegin(capture_config(&fields)?),
+        "capture_chunk" => Request::CaptureChunk(chunk(map)?),
+        "capture_end" => Request::CaptureEnd(exit_status(map)?),
+        "wrote" => Request::Wrote(fields.string("path")?),
+        "check_write" => Request::CheckWrite {
+            path: fields.string("path")?,
+            text: fields.string("text")?,
+        },
+        "report_tokens" => Request::ReportTokens {
+            path: fields.string("path")?,
+            offset: fields.u64("offset")?,
+            lines: fields.u64("lines")?,
+            tokens: fields.u64("tokens")?,
+        },
+        // The only op left: every other name was matched or refused above.
+        _ => Request::TokenRefusal {
+            path: fields.string("path")?,
+            offset: fields.u64("offset")?,
+            limit: fields.u64("limit")?,
+            message: fields.string("message")?,
+        },
+    };
+    Ok((request, notes))
+}
+
+fn read_request(fields: &Fields, notes: &mut Vec<String>) -> Result<ReadRequest, ReadError> {
+    let tail = fields
+        .lenient_u64("tail", TAIL_RANGE, notes)?
+        .map(|tail| {
+            u32::try_from(tail).map(u64::from).map_err(|_| {
+                ReadError::invalid(format!("`tail` must be {TAIL_RANGE} (got {tail})"))
+            })
+        })
+        .transpose()?;
+    Ok(ReadRequest {
+        path: fields.string("path")?,
+        offset: fields.lenient_u64("offset", OFFSET_RANGE, notes)?,
+        limit: fields.lenient_u64("limit", LIMIT_RANGE, notes)?,
+        column: fields.lenient_u64("column", COLUMN_RANGE, notes)?,
+        tail,
+        extract: fields.lenient_bool("extract", notes)?,
+        asked_via: fields.opt_strings("asked_via")?.unwrap_or_default(),
+    })
+}
+
+/// `capture_begin`'s fields, every one optional. Ranges the capture checks itself (a window under 200
+/// characters) are left to it: it warns and uses the default.
+fn capture_config(fields: &Fields) -> Result<CaptureInput, ReadError> {
+    let window_chars = fields
+        .opt_u64("window_chars")?
+        .map(|chars| {
+            u32::try_from(chars).map(u64::from).map_err(|_| {
+                ReadError::invalid(format!(
+                    "`window_chars` must be at most 4294967295 (got {chars})"
+                ))
+            })
+        })
+        .transpose()?;
+    let head_share = match fields.present("head_share") {
+        None => None,
+        Some(value) => Some(value.as_f64().ok_or_else(|| {
+            ReadError::invalid(format!(
+                "`head_share` must be a number from 0 to 0.9, not {value}"
+            ))
+        })?),
+    };
+    let spill_dir = match fields.present("spill_dir") {
+        None => None,
+        Some(Value::String(dir)) => Some(dir.clone()),
+        Some(value) => {
+            return Err(ReadError::invalid(format!(
+                "`spill_dir` must be a guest path (a string), not {value}"
+            )))
+        }
+    };
+    Ok(CaptureInput {
+        window_chars,
+        head_share,
+        spill_dir,
+        spill_cap_chars: fields.opt_u64("spill_cap_chars")?,
+    })
+}
+
+/// Standard base64 (RFC 4648), with or without `=` padding.
+const BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    base64::engine::GeneralPurposeConfig::new()
+        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+);
+
+/// `capture_chunk`'s bytes: `text` (UTF-8 text) or `base64` (standard base64), exactly one of them.
+fn chunk(map: &Map<String, Value>) -> Result<Vec<u8>, ReadError> {
+    use base64::Engine as _;
+    match (map.get("text"), map.get("base64")) {
+        (Some(Value::String(text)), None) => Ok(text.clone().into_bytes()),
+        (None, Some(Value::String(encoded))) => {
+            let compact: String = encoded
+                .chars()
+                .filter(|c| !c.is_ascii_whitespace())
+                .collect();
+            BASE64
+                .decode(compact.as_bytes())
+                .map_err(|why| ReadError::invalid(format!("`base64` is not valid base64: {why}")))
+        }
+        (Some(_), Some(_)) => Err(ReadError::invalid("give `text` or `base64`, not both")),
+        (None, None) => Err(ReadError::invalid(
+            "`capture_chunk` needs `text` (a string) or `base64` (the bytes in base64)",
+        )),
+        _ => Err(ReadError::invalid("`text` and `base64` must be strings")),
+    }
+}
+
+/// `capture_end`'s optional `exit_status` (an integer from -2147483648 to 2147483647).
+fn exit_status(map: &Map<String, Value>) -> Result<Option<i32>, ReadError> {
+    match map.get("exit_status") {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => value
+            .as_i64()
+            .and_then(|status| i32::try_from(status).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                ReadError::invalid(format!(
+                    "`exit_status` must be a 32-bit integer, not {value}"
+                ))
+            }),
+    }
+}

@@ -1,0 +1,312 @@
+//! One session of the protocol: a request text in, an answer text out. It owns the reader, the config in force
+//! (`configure` may change it until the first op that uses the session), and the open capture.
+
+use serde_json::Value;
+
+use super::answers::{
+    capture_json, error_json, note_json, outcome_json, retry_json, stats_json, unit_json,
+    window_json, with_id, with_notes,
+};
+use super::config_json::{configure, effective_json, parse_config, ConfigRecord};
+use super::json_in::parse_strict;
+use super::requests::{parse_request, Request};
+use super::tools::{definitions, Format};
+use crate::capture::CaptureInput;
+use crate::error::ReadError;
+use crate::reader::{self, Reader};
+use crate::sandbox::{self, describe_roots, normalize, FileKind, ResolveError};
+use crate::spill::{Capture, SpillFs};
+
+/// What a session asks of the place it runs in: the time and the size of its memory.
+#[derive(Clone, Copy, Debug)]
+pub struct Environment {
+    /// Milliseconds on a monotonic clock (the not-found memory ages by it).
+    pub now_ms: fn() -> u64,
+    /// The bytes of memory the session's instance holds now; on wasm32 linear memory never shrinks, so this is
+    /// also its peak (`stats` reports it).
+    pub memory_bytes: fn() -> u64,
+}
+
+/// A protocol session over the file system `F` (the preopens).
+pub struct ProtocolSession<F: SpillFs> {
+    fs: F,
+    environment: Environment,
+    /// The guest paths of the writable preopens: the only one, when there is one, takes a spill by default.
+    writable_roots: Vec<String>,
+    config: ConfigRecord,
+    reader: Reader,
+    /// The first op that used the session, once one ran: `configure` is refused after it.
+    started: Option<&'static str>,
+    /// Why the config the session was created with could not be read: every request is answered with it.
+    malformed_config: Option<ReadError>,
+    capture: Option<Capture<F::Writer>>,
+}
+
+impl<F: SpillFs> ProtocolSession<F> {
+    /// A session reading through `fs` under `config` (a config object as text, `""` for the defaults; a value out
+    /// of its range falls back to its default with a warning, as the typed session does); `writable_roots` are the
+    /// guest paths of the preopens granted for writing. A config that is not a config object leaves the session
+    /// answering every request with the `invalid_request` error that says why.
+    pub fn new(fs: F, config: &str, writable_roots: Vec<String>, environment: Environment) -> Self {
+        let parsed = if config.trim().is_empty() {
+            Ok(ConfigRecord::default())
+        } else {
+            parse_strict(config)
+                .map_err(|e| ReadError::invalid(format!("the config is not valid JSON: {e}")))
+                .and_then(|value| parse_config(&value))
+        };
+        let (config, malformed_config) = match parsed {
+            Ok(config) => (config, None),
+            Err(error) => (
+                ConfigRecord::default(),
+                Some(ReadError::invalid(format!(
+                    "the host started this session with a config it could not use, so it answers no request: {}",
+                    error.message
+                ))),
+            ),
+        };
+        ProtocolSession {
+            fs,
+            environment,
+            writable_roots,
+            reader: Reader::new(config.input()),
+            config,
+            started: None,
+            malformed_config,
+            capture: None,
+        }
+    }
+
+    /// The config in force, as the record `configure` merges into.
+    pub fn config(&self) -> &ConfigRecord {
+        &self.config
+    }
+
+    /// The config in force as the text [`Self::new`] takes: a host restarting the session after a trap starts the
+    /// new one with it.
+    pub fn config_text(&self) -> String {
+        self.config.to_json().to_string()
+    }
+
+    /// Answers one request line with one answer line (a JSON object, the request's `id` first when it had one).
+    /// Never fails: a malformed request is answered with an `invalid_request` error.
+    pub fn answer(&mut self, line: &str) -> String {
+        self.answer_value(line).to_string()
+    }
+
+    /// [`Self::answer`] as a JSON value.
+    pub fn answer_value(&mut self, line: &str) -> Value {
+        let value = match parse_strict(line) {
+            Ok(value) => value,
+            Err(e) => {
+                // A line refused for a key given twice still parses: its `id` goes back with the refusal.
+                let id = serde_json::from_str::<Value>(line)
+                    .ok()
+                    .and_then(|value| value.get("id").cloned());
+                let error = ReadError::invalid(format!("the request is not valid JSON: {e}"));
+                return with_id(id, error_json(&error));
+            }
+        };
+        let id = value.get("id").cloned();
+        if let Some(error) = &self.malformed_config {
+            return with_id(id, error_json(error));
+        }
+        let answer = match parse_request(&value) {
+            Ok((request, notes)) => {
+                let answer = self.run(request, value.get("op").and_then(Value::as_str));
+                with_notes(answer, notes)
+            }
+            Err(error) => error_json(&error),
+        };
+        with_id(id, answer)
+    }
+
+    /// Pushes a command's output bytes into the open capture: `{"status":"ok"}` or the error (no capture open).
+    pub fn push_output(&mut self, chunk: &[u8]) -> String {
+        unit_json(&self.capture_chunk(chunk)).to_string()
+    }
+
+    fn run(&mut self, request: Request, op: Option<&str>) -> Value {
+        if request.uses_session() && !matches!(request, Request::ReadOnce(_)) {
+            self.started.get_or_insert(op_name(op));
+        }
+        match request {
+            Request::Read(read) => {
+                let outcome = self
+                    .reader
+                    .read(&mut self.fs, &read, (self.environment.now_ms)());
+                outcome_json(&outcome)
+            }
+            Request::ReadOnce(read) => {
+                match reader::read_once(self.config.input(), &mut self.fs, &read) {
+                    Ok(result) => window_json(&result),
+                    Err(error) => error_json(&error),
+                }
+            }
+            Request::OtherTool => {
+                self.reader.note_other_tool();
+                note_json()
+            }
+            Request::ResetDedup => {
+                self.reader.reset_dedup();
+                note_json()
+            }
+            Request::Wrote(path) => {
+                self.reader.wrote(&self.fs, &path);
+                note_json()
+            }
+            Request::CheckWrite { path, text } => {
+                unit_json(&self.reader.check_write(&mut self.fs, &path, &text))
+            }
+            Request::ReportTokens {
+                path,
+                offset,
+                lines,
+                tokens,
+            } => unit_json(
+                &self
+                    .reader
+                    .report_tokens(&self.fs, &path, offset, lines, tokens),
+            ),
+            Request::TokenRefusal {
+                path,
+                offset,
+                limit,
+                message,
+            } => {
+                retry_json(
+                    &self
+                        .reader
+                        .token_refusal(&mut self.fs, &path, offset, limit, &message),
+                )
+            }
+            Request::Stats => stats_json(&self.reader.stats(), (self.environment.memory_bytes)()),
+            Request::Config => self.config_answer(),
+            Request::Configure(fields) => match self.configure(&fields) {
+                Ok(()) => note_json(),
+                Err(error) => error_json(&error),
+            },
+            Request::Tools(format) => self.tools(&format),
+            Request::CaptureBegin(input) => {
+                self.capture_begin(input);
+                note_json()
+            }
+            Request::CaptureChunk(bytes) => unit_json(&self.capture_chunk(&bytes)),
+            Request::CaptureEnd(exit_status) => match self.capture.take() {
+                Some(mut capture) => match capture.finish(&mut self.fs, exit_status) {
+                    Ok(result) => capture_json(&result),
+                    Err(error) => error_json(&error),
+                },
+                None => error_json(&no_capture()),
+            },
+        }
+    }
+
+    fn config_answer(&self) -> Value {
+        let first_root = self.fs.roots().first().map(String::as_str);
+        serde_json::json!({
+            "status": "ok",
+            "config": effective_json(&self.config, first_root),
+        })
+    }
+
+    /// `configure`: refused once an op used the session; a `working_directory` must be a directory under a root.
+    fn configure(&mut self, fields: &serde_json::Map<String, Value>) -> Result<(), ReadError> {
+        if let Some(first) = self.started {
+            return Err(ReadError::invalid(format!(
+                "`configure` must come before the first request that uses the session: this session already \
+                 ran `{first}`, so its settings stay as they are; start a new session to change them."
+            )));
+        }
+        let config = configure(&self.config, fields)?;
+        if let (Some(dir), true) = (
+            &config.working_directory,
+            fields.contains_key("working_directory"),
+        ) {
+            self.check_working_directory(dir)
+                .map_err(|why| ReadError::invalid(format!("`working_directory` {dir:?}: {why}")))?;
+        }
+        self.reader = Reader::new(config.input());
+        self.config = config;
+        Ok(())
+    }
+
+    /// Refuses a working directory that is not a directory under a root: `Err` says why.
+    fn check_working_directory(&mut self, dir: &str) -> Result<(), String> {
+        let absolute = normalize(dir, "/");
+        if sandbox::find_root(self.fs.roots(), &absolute).is_none() {
+            return Err(format!(
+                "not under a root (the roots are {})",
+                describe_roots(self.fs.roots())
+            ));
+        }
+        match sandbox::resolve(&mut self.fs, dir, &absolute) {
+            Ok(resolved) if resolved.stat.kind == FileKind::Directory => Ok(()),
+            Ok(_) => Err("not a directory".to_owned()),
+            Err(ResolveError::NotFound(missing)) => Err(format!("{} does not exist", missing.path)),
+            Err(ResolveError::Other(error)) => Err(error.message),
+        }
+    }
+
+    fn tools(&self, format: &str) -> Value {
+        let Some(format) = Format::named(format) else {
+            return error_json(&ReadError::invalid(format!(
+                "unknown tool format {format:?}: expected openai, anthropic or mcp"
+            )));
+        };
+        let (config, _) = crate::config::Config::resolve(self.config.input());
+        serde_json::json!({
+            "status": "ok",
+            "tools": definitions(format, config.max_lines),
+        })
+    }
+
+    /// Opens a capture (dropping one still open). Without a `spill_dir`, the spill goes to the only writable
+    /// preopen when there is exactly one.
+    fn capture_begin(&mut self, mut input: CaptureInput) {
+        if input.spill_dir.is_none() {
+            if let [only] = self.writable_roots.as_slice() {
+                input.spill_dir = Some(only.clone());
+            }
+        }
+        self.capture = Some(Capture::new(input));
+    }
+
+    fn capture_chunk(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
+        match self.capture.as_mut() {
+            Some(capture) => capture.push(&mut self.fs, chunk),
+            None => Err(no_capture()),
+        }
+    }
+}
+
+/// The answer for `request` that a host could not run (`cause`: `trap`, `deadline`, `memory_limit` or
+/// `start`), with the request's `id` first when it had one.
+pub fn host_error_answer(
+    request: &str,
+    cause: &str,
+    message: &str,
+    session_restarted: bool,
+) -> String {
+    let id = serde_json::from_str::<Value>(request)
+        .ok()
+        .and_then(|value| value.get("id").cloned());
+    with_id(
+        id,
+        super::answers::host_error_json(cause, message, session_restarted),
+    )
+    .to_string()
+}
+
+/// The op's name for the `configure` refusal (`read` when the request gave none).
+fn op_name(op: Option<&str>) -> &'static str {
+    super::requests::OPS
+        .iter()
+        .find(|name| Some(**name) == op)
+        .copied()
+        .unwrap_or("read")
+}
+
+fn no_capture() -> ReadError {
+    ReadError::invalid("no capture is open; send capture_begin first.")
+}
