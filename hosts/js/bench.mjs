@@ -7,7 +7,7 @@
 // Dedup is off so repeats return content, and the loop tripwire's thresholds are out of reach: consecutive reads
 // alternate between offset 40 and 41, a cycle of two the tripwire would block (as the Rust and Python benches do).
 // Every answer, warm-up included, must be a 21-line window, or the bench stops with the answer and exits 1. Each
-// timing covers the whole call: argument checks, the component, and the conversion of the answer to its JSON shape.
+// timing covers the whole call: the request as JSON, the absolute-link walk, the component, and the answer parsed.
 
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { ReadWindow } from './index.js';
 
 function sampleSource() {
-  // The file of host-test/src/bin/bench.rs `write_source`: 100 lines, 9.6 kB.
+  // The file of host/src/bin/bench.rs `write_source`: 100 lines, 9.6 kB.
   const lines = ['//! A generated sample source file for read-window-bench.', '', 'use std::collections::HashMap;', ''];
   for (let n = 0; lines.length < 99; n += 1) {
     if (n % 12 === 0) lines.push(`pub fn step_${n}(table: &mut HashMap<String, u64>, input: &[u8]) -> u64 {`);
@@ -94,7 +94,7 @@ try {
   ];
   console.log(`read-window JS host: lines 40-60 of a 100-line file (${source.length} bytes)`);
   console.log(`Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}); component loaded in ${loadMs.toFixed(1)} ms`);
-  console.log(`peak linear memory of the warm session: ${session.peakMemoryBytes()} bytes\n`);
+  console.log(`peak linear memory of the warm session: ${session.stats().peak_memory_bytes} bytes\n`);
   console.log('| Method | Median | Runs |');
   console.log('|---|---:|---:|');
   for (const [label, { median: micros, runs: count }] of rows) {

@@ -7,94 +7,44 @@
 // its target is relative, and `..` only pops back to a directory held open on the way, so neither `..`, nor an
 // absolute target, nor a directory swapped for a link by another process (renameat2 RENAME_EXCHANGE) can lead
 // outside the grant: that is `not-permitted`, as in wasmtime. A grant's own directory is opened when its session
-// starts and held until the session closes, so swapping the grant's path later changes nothing.
-//
-// The classes here are the component's `wasi:filesystem/types` import (jco's bindings check `instanceof` against
-// the classes of the import object) and the preopens its `wasi:filesystem/preopens` hands out (grants.js). Every
-// call is a synchronous Node fs call on a file descriptor; errors are thrown as WASI `error-code` names.
+// starts and held until the session closes, so swapping the grant's path later changes nothing. The classes here
+// are the component's `wasi:filesystem/types` import (jco's bindings check `instanceof` against them); every call
+// is a synchronous Node fs call on a file descriptor, and errors are thrown as WASI `error-code` names.
 
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdtempSync,
-  openSync,
-  opendirSync,
-  readSync,
-  readlinkSync,
-  renameSync,
-  rmdirSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdtempSync, openSync, opendirSync, readSync } from 'node:fs';
+import { readlinkSync, renameSync, rmdirSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
-/** Links followed in one resolution at most (Linux's `MAXSYMLINKS`). */
-const MAX_SYMLINKS = 40;
-
+const MAX_SYMLINKS = 40; // links followed in one resolution at most (Linux's `MAXSYMLINKS`)
 /** How a directory on the way is opened: never through a link at its name. */
 const STEP_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
-
-/** The path that names the directory (or file) open at `fd` itself, by the kernel's magic link. */
+/** The path that names what is open at `fd` itself, by the kernel's magic link. */
 const self = (fd) => `/proc/self/fd/${fd}`;
-
-/** The path that names `name` (a single name) inside the directory open at `fd`: openat(fd, name). */
+/** The path that names the single `name` inside the directory open at `fd`: openat(fd, name). */
 const at = (fd, name) => `${self(fd)}/${name}`;
 
 /** Node error codes and the WASI `error-code` each becomes (preview2-shim's table). */
 const ERROR_CODES = {
-  EACCES: 'access',
-  EAGAIN: 'would-block',
-  EWOULDBLOCK: 'would-block',
-  EALREADY: 'already',
-  EBADF: 'bad-descriptor',
-  EBUSY: 'busy',
-  EDEADLK: 'deadlock',
-  EDQUOT: 'quota',
-  EEXIST: 'exist',
-  EFBIG: 'file-too-large',
-  EILSEQ: 'illegal-byte-sequence',
-  EINPROGRESS: 'in-progress',
-  EINTR: 'interrupted',
-  EINVAL: 'invalid',
-  EIO: 'io',
-  EISDIR: 'is-directory',
-  ELOOP: 'loop',
-  EMLINK: 'too-many-links',
-  EMSGSIZE: 'message-size',
-  ENAMETOOLONG: 'name-too-long',
-  ENODEV: 'no-device',
-  ENOENT: 'no-entry',
-  ENOLCK: 'no-lock',
-  ENOMEM: 'insufficient-memory',
-  ENOSPC: 'insufficient-space',
-  ENOTDIR: 'not-directory',
-  ENOTEMPTY: 'not-empty',
-  ENOTRECOVERABLE: 'not-recoverable',
-  ENOTSUP: 'unsupported',
-  ENOTTY: 'no-tty',
-  ENXIO: 'no-such-device',
-  EOVERFLOW: 'overflow',
-  EPERM: 'not-permitted',
-  EPIPE: 'pipe',
-  EROFS: 'read-only',
-  ESPIPE: 'invalid-seek',
-  ETXTBSY: 'text-file-busy',
-  EXDEV: 'cross-device',
-  // A name with a NUL byte: Node refuses it before any system call.
-  ERR_INVALID_ARG_VALUE: 'invalid',
+  EACCES: 'access', EAGAIN: 'would-block', EWOULDBLOCK: 'would-block', EALREADY: 'already', EBADF: 'bad-descriptor',
+  EBUSY: 'busy', EDEADLK: 'deadlock', EDQUOT: 'quota', EEXIST: 'exist', EFBIG: 'file-too-large',
+  EILSEQ: 'illegal-byte-sequence', EINPROGRESS: 'in-progress', EINTR: 'interrupted', EINVAL: 'invalid', EIO: 'io',
+  EISDIR: 'is-directory', ELOOP: 'loop', EMLINK: 'too-many-links', EMSGSIZE: 'message-size',
+  ENAMETOOLONG: 'name-too-long', ENODEV: 'no-device', ENOENT: 'no-entry', ENOLCK: 'no-lock',
+  ENOMEM: 'insufficient-memory', ENOSPC: 'insufficient-space', ENOTDIR: 'not-directory', ENOTEMPTY: 'not-empty',
+  ENOTRECOVERABLE: 'not-recoverable', ENOTSUP: 'unsupported', ENOTTY: 'no-tty', ENXIO: 'no-such-device',
+  EOVERFLOW: 'overflow', EPERM: 'not-permitted', EPIPE: 'pipe', EROFS: 'read-only', ESPIPE: 'invalid-seek',
+  ETXTBSY: 'text-file-busy', EXDEV: 'cross-device',
+  ERR_INVALID_ARG_VALUE: 'invalid', // a name with a NUL byte: Node refuses it before any system call
 };
 
 /**
- * The WASI `error-code` for an error a Node fs call threw: its code in preview2-shim's table, `io` for another
- * system error. Anything else (a bug here, not the file system) is thrown on, and the call traps.
- *
+ * The WASI `error-code` of an error a Node fs call threw (`io` for a system error not in the table); anything else,
+ * a bug here and not the file system, is thrown on (the call traps).
  * @param {unknown} error
  * @returns {string}
- * @throws {unknown} `error` itself when it is not a file system error.
  */
 export function errorCode(error) {
   const code = ERROR_CODES[error?.code];
@@ -114,52 +64,25 @@ function fs(f) {
 
 /** The WASI `descriptor-type` of Node Stats or a Dirent. */
 function typeOf(entry) {
-  if (entry.isFile()) return 'regular-file';
-  if (entry.isDirectory()) return 'directory';
-  if (entry.isSymbolicLink()) return 'symbolic-link';
-  if (entry.isFIFO()) return 'fifo';
-  if (entry.isSocket()) return 'socket';
-  if (entry.isCharacterDevice()) return 'character-device';
-  if (entry.isBlockDevice()) return 'block-device';
-  return 'unknown';
-}
-
-/** A WASI `datetime` from nanoseconds since the epoch (a BigInt). */
-function datetime(ns) {
-  return { seconds: ns / 1_000_000_000n, nanoseconds: Number(ns % 1_000_000_000n) };
+  const types = [['isFile', 'regular-file'], ['isDirectory', 'directory'], ['isSymbolicLink', 'symbolic-link'],
+    ['isFIFO', 'fifo'], ['isSocket', 'socket'], ['isCharacterDevice', 'character-device'], ['isBlockDevice', 'block-device']];
+  return types.find(([is]) => entry[is]())?.[1] ?? 'unknown';
 }
 
 /** The WASI `descriptor-stat` record of BigInt Node Stats, in preview2-shim's shape. */
 function statRecord(stats) {
-  return {
-    type: typeOf(stats),
-    linkCount: stats.nlink,
-    size: stats.size,
-    dataAccessTimestamp: datetime(stats.atimeNs),
-    dataModificationTimestamp: datetime(stats.mtimeNs),
-    statusChangeTimestamp: datetime(stats.ctimeNs),
-  };
+  const datetime = (ns) => ({ seconds: ns / 1_000_000_000n, nanoseconds: Number(ns % 1_000_000_000n) });
+  const { nlink: linkCount, size, atimeNs, mtimeNs, ctimeNs } = stats;
+  return { type: typeOf(stats), linkCount, size, dataAccessTimestamp: datetime(atimeNs),
+    dataModificationTimestamp: datetime(mtimeNs), statusChangeTimestamp: datetime(ctimeNs) };
 }
 
 /** The names of a relative path: no empty names and no `.`; `..` kept (the walk resolves it). */
-function namesOf(path) {
-  return path.split('/').filter((name) => name !== '' && name !== '.');
-}
-
+const namesOf = (path) => path.split('/').filter((name) => name !== '' && name !== '.');
 /** Closes the directories a walk opened (all of `stack` but its first, the descriptor walked from). */
-function release(stack) {
-  for (const fd of stack.slice(1)) closeSync(fd);
-}
+const release = (stack) => stack.slice(1).forEach((fd) => closeSync(fd));
 
-/**
- * Takes one name of a walk inside the directory open at `fd`: `{fd}`, the directory opened at it (never through
- * a link), `{target}` when the name is a link (its target), or `{}` when it is neither (a file, say).
- *
- * @param {number} fd
- * @param {string} name A single name (no `/`, not `.` or `..`).
- * @returns {{fd?: number, target?: string}}
- * @throws {string} The WASI error code of a missing name, a refused open, and so on.
- */
+/** One name of a walk in the directory open at `fd`: `{fd}` of the directory there, `{target}` of a link, or `{}`. */
 function step(fd, name) {
   try {
     return { fd: openSync(at(fd, name), STEP_FLAGS) };
@@ -175,17 +98,12 @@ function step(fd, name) {
 }
 
 /**
- * Resolves the relative `path` beneath the directory open at `base`, one name at a time through directories held
- * open: `..` goes back to the directory before (never above `base`), a link on the way is followed when its
- * target is relative, and the last name too when `followLast` (or the path ends in `/`). The caller acts on
- * `name` inside `stack`'s last directory (`.` when the path ends at a directory) and then calls `release(stack)`.
- *
- * @param {number} base The descriptor walked from; it stays open.
- * @param {string} path A relative path, as the component gives it.
- * @param {boolean} followLast Whether a link at the last name is followed.
- * @returns {{stack: number[], name: string}} `stack`: `base`, then each directory still open on the way.
- * @throws {string} `not-permitted` for an absolute path, an absolute link target or `..` above `base`; `loop`
- *   past 40 links; `not-directory` when a name on the way is a file; the WASI error code of a failed call.
+ * Resolves the relative `path` beneath the directory open at `base`, a name at a time through directories held
+ * open: `..` goes back to the one before (never above `base`), a link is followed when its target is relative (the
+ * last name only when `followLast` or the path ends in `/`). The caller acts on `name` in `stack`'s last directory,
+ * then calls `release(stack)`. Throws `not-permitted` for an absolute path or target or `..` above `base`, `loop`
+ * past 40 links, `not-directory` for a file on the way.
+ * @returns {{stack: number[], name: string}}
  */
 function walk(base, path, followLast) {
   if (path.startsWith('/')) throw 'not-permitted';
@@ -233,45 +151,29 @@ function beneath(base, path, followLast, f) {
   }
 }
 
-/** Closes descriptors the component never dropped (an instance abandoned after a trap) when they are collected. */
+/** Closes what the component never dropped (an instance abandoned after a trap) once it is collected. */
 const collector = new FinalizationRegistry((close) => {
   try {
     close();
   } catch {
-    // A finalizer must not throw; the descriptor was already closed.
+    // Already closed.
   }
 });
 
-/** What closes `fd` for {@link collector} (made out here, so it holds the number and not its descriptor). */
-const closingFd = (fd) => () => closeSync(fd);
-
-/** What closes `dir` for {@link collector}. */
-const closingDir = (dir) => () => dir.closeSync();
+/** What closes `what` for {@link collector}: made out here, so it holds the number or Dir, not its wrapper. */
+const closing = (close, what) => () => close(what);
 
 /** Every way `wasi:filesystem` offers to change the file system but creating a new file and writing it. */
-export const MUTATIONS = [
-  'writeViaStream',
-  'appendViaStream',
-  'setSize',
-  'setTimes',
-  'setTimesAt',
-  'createDirectoryAt',
-  'linkAt',
-  'removeDirectoryAt',
-  'renameAt',
-  'symlinkAt',
-  'unlinkFileAt',
-];
+export const MUTATIONS = ['writeViaStream', 'appendViaStream', 'setSize', 'setTimes', 'setTimesAt',
+  'createDirectoryAt', 'linkAt', 'removeDirectoryAt', 'renameAt', 'symlinkAt', 'unlinkFileAt'];
 
 /** Makes a Descriptor (the class's constructor is not for callers): set by the class's static block. */
 let makeDescriptor;
 
 /**
- * A `wasi:filesystem` descriptor backed by a file descriptor of this process: a granted directory, or a file or
- * directory opened beneath one. Paths are resolved by {@link walk}. A descriptor of a read-only grant (and what
- * is opened through it) refuses every change with `not-permitted`; one of a writable grant (a capture's spill
- * directory) may also create a new file (`create` with `exclusive`, never through a link) and write to it.
- * Absolute link targets are never revealed (`readlinkAt` throws `not-permitted`), as in wasmtime.
+ * A `wasi:filesystem` descriptor over a file descriptor of this process: a granted directory, or what was opened
+ * beneath one, its paths resolved by {@link walk}. One of a read-only grant refuses every change (`not-permitted`);
+ * one of a writable grant (a spill directory) may also create a new file (`create` with `exclusive`) and write it.
  */
 export class Descriptor {
   #fd;
@@ -286,34 +188,18 @@ export class Descriptor {
       descriptor.#writable = writable;
       descriptor.#canWrite = canWrite;
       descriptor.#owned = owned;
-      if (owned) collector.register(descriptor, closingFd(fd), descriptor);
+      if (owned) collector.register(descriptor, closing(closeSync, fd), descriptor);
       return descriptor;
     };
   }
 
   /**
-   * Opens `path` beneath this directory (the WASI `open-at`): the last name through a link only with
-   * `symlinkFollow`; files without blocking (a FIFO put in a file's place cannot hang the call).
-   *
-   * @param {{symlinkFollow?: boolean}} pathFlags
-   * @param {string} path A relative path.
-   * @param {{create?: boolean, directory?: boolean, exclusive?: boolean, truncate?: boolean}} openFlags
-   * @param {{read?: boolean, write?: boolean, mutateDirectory?: boolean, fileIntegritySync?: boolean,
-   *   dataIntegritySync?: boolean, requestedWriteSync?: boolean}} descriptorFlags
+   * The WASI `open-at` beneath this directory: the last name through a link only with `symlinkFollow`, a file
+   * without blocking (a FIFO put in its place cannot hang the call). Throws `not-permitted` for a change the grant
+   * does not allow, `unsupported` for the sync flags, and the walk's and the open's error codes.
    * @returns {Descriptor}
-   * @throws {string} `not-permitted` for a change this grant does not allow; `unsupported` for the sync flags;
-   *   the walk's and the open's WASI error codes.
    */
   openAt(pathFlags, path, openFlags, descriptorFlags) {
-    const flags = this.#openFlags(openFlags, descriptorFlags);
-    const fd = beneath(this.#fd, path, Boolean(pathFlags.symlinkFollow), (dir, name) =>
-      openSync(at(dir, name), flags),
-    );
-    return makeDescriptor(fd, { writable: this.#writable, canWrite: Boolean(descriptorFlags.write) });
-  }
-
-  /** The open(2) flags of an `open-at`, or the WASI error code of what this descriptor may not open. */
-  #openFlags(openFlags, descriptorFlags) {
     if (descriptorFlags.fileIntegritySync || descriptorFlags.dataIntegritySync || descriptorFlags.requestedWriteSync) {
       throw 'unsupported';
     }
@@ -324,79 +210,41 @@ export class Descriptor {
     if (openFlags.create) flags |= O_CREAT | O_EXCL;
     if (openFlags.directory) flags |= O_DIRECTORY;
     if (descriptorFlags.write) flags |= descriptorFlags.read ? O_RDWR : O_WRONLY;
-    return flags;
+    const fd = beneath(this.#fd, path, Boolean(pathFlags.symlinkFollow), (dir, name) => openSync(at(dir, name), flags));
+    return makeDescriptor(fd, { writable: this.#writable, canWrite: Boolean(descriptorFlags.write) });
   }
 
-  /**
-   * The WASI `stat` of this descriptor (fstat).
-   * @returns {object} `{type, linkCount, size, dataAccessTimestamp, dataModificationTimestamp,
-   *   statusChangeTimestamp}`: size in bytes, times as `{seconds, nanoseconds}` since the epoch.
-   * @throws {string} The WASI error code.
-   */
-  stat() {
-    return statRecord(fs(() => fstatSync(this.#fd, { bigint: true })));
-  }
+  /** The WASI `stat` of this descriptor (fstat). */
+  stat() { return statRecord(fs(() => fstatSync(this.#fd, { bigint: true }))); }
 
-  /**
-   * The WASI `stat-at`: the stat of `path` beneath this directory (of the link itself unless `symlinkFollow`).
-   * @param {{symlinkFollow?: boolean}} pathFlags
-   * @param {string} path A relative path.
-   * @returns {object} The record of {@link Descriptor#stat}.
-   * @throws {string} The walk's and lstat's WASI error codes.
-   */
+  /** The WASI `stat-at` of `path` beneath this directory (of a link itself unless `symlinkFollow`). */
   statAt(pathFlags, path) {
-    return statRecord(
-      beneath(this.#fd, path, Boolean(pathFlags.symlinkFollow), (dir, name) => lstatSync(at(dir, name), { bigint: true })),
-    );
+    const follow = Boolean(pathFlags.symlinkFollow);
+    return statRecord(beneath(this.#fd, path, follow, (dir, name) => lstatSync(at(dir, name), { bigint: true })));
   }
 
-  /**
-   * The WASI `readlink-at`: the target of the link at `path` beneath this directory, when it is relative.
-   * @param {string} path A relative path.
-   * @returns {string}
-   * @throws {string} `not-permitted` for an absolute target (a host path, never shown); `invalid` when `path` is
-   *   not a link; the walk's WASI error codes.
-   */
+  /** The WASI `readlink-at` beneath this directory; `not-permitted` for an absolute target (never shown). */
   readlinkAt(path) {
     const target = beneath(this.#fd, path, false, (dir, name) => readlinkSync(at(dir, name)));
     if (target.startsWith('/')) throw 'not-permitted';
     return target;
   }
 
-  /**
-   * The WASI `read`: up to `length` bytes from byte `offset` (pread).
-   * @param {bigint | number} length Bytes at most.
-   * @param {bigint | number} offset Bytes from the start.
-   * @returns {[Uint8Array, boolean]} The bytes, and whether the end was reached (nothing read).
-   * @throws {string} `is-directory` for a directory, another WASI error code.
-   */
+  /** The WASI `read`: up to `length` bytes from byte `offset` (pread), and whether the end was reached. */
   read(length, offset) {
     const buffer = new Uint8Array(Number(length));
     const count = fs(() => readSync(this.#fd, buffer, 0, buffer.length, BigInt(offset)));
     return [buffer.subarray(0, count), count === 0];
   }
 
-  /**
-   * The WASI `write`: `buffer` at byte `offset` (pwrite), on a file this descriptor created for writing.
-   * @param {Uint8Array} buffer
-   * @param {bigint | number} offset Bytes from the start.
-   * @returns {bigint} Bytes written.
-   * @throws {string} `not-permitted` when it was not opened for writing; another WASI error code.
-   */
+  /** The WASI `write` at byte `offset` (pwrite), of a file opened for writing (else `not-permitted`). */
   write(buffer, offset) {
     if (!this.#canWrite) throw 'not-permitted';
     return BigInt(fs(() => writeSync(this.#fd, buffer, 0, buffer.byteLength, BigInt(offset))));
   }
 
-  /**
-   * The WASI `read-directory`: a stream of this directory's entries (`.` and `..` left out), read from the
-   * directory object itself.
-   * @returns {DirectoryEntryStream}
-   * @throws {string} `not-directory` for a file, another WASI error code.
-   */
-  readDirectory() {
-    return makeStream(fs(() => opendirSync(self(this.#fd), { encoding: 'buffer' })));
-  }
+  /** The WASI `read-directory`: a stream of the entries of the directory object itself. */
+  readDirectory() { return makeStream(fs(() => opendirSync(self(this.#fd), { encoding: 'buffer' }))); }
 
   /** Closes the file descriptor (a granted directory's stays open: its grant closes it). */
   [Symbol.dispose]() {
@@ -407,17 +255,14 @@ export class Descriptor {
   }
 }
 
-for (const method of MUTATIONS) {
-  Object.defineProperty(Descriptor.prototype, method, {
-    value() {
-      throw 'not-permitted';
-    },
-  });
+/** What every change a grant does not allow gets, as in wasmtime. */
+export function refuse() {
+  throw 'not-permitted';
 }
+for (const method of MUTATIONS) Object.defineProperty(Descriptor.prototype, method, { value: refuse });
 
 /** Makes a DirectoryEntryStream: set by the class's static block. */
 let makeStream;
-
 /** Decodes a name strictly: one that is not UTF-8 is refused, as wasmtime does. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -429,27 +274,20 @@ export class DirectoryEntryStream {
     makeStream = (dir) => {
       const stream = new DirectoryEntryStream();
       stream.#dir = dir;
-      collector.register(stream, closingDir(dir), stream);
+      collector.register(stream, closing((open) => open.closeSync(), dir), stream);
       return stream;
     };
   }
 
-  /**
-   * The next entry: `{type, name}`, or undefined at the end.
-   * @returns {{type: string, name: string} | undefined}
-   * @throws {string} `illegal-byte-sequence` for a name that is not UTF-8 (the stream goes on with the next);
-   *   another WASI error code.
-   */
+  /** The next entry, `{type, name}`, or undefined; `illegal-byte-sequence` for a name not UTF-8 (then the next). */
   readDirectoryEntry() {
     const entry = fs(() => this.#dir.readSync());
     if (entry === null) return undefined;
-    let name;
     try {
-      name = utf8.decode(entry.name);
+      return { type: typeOf(entry), name: utf8.decode(entry.name) };
     } catch {
       throw 'illegal-byte-sequence';
     }
-    return { type: typeOf(entry), name };
   }
 
   /** Closes the directory. */
@@ -464,49 +302,35 @@ export class DirectoryEntryStream {
 /** The `wasi:filesystem/types` import of this file system (the component imports no `filesystem-error-code`). */
 export const types = { Descriptor, DirectoryEntryStream };
 
-/**
- * A granted host directory, held open from {@link openGrant} until {@link Grant#close}: its preopen descriptor
- * resolves every path inside the directory it was opened on, whatever becomes of its host path.
- */
+/** A granted directory held open: whatever becomes of its host path, its preopen resolves paths inside it. */
 export class Grant {
   #fd;
   #writable;
 
   /**
-   * Opens `hostDir` (its last name never through a link).
-   * @param {string} hostDir An absolute host path of a directory.
-   * @param {boolean} writable Whether new files may be created in it and written (a capture's spill directory).
-   * @throws {Error} Node's error when it cannot be opened as a directory.
+   * Opens `hostDir`, an absolute host path (its last name never through a link); `writable`: new files may be
+   * created in it and written (a capture's spill directory). Throws Node's error.
    */
   constructor(hostDir, writable) {
     this.#fd = openSync(hostDir, STEP_FLAGS);
     this.#writable = writable;
   }
 
-  /**
-   * A preopen descriptor of the directory (the grant keeps the file descriptor; dropping it closes nothing).
-   * @returns {Descriptor}
-   */
-  preopen() {
-    return makeDescriptor(this.#fd, { writable: this.#writable, owned: false });
-  }
+  /** A preopen descriptor of the directory (the grant keeps the file descriptor). @returns {Descriptor} */
+  preopen() { return makeDescriptor(this.#fd, { writable: this.#writable, owned: false }); }
 
   /** Closes the directory; descriptors opened through it stay valid until they are dropped. */
   close() {
-    if (this.#fd === -1) return;
-    closeSync(this.#fd);
+    if (this.#fd !== -1) closeSync(this.#fd);
     this.#fd = -1;
   }
 }
 
 let raceFree;
-
 /**
- * Whether this process can resolve names inside a held directory as {@link Descriptor} does: Linux with `/proc`
- * mounted, whose `/proc/self/fd/N` follows the descriptor's directory object, not a path. Tested once (and
- * remembered) by renaming a fresh temporary directory after opening it: the name through the descriptor must
- * still reach it.
- *
+ * Whether names can be resolved inside a held directory as {@link Descriptor} does: Linux with `/proc`, whose
+ * `/proc/self/fd/N` follows the directory object, not a path. Tested once by renaming a fresh directory after
+ * opening it: the name through the descriptor must still reach it.
  * @returns {boolean}
  */
 export function isRaceFree() {
@@ -517,26 +341,21 @@ export function isRaceFree() {
 /** The test of {@link isRaceFree}: true when `/proc/self/fd/N` followed a renamed directory. */
 function probe() {
   let before;
-  try {
-    before = mkdtempSync(join(tmpdir(), 'read-window-probe-'));
-  } catch {
-    return false;
-  }
-  const after = `${before}-moved`;
   let fd = -1;
   try {
+    before = mkdtempSync(join(tmpdir(), 'read-window-probe-'));
     fd = openSync(before, STEP_FLAGS);
-    renameSync(before, after);
+    renameSync(before, `${before}-moved`);
     return lstatSync(at(fd, '.'), { bigint: true }).ino === fstatSync(fd, { bigint: true }).ino;
   } catch {
     return false;
   } finally {
     if (fd !== -1) closeSync(fd);
-    for (const path of [before, after]) {
+    for (const path of before === undefined ? [] : [before, `${before}-moved`]) {
       try {
-        rmdirSync(path);
+        rmdirSync(path); // empty, or not removed: never what another process put in its place
       } catch {
-        // Not there (renamed, or never made).
+        // Not there (renamed).
       }
     }
   }

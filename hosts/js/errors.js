@@ -1,57 +1,18 @@
-// Errors: the host's failures (`HostError`) and its refusals of a malformed request or config
-// (`InvalidRequestError`). `index.js` exports both.
-
-import { errorAnswer } from './answers.js';
-
-/** @typedef {import('./index.js').ErrorAnswer} ErrorAnswer */
+// The host's own failures. Everything else, a trap included, is an answer of the component (docs/protocol.md).
 
 /**
- * A failure on the host side of a call (as opposed to an error answer from the component).
- *
- * `kind` is `"trap"` (the component trapped or called `exit`; the session was restarted with its state lost when
- * `sessionRestarted`) or `"start"` (the component could not be loaded or a session could not be started: a
- * missing transpile, a grant that is not a directory, a config the component's types cannot hold).
+ * The component could not be loaded or a session could not be started (`kind` `"start"`): a missing transpile, a
+ * grant that is not a directory, an instantiation that failed.
  */
 export class HostError extends Error {
-  /**
-   * @param {"trap" | "start"} kind
-   * @param {string} message
-   * @param {{sessionRestarted?: boolean, cause?: unknown}} [options]
-   */
-  constructor(kind, message, { sessionRestarted = false, cause } = {}) {
+  /** @param {"start"} kind @param {string} message @param {{cause?: unknown}} [options] */
+  constructor(kind, message, { cause } = {}) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'HostError';
-    /** @type {"trap" | "start"} */
+    /** @type {"start"} */
     this.kind = kind;
-    /** True when the session was replaced by a fresh one (it works again, with its state lost). */
-    this.sessionRestarted = sessionRestarted;
-  }
-
-  /**
-   * The failure in the JSON shape of the Rust host: `{status: "error", content_returned: false, error: {kind:
-   * "host_error", cause, message, session_restarted}}`.
-   */
-  toJSON() {
-    return {
-      status: 'error',
-      content_returned: false,
-      text: this.message,
-      error: { kind: 'host_error', cause: this.kind, message: this.message, session_restarted: this.sessionRestarted },
-    };
   }
 }
 
-/**
- * A malformed request or config, refused before it reaches the component. `answer` is the `invalid_request`
- * error answer naming the field; session methods return it instead of throwing, `parseRequest` and the config
- * parameters of `session` and `readOnce` throw it.
- */
-export class InvalidRequestError extends Error {
-  /** @param {string} message */
-  constructor(message) {
-    super(message);
-    this.name = 'InvalidRequestError';
-    /** @type {ErrorAnswer} */
-    this.answer = errorAnswer({ kind: 'invalid-request', message, alreadyRead: undefined });
-  }
-}
+/** Thrown from `wasi:cli/exit`: a guest that exits must not end the host process (a trap, to the session). */
+export class GuestExit extends Error {}

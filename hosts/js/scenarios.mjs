@@ -8,7 +8,9 @@
 //
 // Each scenario runs in a fresh temporary directory: its `files` in `scenario/`, granted read-only at the guest
 // path /scenario (also the working directory), its `outside` files in `outside/`, not granted. Named sessions
-// (`"session"` on a step, default "main") start at their first step with the scenario's config.
+// (`"session"` on a step, default "main") start at their first step with the scenario's config (as JSON text).
+// Each step's request (the step without `expect` and `session`) goes to the component as it is, through
+// `session.request` (`read_once` included); only `write_file` and `remove_file` are the runner's own.
 
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -31,6 +33,10 @@ import iconv from 'iconv-lite';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { parseJson, toJson as showJson } from './json.js';
+
+export { parseJson, showJson };
+
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** The guest path the scenario's directory is granted at, on every host. */
@@ -44,34 +50,6 @@ const STEP_KEYS = ['expect', 'session'];
 
 /** A failure of one step or of the scenario file: its message is the runner's `why`. */
 class Failure extends Error {}
-
-// ---------------------------------------------------------------------------------------------------------------
-// JSON with exact integers
-
-/**
- * Parses JSON like `JSON.parse`, but an integer beyond 2^53 (a u64 such as 18446744073709551615) becomes a BigInt
- * instead of a rounded Number, as serde_json keeps it in the Rust runner.
- * @param {string} text
- * @returns {unknown}
- * @throws {SyntaxError}
- */
-export function parseJson(text) {
-  const big = new Map();
-  // Tag each long integer literal outside strings, parse, then swap the tags for BigInts.
-  const tagged = text.replace(/"(?:[^"\\]|\\.)*"|(?<![\d.eE+-])-?\d{16,}(?![.\deE])/g, (token) => {
-    if (token.startsWith('"') || Number.isSafeInteger(Number(token))) return token;
-    const tag = `\u0000bigint${big.size}`;
-    big.set(tag, BigInt(token));
-    return JSON.stringify(tag);
-  });
-  return big.size === 0 ? JSON.parse(text) : JSON.parse(tagged, (_key, value) => (big.has(value) ? big.get(value) : value));
-}
-
-/** `JSON.stringify` that writes BigInts as plain integers. */
-export function showJson(value) {
-  const text = JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? `\u0000bigint:${item}` : item));
-  return text === undefined ? 'undefined' : text.replace(/"\\u0000bigint:(-?\d+)"/g, '$1');
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Files
@@ -337,22 +315,16 @@ function deepEqual(a, b) {
 /**
  * Runs one scenario given as parsed JSON.
  * @param {import('./index.js').ReadWindow} reader
- * @param {typeof import('./index.js')} host The host module (for parseRequest, parseConfig, the error classes).
  * @param {unknown} scenario
  * @throws {Failure} Why it failed.
  */
-export function runScenario(reader, host, scenario) {
+export function runScenario(reader, scenario) {
   if (!isObject(scenario)) throw new Failure('a scenario must be a JSON object');
   const extra = Object.keys(scenario).find((key) => !SCENARIO_KEYS.includes(key));
   if (extra !== undefined) {
     throw new Failure(`unknown scenario key \`${extra}\`; the keys are ${SCENARIO_KEYS.join(', ')}`);
   }
-  const config = scenario.config ?? {};
-  try {
-    host.parseConfig(config);
-  } catch (error) {
-    throw new Failure(`config: ${error.message}`);
-  }
+  const config = scenario.config === undefined || scenario.config === null ? '' : showJson(scenario.config);
   if (!Array.isArray(scenario.steps)) throw new Failure('`steps` must be a list of steps');
 
   const temp = mkdtempSync(join(tmpdir(), 'read-window-scenario-'));
@@ -384,7 +356,7 @@ export function runScenario(reader, host, scenario) {
     };
     scenario.steps.forEach((step, index) => {
       try {
-        runStep(step, { reader, host, grants, config, root, session });
+        runStep(step, { root, session });
       } catch (error) {
         if (!(error instanceof Failure)) throw error;
         throw new Failure(`step ${index + 1} (${describeStep(step)}): ${error.message}`);
@@ -422,20 +394,10 @@ function onlyKeys(request, allowed) {
   if (extra !== undefined) throw new Failure(`unknown field \`${extra}\`; the fields are ${allowed.join(', ')}`);
 }
 
-function malformed(host, f) {
-  try {
-    return f();
-  } catch (error) {
-    if (error instanceof host.InvalidRequestError) throw new Failure(`malformed step: ${error.message}`);
-    throw error;
-  }
-}
-
-function answerStep(request, name, { reader, host, grants, config, root, session }) {
+function answerStep(request, name, { root, session }) {
   const id = Object.hasOwn(request, 'id') ? { id: request.id } : {};
-  const op = request.op ?? 'read';
   let answer;
-  switch (op) {
+  switch (request.op ?? 'read') {
     case 'write_file': {
       onlyKeys(request, ['op', 'id', 'path', 'content']);
       const path = fixturePath(root, request.path);
@@ -455,34 +417,17 @@ function answerStep(request, name, { reader, host, grants, config, root, session
       answer = { status: 'ok' };
       break;
     }
-    case 'read_once': {
-      malformed(host, () => host.parseRequest({ ...request, op: 'read' }));
-      // The read's fields as the step has them: the host takes optional numbers as models send them.
-      const fields = Object.fromEntries(
-        ['path', 'offset', 'limit', 'column', 'tail']
-          .filter((key) => Object.hasOwn(request, key))
-          .map((key) => [key, request[key]]),
-      );
-      try {
-        answer = reader.readOnce(grants, config, fields);
-      } catch (error) {
-        if (!(error instanceof host.HostError)) throw error;
-        answer = error.toJSON();
-      }
-      break;
-    }
     default:
-      malformed(host, () => host.parseRequest(request));
-      answer = session(name).answer(request);
+      answer = session(name).request(request);
   }
-  return { ...id, ...answer };
+  return isObject(answer) ? { ...id, ...answer } : answer;
 }
 
 /**
  * Runs one scenario file.
  * @returns {{name: string, why: string | null}}
  */
-export function runFile(reader, host, file) {
+export function runFile(reader, file) {
   let text;
   try {
     text = readFileSync(file, 'utf8');
@@ -497,7 +442,7 @@ export function runFile(reader, host, file) {
   }
   const name = isObject(scenario) && typeof scenario.name === 'string' ? scenario.name : file;
   try {
-    runScenario(reader, host, scenario);
+    runScenario(reader, scenario);
     return { name, why: null };
   } catch (error) {
     if (error instanceof Failure) return { name, why: error.message };
@@ -554,7 +499,7 @@ async function main() {
   let passed = 0;
   let failed = 0;
   for (const file of files) {
-    const { name, why } = runFile(reader, host, file);
+    const { name, why } = runFile(reader, file);
     if (why === null) {
       passed += 1;
       console.log(`PASS ${name}`);

@@ -58,12 +58,27 @@ pub enum Request {
     Configure(Map<String, Value>),
     /// `tools`: the tool definitions in a format (`openai`, `anthropic` or `mcp`).
     Tools(String),
+    /// `tool_call`: a model's call of one of those tools, run as the op it stands for.
+    ToolCall(Box<Request>),
     /// `capture_begin`: begin capturing a command's output.
     CaptureBegin(CaptureInput),
     /// `capture_chunk`: output bytes for the open capture (`text` or `base64`).
     CaptureChunk(Vec<u8>),
-    /// `capture_end`: finish the capture with an optional exit status.
-    CaptureEnd(Option<i32>),
+    /// `capture_end`: finish the capture.
+    CaptureEnd(CaptureEnd),
+}
+
+/// The fields of `capture_end`: what the host knows of how the command ended.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CaptureEnd {
+    /// `exit_status`: the command's exit status, when known (a signal's death is 128 + the signal).
+    pub exit_status: Option<i32>,
+    /// `timeout_seconds`: the host killed the command at this timeout, so the output ends there.
+    pub timeout_seconds: Option<f64>,
+    /// `hint_notes`: sentences of the host's own (its options), appended to the hint.
+    pub hint_notes: Vec<String>,
+    /// `warnings`: the host's warnings (a spill it could not set up), added to the answer's.
+    pub warnings: Vec<String>,
 }
 
 impl Request {
@@ -90,6 +105,7 @@ pub const OPS: &[&str] = &[
     "config",
     "configure",
     "tools",
+    "tool_call",
     "capture_begin",
     "capture_chunk",
     "capture_end",
@@ -117,13 +133,14 @@ fn fields_of(op: &str) -> Option<&'static [&'static str]> {
         "other_tool" | "reset_dedup" | "stats" | "config" => &[],
         "configure" => super::config_json::CONFIG_FIELDS,
         "tools" => &["format"],
+        "tool_call" => &["name", "arguments", "asked_via"],
         "wrote" => &["path"],
         "check_write" => &["path", "text"],
         "report_tokens" => &["path", "offset", "lines", "tokens"],
         "token_refusal" => &["path", "offset", "limit", "message"],
         "capture_begin" => CAPTURE_CONFIG_FIELDS,
         "capture_chunk" => &["text", "base64"],
-        "capture_end" => &["exit_status"],
+        "capture_end" => &["exit_status", "timeout_seconds", "hint_notes", "warnings"],
         _ => return None,
     })
 }
@@ -191,9 +208,14 @@ pub fn parse_request(value: &Value) -> Result<(Request, Vec<String>), ReadError>
         "config" => Request::Config,
         "configure" => Request::Configure(map.clone()),
         "tools" => Request::Tools(fields.string("format")?),
+        "tool_call" => {
+            let (call, call_notes) = tool_call(&fields)?;
+            notes.extend(call_notes);
+            Request::ToolCall(Box::new(call))
+        }
         "capture_begin" => Request::CaptureBegin(capture_config(&fields)?),
         "capture_chunk" => Request::CaptureChunk(chunk(map)?),
-        "capture_end" => Request::CaptureEnd(exit_status(map)?),
+        "capture_end" => Request::CaptureEnd(capture_end(&fields)?),
         "wrote" => Request::Wrote(fields.string("path")?),
         "check_write" => Request::CheckWrite {
             path: fields.string("path")?,
@@ -214,6 +236,65 @@ pub fn parse_request(value: &Value) -> Result<(Request, Vec<String>), ReadError>
         },
     };
     Ok((request, notes))
+}
+
+/// A `tool_call`: `name` (`read_file` or `check_write`) and `arguments` (an object, or absent), read as the op the
+/// tool stands for, with refusals that name the tool and its arguments rather than the op.
+fn tool_call(fields: &Fields) -> Result<(Request, Vec<String>), ReadError> {
+    use super::tools::{CHECK_WRITE, READ_FILE};
+    let name = fields.string("name")?;
+    let empty = Map::new();
+    let arguments = match fields.present("arguments") {
+        None => &empty,
+        Some(Value::Object(arguments)) => arguments,
+        Some(other) => {
+            return Err(ReadError::invalid(format!(
+                "`arguments` must be an object, not {}",
+                type_name(other)
+            )))
+        }
+    };
+    let (op, allowed): (&str, &[&str]) = match name.as_str() {
+        READ_FILE => (
+            "read",
+            &["path", "offset", "limit", "column", "tail", "extract"],
+        ),
+        CHECK_WRITE => ("check_write", &["path", "text"]),
+        other => {
+            return Err(ReadError::invalid(format!(
+                "unknown tool {other:?}: the tools are {READ_FILE} and {CHECK_WRITE}"
+            )))
+        }
+    };
+    if let Some(extra) = arguments
+        .keys()
+        .find(|key| !allowed.contains(&key.as_str()))
+    {
+        return Err(ReadError::invalid(format!(
+            "unknown argument `{extra}` for {name}; its arguments are: {}",
+            allowed.join(", ")
+        )));
+    }
+    let call = Fields {
+        op: &name,
+        map: arguments,
+    };
+    for required in allowed
+        .iter()
+        .filter(|field| ["path", "text"].contains(*field))
+    {
+        if call.present(required).is_none() {
+            return Err(ReadError::invalid(format!(
+                "`{required}` is missing: {name} needs a `{required}` (a string)"
+            )));
+        }
+    }
+    let mut request = arguments.clone();
+    request.insert("op".into(), Value::from(op));
+    if let (Some(asked_via), "read") = (fields.present("asked_via"), op) {
+        request.insert("asked_via".into(), asked_via.clone());
+    }
+    parse_request(&Value::Object(request))
 }
 
 fn read_request(fields: &Fields, notes: &mut Vec<String>) -> Result<ReadRequest, ReadError> {
@@ -303,18 +384,37 @@ fn chunk(map: &Map<String, Value>) -> Result<Vec<u8>, ReadError> {
     }
 }
 
-/// `capture_end`'s optional `exit_status` (an integer from -2147483648 to 2147483647).
-fn exit_status(map: &Map<String, Value>) -> Result<Option<i32>, ReadError> {
-    match map.get("exit_status") {
-        None | Some(Value::Null) => Ok(None),
-        Some(value) => value
-            .as_i64()
-            .and_then(|status| i32::try_from(status).ok())
-            .map(Some)
-            .ok_or_else(|| {
-                ReadError::invalid(format!(
-                    "`exit_status` must be a 32-bit integer, not {value}"
-                ))
-            }),
-    }
+/// `capture_end`'s fields, every one optional: `exit_status` (an integer from -2147483648 to 2147483647),
+/// `timeout_seconds` (a number over 0), `hint_notes` and `warnings` (lists of strings).
+fn capture_end(fields: &Fields) -> Result<CaptureEnd, ReadError> {
+    let exit_status = match fields.present("exit_status") {
+        None => None,
+        Some(value) => Some(
+            value
+                .as_i64()
+                .and_then(|status| i32::try_from(status).ok())
+                .ok_or_else(|| {
+                    ReadError::invalid(format!(
+                        "`exit_status` must be a 32-bit integer, not {value}"
+                    ))
+                })?,
+        ),
+    };
+    let timeout_seconds =
+        match fields.present("timeout_seconds") {
+            None => None,
+            Some(value) => Some(value.as_f64().filter(|seconds| *seconds > 0.0).ok_or_else(
+                || {
+                    ReadError::invalid(format!(
+                        "`timeout_seconds` must be a number of seconds over 0, not {value}"
+                    ))
+                },
+            )?),
+        };
+    Ok(CaptureEnd {
+        exit_status,
+        timeout_seconds,
+        hint_notes: fields.opt_strings("hint_notes")?.unwrap_or_default(),
+        warnings: fields.opt_strings("warnings")?.unwrap_or_default(),
+    })
 }

@@ -9,7 +9,7 @@ use super::answers::{
 };
 use super::config_json::{configure, effective_json, parse_config, ConfigRecord};
 use super::json_in::parse_strict;
-use super::requests::{parse_request, Request};
+use super::requests::{parse_request, CaptureEnd, Request};
 use super::tools::{definitions, Format};
 use crate::capture::CaptureInput;
 use crate::error::ReadError;
@@ -127,6 +127,13 @@ impl<F: SpillFs> ProtocolSession<F> {
     }
 
     fn run(&mut self, request: Request, op: Option<&str>) -> Value {
+        if let Request::ToolCall(call) = request {
+            let op = match *call {
+                Request::CheckWrite { .. } => "check_write",
+                _ => "read",
+            };
+            return with_text(self.run(*call, Some(op)));
+        }
         if request.uses_session() && !matches!(request, Request::ReadOnce(_)) {
             self.started.get_or_insert(op_name(op));
         }
@@ -187,14 +194,18 @@ impl<F: SpillFs> ProtocolSession<F> {
                 Err(error) => error_json(&error),
             },
             Request::Tools(format) => self.tools(&format),
+            // Unwrapped above; a tool call inside a tool call is not a request the parser makes.
+            Request::ToolCall(_) => {
+                error_json(&ReadError::invalid("a tool call cannot call a tool"))
+            }
             Request::CaptureBegin(input) => {
                 self.capture_begin(input);
                 note_json()
             }
             Request::CaptureChunk(bytes) => unit_json(&self.capture_chunk(&bytes)),
-            Request::CaptureEnd(exit_status) => match self.capture.take() {
-                Some(mut capture) => match capture.finish(&mut self.fs, exit_status) {
-                    Ok(result) => capture_json(&result),
+            Request::CaptureEnd(end) => match self.capture.take() {
+                Some(mut capture) => match capture.finish(&mut self.fs, end.exit_status) {
+                    Ok(result) => capture_json(&ended(result, end)),
                     Err(error) => error_json(&error),
                 },
                 None => error_json(&no_capture()),
@@ -296,6 +307,32 @@ pub fn host_error_answer(
         super::answers::host_error_json(cause, message, session_restarted),
     )
     .to_string()
+}
+
+/// A finished capture with what the host said of the command's end: the timeout that killed it and the host's own
+/// sentences after the hint, its warnings after the capture's.
+fn ended(mut result: crate::spill::CaptureResult, end: CaptureEnd) -> crate::spill::CaptureResult {
+    let hint = &mut result.summary.hint;
+    if let Some(seconds) = end.timeout_seconds {
+        let unit = if seconds == 1.0 { "second" } else { "seconds" };
+        hint.push_str(&format!(
+            " The command was killed at its timeout of {seconds} {unit}: the output ends there."
+        ));
+    }
+    for note in end.hint_notes {
+        hint.push(' ');
+        hint.push_str(note.trim_start());
+    }
+    result.warnings.extend(end.warnings);
+    result
+}
+
+/// A tool call's answer always carries `text`, what the model sees: `ok` for a check that passed.
+fn with_text(mut answer: Value) -> Value {
+    if let Value::Object(fields) = &mut answer {
+        fields.entry("text").or_insert_with(|| Value::from("ok"));
+    }
+    answer
 }
 
 /// The op's name for the `configure` refusal (`read` when the request gave none).

@@ -372,7 +372,7 @@ pub fn check_write_output_schema() -> Value {
         "properties": {
             "status": { "type": "string", "enum": ["ok", "error"] },
             "content_returned": { "type": "boolean" },
-            "text": { "type": "string", "description": "An error's message." },
+            "text": { "type": "string", "description": "What the model sees: ok, or the error's message." },
             "error": error_schema()
         },
         "required": ["status"]

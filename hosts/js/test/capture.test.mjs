@@ -1,5 +1,5 @@
-// The JavaScript host's thin wrapper of the component's `capture` resource (issue 14): a command's output as head,
-// marker and tail, spilled to a file in the one directory granted read-write.
+// The capture ops through the JavaScript host (issue 14): a command's output as head, marker and tail, spilled to
+// a file in the one directory granted read-write; bytes go through the component's push-output.
 //
 //   npm test        (needs `npm ci` and `npm run transpile` first)
 

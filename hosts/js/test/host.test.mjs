@@ -1,5 +1,6 @@
-// Tests of the JavaScript layer: grants and isolation, argument conversion, the answer shapes, errors.
-// The component's behaviour is tested by the scenario files (node scenarios.mjs ../../tests/scenarios).
+// Tests of the JavaScript layer: grants and isolation, requests piped to the component's protocol (arguments
+// untouched, answers as the component gives them), the absolute links, restarts after a trap, loading. The
+// component's behaviour is tested by the scenario files (node scenarios.mjs ../../tests/scenarios).
 //
 //   npm test        (needs `npm ci` and `npm run transpile` first)
 
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { openGrants } from '../grants.js';
-import { HostError, InvalidRequestError, ReadWindow, parseConfig, parseRequest } from '../index.js';
+import { HostError, ReadWindow } from '../index.js';
 import { resolveAbsoluteLinks } from '../links.js';
 
 let reader;
@@ -195,11 +196,31 @@ describe('answers', () => {
     assert.equal(session.read('a.txt').status, 'ok', 'the session itself has not seen a.txt');
   });
 
-  test('answer() echoes the id first and answers malformed requests', () => {
+  test('request() echoes the id first and answers malformed requests; answer() is text in, text out', () => {
     const session = reader.session(one);
-    assert.deepEqual(Object.keys(session.answer({ id: 'q', op: 'stats' })).slice(0, 2), ['id', 'status']);
-    assert.equal(session.answer({ op: 'fly', id: 1 }).error.kind, 'invalid_request');
-    assert.equal(session.answer([1]).error.message, 'the request must be a JSON object with an `op` field, not an array');
+    assert.deepEqual(Object.keys(session.request({ id: 'q', op: 'stats' })).slice(0, 2), ['id', 'status']);
+    // The component's message word for word; the ops it adds after `tools` (while it grows) are left open.
+    assert.match(
+      session.request({ op: 'fly', id: 1 }).error.message,
+      new RegExp(
+        '^unknown `op` "fly": expected one of read, read_once, other_tool, reset_dedup, wrote, check_write, ' +
+          'report_tokens, token_refusal, stats, config, configure, tools, (\\w+, )*capture_begin, capture_chunk, capture_end$',
+      ),
+    );
+    assert.equal(session.request([1]).error.message, 'the request must be a JSON object with an `op` field, not an array');
+    const text = session.answer('{"id":3,"op":"other_tool"}');
+    assert.equal(text, '{"id":3,"status":"ok"}');
+    assert.equal(session.request('{"op":"stats"').error.kind, 'invalid_request', 'malformed JSON is answered too');
+    assert.throws(() => session.answer({ op: 'stats' }), TypeError);
+  });
+
+  test('an op only the component knows reaches JavaScript', () => {
+    const answer = reader.session(one).request({ op: 'tools', format: 'openai', id: 7 });
+    assert.equal(answer.id, 7);
+    assert.equal(answer.status, 'ok');
+    assert.equal(answer.tools[0].function.name, 'read_file');
+    assert.equal(answer.tools[1].function.name, 'check_write');
+    assert.equal(answer.tools[0].function.parameters.properties.limit.maximum, 2000);
   });
 
   test('close() drops the session; the next call starts a fresh one', () => {
@@ -212,7 +233,7 @@ describe('answers', () => {
 });
 
 describe('host failures', () => {
-  test('a call that traps throws HostError and restarts the session with its state lost', () => {
+  test('a call that traps is a host_error answer, and the session restarts with its config and none of its state', () => {
     // A host import that throws a JS Error (not a WASI error code) unwinds through the guest: a trap.
     const armed = { on: false };
     const trapping = Object.create(reader);
@@ -228,23 +249,28 @@ describe('host failures', () => {
       return instance;
     };
     const session = trapping.session(one);
+    assert.deepEqual(session.request({ op: 'configure', max_lines: 5 }), { status: 'ok' });
     assert.equal(session.read('a.txt').status, 'ok');
     assert.equal(session.read('a.txt').status, 'unchanged');
     armed.on = true;
-    assert.throws(
-      () => session.read('lines.txt'),
-      (e) => e instanceof HostError && e.kind === 'trap' && e.sessionRestarted && /injected host failure/.test(e.message),
-    );
+    const failed = session.read('lines.txt');
+    assert.equal(failed.status, 'error');
+    assert.equal(failed.error.kind, 'host_error');
+    assert.equal(failed.error.cause, 'trap');
+    assert.equal(failed.error.session_restarted, true);
+    assert.match(failed.error.message, /injected host failure.*the session was restarted/);
     armed.on = false;
     assert.equal(session.restarts(), 1);
     assert.equal(session.read('a.txt').status, 'ok', 'the dedup memory went with the old instance');
+    assert.equal(session.request({ op: 'config' }).config.max_lines, 5, 'the restart kept the configured config');
+    assert.equal(session.read('lines.txt').lines_returned, 5);
     armed.on = true;
-    const answer = session.answer({ path: 'lines.txt' });
+    const answer = session.request({ id: 'x', path: 'lines.txt' });
+    assert.deepEqual(Object.keys(answer).slice(0, 2), ['id', 'status']);
+    assert.equal(answer.id, 'x');
     assert.equal(answer.error.kind, 'host_error');
-    assert.equal(answer.error.cause, 'trap');
-    assert.equal(answer.error.session_restarted, true);
     armed.on = false;
-    assert.equal(session.read('lines.txt').status, 'ok');
+    assert.equal(session.read('lines.txt', { offset: 6 }).status, 'ok');
   });
 });
 
@@ -291,49 +317,44 @@ describe('requests and config', () => {
     assert.equal(tail.next_offset, null);
   });
 
-  test('parseRequest follows the session protocol', () => {
-    assert.deepEqual(parseRequest({ path: 'a', offset: 5, limit: 1e3, column: null }), {
-      op: 'read',
-      path: 'a',
-      offset: 5n,
-      limit: 1000n,
-      column: undefined,
-      tail: undefined,
-      extract: undefined,
-      notes: [],
-    });
-    assert.deepEqual(parseRequest({ path: 'nb.ipynb', extract: 'false' }), {
-      op: 'read',
-      path: 'nb.ipynb',
-      offset: undefined,
-      limit: undefined,
-      column: undefined,
-      tail: undefined,
-      extract: false,
-      notes: ['`extract` was the string "false"; it was read as the boolean false. Send booleans as JSON true or false.'],
-    });
-    assert.throws(
-      () => parseRequest({ path: 'a', extract: 'no' }),
-      /`extract` must be true or false, as a JSON boolean, not the string "no"/,
+  test('requests reach the component as given, and its checks answer them', () => {
+    const session = reader.session(one, { dedup: false });
+    const noted = session.request({ path: 'a.txt', extract: 'false' });
+    assert.deepEqual(noted.warnings, [
+      '`extract` was the string "false"; it was read as the boolean false. Send booleans as JSON true or false.',
+    ]);
+    assert.equal(
+      session.request({ path: 'a', extract: 'no' }).error.message,
+      '`extract` must be true or false, as a JSON boolean, not the string "no"',
     );
-    assert.deepEqual(parseRequest({ op: 'stats', id: 7 }), { op: 'stats', id: 7 });
-    assert.throws(() => parseRequest({ op: 'stats', path: 'a' }), /unknown field `path` for op `stats`; its fields are: none/);
-    assert.throws(() => parseRequest({ op: 3 }), InvalidRequestError);
+    assert.deepEqual(session.request({ op: 'stats', id: 7 }).id, 7);
+    assert.equal(session.request({ op: 'stats', path: 'a' }).error.message, 'unknown field `path` for op `stats`; its fields are: none');
+    assert.equal(session.request({ op: 3 }).error.message, '`op` must be a string, not a number');
   });
 
-  test('config: snake_case fields, budgets, absent fields left to the component', () => {
-    assert.deepEqual(parseConfig(undefined), {});
-    const record = parseConfig({ max_lines: 10, budget: { characters: 500 }, not_found_ttl_ms: 0, deny_patterns: ['**/x'] });
-    assert.equal(record.maxLines, 10);
-    assert.deepEqual(record.budget, { tag: 'characters', val: 500 });
-    assert.equal(record.notFoundTtlMs, 0n);
-    assert.deepEqual(record.denyPatterns, ['**/x']);
-    assert.equal(record.dedup, undefined);
-    assert.deepEqual(parseConfig({ budget: { tokens: {} } }).budget, { tag: 'tokens', val: { cap: undefined, headroom: undefined } });
-    assert.throws(() => parseConfig({ max_line: 3 }), /unknown config field `max_line`/);
-    assert.throws(() => parseConfig({ max_lines: 2 ** 32 }), /beyond the largest supported value 4294967295/);
-    assert.throws(() => parseConfig({ budget: { characters: 1, tokens: {} } }), /exactly one key/);
-    assert.throws(() => reader.session(one, { dedup: 'yes' }), InvalidRequestError);
+  test('config: the constructor takes it as JSON (an object or its text); the component checks it', () => {
+    const config = { max_lines: 10, budget: { characters: 500 }, not_found_ttl_ms: 0, deny_patterns: ['**/x'] };
+    for (const given of [config, JSON.stringify(config)]) {
+      const shown = reader.session(one, given).request({ op: 'config' }).config;
+      assert.equal(shown.max_lines, 10);
+      assert.deepEqual(shown.budget, { characters: 500 });
+      assert.equal(shown.not_found_ttl_ms, 0);
+      assert.deepEqual(shown.deny_patterns, ['**/x']);
+    }
+    const refused = (given) => {
+      const answer = reader.session(one, given).read('a.txt');
+      assert.equal(answer.error.kind, 'invalid_request');
+      return answer.error.message;
+    };
+    const prefix = 'the host started this session with a config it could not use, so it answers no request: ';
+    assert.equal(
+      refused({ max_line: 3 }),
+      `${prefix}unknown config field \`max_line\`; the fields are: max_lines, max_line_length, budget, ` +
+        'working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, allow_patterns',
+    );
+    assert.equal(refused({ max_lines: 2 ** 32 }), `${prefix}\`max_lines\` is beyond the largest supported value 4294967295 (got 4294967296)`);
+    assert.equal(refused({ dedup: 'yes' }), `${prefix}\`dedup\` must be a boolean, not a string`);
+    assert.match(refused('{"max_lines": '), /the config is not valid JSON/);
   });
 
   test('a config value the component refuses is replaced by its default with a warning', () => {
@@ -359,6 +380,25 @@ describe('absolute links', () => {
     assert.deepEqual(resolveAbsoluteLinks(pairs, undefined, 'rel/'), { path: '/w/real/', askedVia: ['/w/rel', '/w/rel', '/w/abs'] });
   });
 
+  test('a request crossing an absolute link is rewritten before the component; a link out of every grant is refused', () => {
+    const dir = join(temp, 'linked');
+    mkdirSync(join(dir, 'real'), { recursive: true });
+    writeFileSync(join(dir, 'real', 'x.txt'), 'x\n');
+    symlinkSync(join(dir, 'real'), join(dir, 'abs'));
+    symlinkSync(join(two, 'a.txt'), join(dir, 'out'));
+    const session = reader.session({ '/w': dir }, { working_directory: '/w/real' });
+    assert.equal(session.read('../abs/x.txt').path, '/w/real/x.txt');
+    assert.equal(session.readOnce('/w/abs/x.txt').content, '1|x\n');
+    assert.deepEqual(session.checkWrite('/w/abs/x.txt', 'fine\n'), { status: 'ok' });
+    const outside = session.request({ id: 9, op: 'check_write', path: '/w/out', text: 'y' });
+    assert.deepEqual(Object.keys(outside).slice(0, 2), ['id', 'status']);
+    assert.equal(outside.error.kind, 'outside_sandbox');
+    assert.equal(outside.error.path, '/w/out');
+    assert.equal(session.read('/w/out').error.kind, 'outside_sandbox');
+    // A request that already carries `asked_via` goes to the component as it is.
+    assert.equal(session.request({ path: '/w/out', asked_via: ['/w/out'] }).error.kind, 'outside_sandbox');
+  });
+
   test('a credential name asked through an absolute link is refused, as the file itself', () => {
     const dir = join(temp, 'dotenv');
     mkdirSync(dir);
@@ -379,16 +419,6 @@ describe('loading', () => {
       assert.equal(e.kind, 'start');
       assert.match(e.message, /npm run transpile/);
       return true;
-    });
-  });
-
-  test('HostError renders the host_error shape', () => {
-    const error = new HostError('trap', 'boom', { sessionRestarted: true });
-    assert.deepEqual(error.toJSON(), {
-      status: 'error',
-      content_returned: false,
-      text: 'boom',
-      error: { kind: 'host_error', cause: 'trap', message: 'boom', session_restarted: true },
     });
   });
 });

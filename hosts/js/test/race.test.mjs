@@ -88,14 +88,14 @@ test('no answer leaves the grants while another process swaps links into them', 
     await swapping(plan);
     while (reads < READS || captures < CAPTURES) {
       if (reads < READS) {
-        const answer = session.answer(plan.reads[reads % plan.reads.length]);
+        const answer = session.request(plan.reads[reads % plan.reads.length]);
         for (const text of leaks(plan, answer)) bump(leaked, text);
         bump(tally, kindOf(answer));
         reads += 1;
       }
       if (captures < CAPTURES && captures * READS <= reads * CAPTURES) {
         const steps = plan.captures[captures % plan.captures.length];
-        const answers = steps.map((step) => session.answer(step));
+        const answers = steps.map((step) => session.request(step));
         for (const answer of answers) for (const text of leaks(plan, answer)) bump(leaked, text);
         const end = answers.at(-1);
         bump(spills, end.spill_path === undefined ? `spill_error` : 'spilled');

@@ -1,55 +1,33 @@
 """read-window for Python: a file-reading tool for LLM agents, run as a WebAssembly component on wasmtime-py.
 
-The component (``read_window.wasm``, interface ``read-window:reader/reader@0.3.0``) does all the work; this package
-loads it, grants it directories read-only, and turns its answers into the JSON shape of the Rust host
-(``host-test/src/json.rs``)::
+The component (``read_window.wasm``) does all the work through its JSON protocol (interface
+``read-window:reader/protocol@0.3.0``, ``docs/protocol.md``): it parses each request and renders each answer. This
+package loads it, grants it directories, bounds each call in time and memory, and pipes requests to it::
 
     from read_window import ReadWindow
 
     reader = ReadWindow()                                  # $READ_WINDOW_WASM or the Rust build's output
     session = reader.session({"/work": "."}, {"budget": {"characters": 20000}})
     answer = session.read("README.md", offset=1, limit=40)  # lines are 1-based
-    if answer["status"] == "ok":
-        print(answer["content"], answer["hint"], sep="\\n")
-    elif answer["status"] == "unchanged":                   # a dedup stub: the model already has this window
-        print(answer["message"])
-    else:
-        print(answer["error"]["kind"], answer["error"]["message"])
+    print(answer["text"])                                  # what the model should see
+    tools = session.request({"op": "tools", "format": "openai"})  # any op of the protocol
 
 Read errors are answers (``"status": "error"``); only host failures (a trap, a deadline, the memory cap, a
-session that cannot start) raise ``HostError``. Run the scenario files with ``python -m read_window scenarios
-tests/scenarios`` (with ``hosts/python`` on ``PYTHONPATH``).
+session that cannot start) raise ``HostError`` from the named methods. Run the scenario files with ``python -m
+read_window scenarios tests/scenarios`` (with ``hosts/python`` on ``PYTHONPATH``).
 
 Requires ``wasmtime==50.0.1`` (``pip install -r hosts/python/requirements.txt``).
 """
 
-INSTALL_HINT = (
-    "read_window needs the wasmtime Python package (wasmtime==50.0.1): "
-    "pip install -r hosts/python/requirements.txt"
-)
+#: What to install when wasmtime is missing.
+INSTALL_HINT = "read_window needs wasmtime==50.0.1: pip install -r hosts/python/requirements.txt"
 
-__all__ = [
-    "ComponentNotFoundError",
-    "DEFAULT_DEADLINE",
-    "DEFAULT_MEMORY_BYTES",
-    "HostError",
-    "InvalidValue",
-    "ReadWindow",
-    "Session",
-    "find_component",
-]
+__all__ = ["ComponentNotFoundError", "DEFAULT_DEADLINE", "DEFAULT_MEMORY_BYTES", "HostError", "ReadWindow", "Session",
+           "find_component"]
 
 try:
-    from ._host import (
-        DEFAULT_DEADLINE,
-        DEFAULT_MEMORY_BYTES,
-        ComponentNotFoundError,
-        HostError,
-        ReadWindow,
-        Session,
-        find_component,
-    )
-    from ._values import InvalidValue
+    from ._host import (DEFAULT_DEADLINE, DEFAULT_MEMORY_BYTES, ComponentNotFoundError, HostError, ReadWindow, Session,
+                        find_component)
 
     WASMTIME_MISSING = None
 except ModuleNotFoundError as _error:

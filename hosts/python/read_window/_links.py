@@ -1,20 +1,19 @@
-"""Absolute links, resolved on the host: the shared rule of README.md ("Absolute links"), as the Rust host's
-``links`` module implements it.
+"""Absolute links, resolved on the host (README.md, "Absolute links"; the Rust host's ``links`` and ``linked_line``).
 
-WASI never follows a link whose target is absolute (wasmtime refuses even to read it), so the component would
-report ``/usr/share/X11/rgb.txt -> /etc/X11/rgb.txt`` as leading outside the sandbox even with ``/`` granted. The
-host can read the target: it walks the requested path through the grants, maps each absolute target back to a
-guest path through the grant whose host directory holds it, and hands the component the resolved guest path (or
-answers ``outside_sandbox`` naming the link and its target when no grant holds it). With the resolved path it
-hands the component the ``asked-via`` list of the read request: the path asked for and each link the walk
-crossed, so the component checks its credential rules on every name the model asked through (a link named
-``.env`` pointing to an absolute path is refused like the file ``.env``).
+WASI never follows a link whose target is absolute, so the component would call ``/usr/share/X11/rgb.txt ->
+/etc/X11/rgb.txt`` outside the sandbox even with ``/`` granted. The host walks the path through the grants, maps each
+absolute target back to a guest path through the grant whose host directory holds it, and hands the component the
+resolved guest path with ``asked_via`` (the path asked for and each link crossed, for the credential rules), or
+answers ``outside_sandbox`` naming the link and its target when no grant holds it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+
+Grants = List[Tuple[str, str]]
 
 #: Links followed in one resolution at most (Linux's ``MAXSYMLINKS``, as the component).
 MAX_LINK_HOPS = 40
@@ -22,132 +21,96 @@ MAX_LINK_HOPS = 40
 #: Guest namespaces the component guards by name (devices, process files): left to it as asked.
 _GUARDED = ("/dev", "/proc")
 
+#: The ops whose ``path`` the host walks before the component sees the request.
+WALKED_OPS = ("read", "read_once", "check_write")
+
+#: The op each tool of a ``tool_call`` stands for.
+_TOOL_OPS = {"read_file": "read", "check_write": "check_write"}
+
 
 def normalize(path: str, base: str) -> str:
-    """``path`` made absolute against ``base`` (an absolute guest path) and normalized: no empty or ``.`` names,
-    ``..`` removes the previous name (and stays at ``/``). The component's own rule."""
+    """``path`` made absolute against the absolute guest path ``base`` and normalized (the component's rule): no
+    empty or ``.`` names, ``..`` removes the name before it (and stays at ``/``)."""
     parts: List[str] = []
-    joined_base = "" if path.startswith("/") else base
-    for part in joined_base.split("/") + path.split("/"):
-        if part in ("", "."):
-            continue
+    for part in ("" if path.startswith("/") else base).split("/") + path.split("/"):
         if part == "..":
-            if parts:
-                parts.pop()
-            continue
-        parts.append(part)
+            parts = parts[:-1]
+        elif part not in ("", "."):
+            parts.append(part)
     return "/" + "/".join(parts)
 
 
+def _under(root: str, path: str) -> Optional[str]:
+    """What of ``path`` lies under ``root`` (both normalized): ``""`` for the root itself, None when not under it."""
+    if root == "/":
+        return path[1:]
+    if path == root:
+        return ""
+    return path[len(root) + 1:] if path.startswith(root + "/") else None
+
+
 def onto_guest(given: List[Tuple[str, str]], path: Any) -> Any:
-    """``path`` rewritten onto a root's guest path when it lies under the path the root was given by:
-    ``given`` holds ``(given path, guest path)`` pairs, the longest given path wins, whole names at a time
-    (``/tmp/x/linkroot/a.txt`` becomes ``/tmp/x/L/a.txt`` for a root given as ``/tmp/x/linkroot``, a link to
-    ``/tmp/x/L``). Anything else is returned as it is."""
+    """``path`` rewritten onto a root's guest path when it lies under the path the root was given by (``given``
+    holds ``(given path, guest path)`` pairs; the longest wins, whole names at a time): ``/tmp/x/linkroot/a.txt``
+    becomes ``/tmp/x/L/a.txt`` for a root given as ``/tmp/x/linkroot``, a link to ``/tmp/x/L``. Anything else is
+    returned as it is."""
     if not isinstance(path, str) or not path.startswith("/"):
         return path
     best = None
     for given_path, guest in given:
         given_path = given_path.rstrip("/")
-        if path == given_path or path.startswith(given_path + "/"):
-            if best is None or len(given_path) > len(best[0]):
-                best = (given_path, guest)
-    if best is None:
-        return path
-    return best[1].rstrip("/") + path[len(best[0]):] or "/"
+        under = path == given_path or path.startswith(given_path + "/")
+        if under and (best is None or len(given_path) > len(best[0])):
+            best = (given_path, guest)
+    return path if best is None else best[1].rstrip("/") + path[len(best[0]):] or "/"
 
 
-def _is_guarded(path: str) -> bool:
-    return any(path == prefix or path.startswith(prefix + "/") for prefix in _GUARDED)
-
-
-def _find_grant(grants: List[Tuple[str, str]], path: str) -> Optional[Tuple[str, str, str]]:
-    """The grant (guest, host) with the longest guest path holding ``path``, and the path relative to it."""
+def _find_grant(grants: Grants, path: str) -> Optional[Tuple[str, str, str]]:
+    """The grant with the longest guest path holding ``path``: ``(root, host, relative)``, or None."""
     best = None
     for guest, host in grants:
         root = normalize(guest, "/")
-        if root == "/":
-            relative = path.lstrip("/")
-        elif path == root:
-            relative = ""
-        elif path.startswith(root + "/"):
-            relative = path[len(root) + 1 :]
-        else:
-            continue
-        if best is None or len(root) > len(best[0]):
+        relative = _under(root, path)
+        if relative is not None and (best is None or len(root) > len(best[0])):
             best = (root, host, relative)
     return best
 
 
-def _host_to_guest(grants: List[Tuple[str, str]], target: str) -> Optional[str]:
+def _host_to_guest(grants: Grants, target: str) -> Optional[str]:
     """The guest path of the absolute host path ``target`` through the grant whose host directory holds it (the
-    longest), or ``None``."""
-    target = normalize(target, "/")
+    longest), or None."""
     best = None
     for guest, host in grants:
-        host = host.rstrip("/") or "/"
-        if host == "/":
-            rest = target.lstrip("/")
-        elif target == host:
-            rest = ""
-        elif target.startswith(host + "/"):
-            rest = target[len(host) + 1 :]
-        else:
-            continue
-        if best is None or len(host) > best[0]:
-            best = (len(host), normalize(rest, normalize(guest, "/")))
+        root = normalize(host, "/")
+        rest = _under(root, normalize(target, "/"))
+        if rest is not None and (best is None or len(root) > best[0]):
+            best = (len(root), normalize(rest, normalize(guest, "/")))
     return None if best is None else best[1]
 
 
-def _outside(requested: str, link: str, target: str, grants: List[Tuple[str, str]]) -> Dict[str, Any]:
-    roots = ", ".join(normalize(guest, "/") for guest, _ in grants)
-    message = (
-        f"{requested} goes through the link {link}, which points to {target}: outside the directories "
-        f"read-window may read ({roots}). Read the file under a granted directory instead."
-    )
-    return {
-        "status": "error",
-        "content_returned": False,
-        "text": message,
-        "error": {"kind": "outside_sandbox", "message": message, "path": link, "suggestions": []},
-    }
-
-
-def _link_loop(requested: str) -> Dict[str, Any]:
-    """The answer to a path whose links, an absolute one among them, go round in a loop (the component's words)."""
-    message = (
-        f"{requested} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target directly."
-    )
-    return {
-        "status": "error",
-        "content_returned": False,
-        "text": message,
-        "error": {"kind": "not_found", "message": message, "suggestions": []},
-    }
+def _error(kind: str, message: str, **path: str) -> Dict[str, Any]:
+    """An error answer of the walk's own (the component's shape, ``docs/protocol.md``)."""
+    error = {"kind": kind, "message": message, **path, "suggestions": []}
+    return {"status": "error", "content_returned": False, "text": message, "error": error}
 
 
 class Resolution(NamedTuple):
-    """What the host hands the component for one requested path.
-
-    Attributes:
-        outcome: ``"as_asked"`` (no absolute link crossed: the request goes as it was), ``"guest"`` (absolute links
-            were resolved: ``value`` is the resolved guest path) or ``"outside"`` (``value`` is the answer).
-        value: ``None``, the resolved guest path (a trailing ``/`` kept) or the error answer in the JSON shape.
-        asked_via: for ``"guest"``, the WIT ``asked-via`` list: the absolute, normalized guest path asked for, then
-            the guest path of each link the walk followed (relative or absolute), in order; ``None`` otherwise.
-    """
+    """What the host hands the component for one path: ``outcome`` ``"as_asked"`` (no absolute link crossed),
+    ``"guest"`` (``value`` is the resolved guest path, a trailing ``/`` kept, and ``asked_via`` the normalized path
+    asked for, then each link followed, in order) or ``"outside"`` (``value`` is the error answer)."""
 
     outcome: str
     value: Any
     asked_via: Optional[List[str]]
 
 
-def _next_link(grants: List[Tuple[str, str]], current: str) -> Optional[Tuple[str, Optional[str], str, str]]:
+def _next_link(grants: Grants, current: str) -> Optional[Tuple[str, Optional[str], str, str]]:
     """The first link on the way of the guest path ``current``, walked by name with ``lstat`` through the grant that
     holds it: ``(the link's guest path, its target or None when it cannot be read, the guest path of its
-    directory, the rest of the path after it)``. ``None`` when the walk ends before any link: a guarded or
-    ungranted path, a missing name, a file in the middle."""
-    found = None if _is_guarded(current) else _find_grant(grants, current)
+    directory, the rest of the path after it)``. None when the walk ends before any link: a guarded or ungranted
+    path, a missing name, a file in the middle."""
+    guarded = any(_under(prefix, current) is not None for prefix in _GUARDED)
+    found = None if guarded else _find_grant(grants, current)
     if found is None:
         return None
     root, host_path, relative = found
@@ -167,21 +130,18 @@ def _next_link(grants: List[Tuple[str, str]], current: str) -> Optional[Tuple[st
             except OSError:
                 target = None
             link = normalize("/".join(names[: position + 1]), root)
-            directory = normalize("/".join(names[:position]), root)
-            return link, target, directory, "/".join(names[position + 1 :])
+            return link, target, normalize("/".join(names[:position]), root), "/".join(names[position + 1:])
         if position + 1 < len(names) and not os.path.isdir(host_path):
             return None
     return None
 
 
-def resolve_absolute_links(
-    grants: List[Tuple[str, str]], working_directory: Optional[str], requested: Any
-) -> Resolution:
+def resolve_absolute_links(grants: Grants, working_directory: Optional[str], requested: Any) -> Resolution:
     """What to hand the component for ``requested`` (a guest path, relative to ``working_directory`` or else to
-    the first grant's guest path): the request as asked, the resolved guest path with the ``asked-via`` list (when
+    the first grant's guest path): the request as asked, the resolved guest path with the ``asked_via`` list (when
     an absolute link was crossed), or the answer that ends the read (an absolute link out of every grant:
-    ``outside_sandbox``; more than ``MAX_LINK_HOPS`` links with an absolute one among them: ``not_found``). See
-    ``Resolution``. Never raises: a path that is not a non-empty string without NUL goes as asked."""
+    ``outside_sandbox``; more than ``MAX_LINK_HOPS`` links with an absolute one among them: ``not_found``). Never
+    raises: a path that is not a non-empty string without NUL goes as asked."""
     if not isinstance(requested, str) or not requested or "\0" in requested or not grants:
         return Resolution("as_asked", None, None)
     base = normalize(working_directory if working_directory is not None else grants[0][0], "/")
@@ -196,7 +156,8 @@ def resolve_absolute_links(
         if len(followed) >= MAX_LINK_HOPS:
             # Past an absolute link the component would see that link and call it outside the sandbox.
             if crossed:
-                return Resolution("outside", _link_loop(requested), None)
+                message = f"{requested} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target"
+                return Resolution("outside", _error("not_found", message + " directly."), None)
             break
         if target is None:
             break
@@ -204,13 +165,58 @@ def resolve_absolute_links(
         if target.startswith("/"):
             mapped = _host_to_guest(grants, target)
             if mapped is None:
-                return Resolution("outside", _outside(requested, link, target, grants), None)
+                roots = ", ".join(normalize(guest, "/") for guest, _ in grants)
+                message = (
+                    f"{requested} goes through the link {link}, which points to {target}: outside the directories "
+                    f"read-window may read ({roots}). Read the file under a granted directory instead."
+                )
+                return Resolution("outside", _error("outside_sandbox", message, path=link), None)
             crossed, target = True, mapped
         else:
             target = normalize(target, directory)
         current = normalize(rest, target) if rest else target
     if not crossed:
         return Resolution("as_asked", None, None)
-    if requested.endswith("/") or requested.endswith("/."):
-        current += "/"
-    return Resolution("guest", current, [asked] + followed)
+    return Resolution("guest", current + "/" if requested.endswith(("/", "/.")) else current, [asked] + followed)
+
+
+def _unique(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    """An object's keys as a dict; a key given twice is left for the component to refuse."""
+    if len({key for key, _ in pairs}) != len(pairs):
+        raise ValueError("a key given twice")
+    return dict(pairs)
+
+
+def linked_line(grants: Grants, given: List[Tuple[str, str]], working_directory: Optional[str],
+                line: str) -> Tuple[str, Optional[Dict[str, Any]]]:
+    """What the host hands the component for the request ``line``: ``(line, None)``, the line as it is or rewritten,
+    or ``(line, answer)``, the answer that ends it. The path of an op in ``WALKED_OPS`` (or of a ``tool_call``'s
+    ``arguments``) is moved onto a root's guest path (``onto_guest``) and walked (``resolve_absolute_links``):
+    through an absolute link into a grant it becomes the resolved path, with ``asked_via`` beside it but for
+    ``check_write``; through one out of every grant the answer is the walk's error, the request's ``id`` first (for
+    ``check_write`` only ``outside_sandbox`` stops it). Anything else, ``asked_via`` given included, goes as it is."""
+    try:
+        request = json.loads(line, object_pairs_hook=_unique)
+    except (TypeError, ValueError):
+        return line, None
+    if not isinstance(request, dict):
+        return line, None
+    op, fields = "read" if request.get("op") is None else request["op"], request
+    if op == "tool_call":
+        name, fields = request.get("name"), request.get("arguments")
+        op = _TOOL_OPS.get(name) if isinstance(name, str) and isinstance(fields, dict) else None
+    path = fields.get("path") if op in WALKED_OPS else None
+    if not isinstance(path, str) or "asked_via" in request:
+        return line, None
+    moved = onto_guest(given, path)
+    outcome, value, asked_via = resolve_absolute_links(grants, working_directory, moved)
+    if outcome == "outside":
+        if op == "check_write" and value["error"]["kind"] != "outside_sandbox":
+            return line, None
+        return line, {"id": request["id"], **value} if "id" in request else value
+    if outcome == "as_asked" and moved == path:
+        return line, None
+    fields["path"] = value if outcome == "guest" else moved
+    if outcome == "guest" and op != "check_write":
+        request["asked_via"] = asked_via
+    return json.dumps(request, separators=(",", ":")), None

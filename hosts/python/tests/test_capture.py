@@ -1,4 +1,4 @@
-"""The Python host's thin wrapper of the component's ``capture`` resource (issue 14): a command's output as head,
+"""Captures through the component's protocol (the capture ops; issue 14): a command's output as head,
 marker and tail, spilled to a file in the one directory granted read-write, read back at the lines the marker
 names."""
 

@@ -1,17 +1,14 @@
-"""The host's walk of absolute links (``read_window/_links.py``) and the ``asked-via`` list it hands the component
-with a rewritten path: the path asked for, then each link crossed, in order. ``AskedViaTest`` is pure Python (no
-component is loaded); ``CredentialThroughLinkTest`` checks that the component refuses by the names on the list."""
+"""The host's walk of absolute links (``read_window/_links.py``) and the ``asked_via`` list it adds to a request whose
+path it rewrote: the path asked for, then each link crossed, in order. ``AskedViaTest`` is pure Python (no component
+is loaded); ``CredentialThroughLinkTest`` checks that the component refuses by the names on the list."""
 
+import json
 import os
-import re
 import tempfile
 import unittest
 from pathlib import Path
 
-from read_window import ReadWindow, _host, _links, _values
-
-#: The WIT file, from the repository root.
-WIT = Path(__file__).resolve().parents[3] / "wit" / "read-window.wit"
+from read_window import ReadWindow, _links
 
 
 class AskedViaTest(unittest.TestCase):
@@ -63,21 +60,55 @@ class AskedViaTest(unittest.TestCase):
         self.assertEqual((outcome, answer["error"]["kind"], answer["error"]["path"], asked_via),
                          ("outside", "outside_sandbox", "/w/out", None))
 
-    def test_the_request_record_carries_the_list_only_when_its_path_was_rewritten(self):
-        config = _values.config_record(None)
-        rewritten = _values.read_request("/w/a/x.txt", None, None, None)
-        self.assertIsNone(_host._through_links(self.grants, config, rewritten))
-        self.assertEqual(
-            (rewritten.path, getattr(rewritten, "asked-via")), ("/w/real/x.txt", ["/w/a/x.txt", "/w/a", "/w/b"])
-        )
-        as_asked = _values.read_request("/w/rel/x.txt", None, None, None)
-        self.assertIsNone(_host._through_links(self.grants, config, as_asked))
-        self.assertEqual((as_asked.path, getattr(as_asked, "asked-via")), ("/w/rel/x.txt", None))
+    def linked(self, request, working_directory=None):
+        return _links.linked_line(self.grants, [], working_directory, json.dumps(request))
 
-    def test_the_request_record_has_the_fields_of_the_wit_record(self):
-        body = re.search(r"record read-request \{(.*?)\n    \}", WIT.read_text(encoding="utf-8"), re.S).group(1)
-        wit_fields = re.findall(r"^\s*([a-z][a-z-]*):", body, re.M)
-        self.assertEqual(list(vars(_values.read_request("a", None, None, None))), wit_fields)
+    def test_a_read_through_an_absolute_link_is_rewritten_with_its_asked_via(self):
+        line, refused = self.linked({"id": 1, "op": "read", "path": "/w/a/x.txt", "limit": "4"})
+        self.assertIsNone(refused)
+        self.assertEqual(
+            json.loads(line),
+            {"id": 1, "op": "read", "path": "/w/real/x.txt", "limit": "4", "asked_via": ["/w/a/x.txt", "/w/a", "/w/b"]},
+        )
+
+    def test_a_relative_path_is_walked_from_the_working_directory(self):
+        line, _ = self.linked({"path": "x.txt"}, working_directory="/w/b")
+        self.assertEqual(json.loads(line), {"path": "/w/real/x.txt", "asked_via": ["/w/b/x.txt", "/w/b"]})
+
+    def test_check_write_gets_the_resolved_path_without_the_list(self):
+        line, _ = self.linked({"op": "check_write", "path": "/w/a/x.txt", "text": "t"})
+        self.assertEqual(json.loads(line), {"op": "check_write", "path": "/w/real/x.txt", "text": "t"})
+
+    def test_a_tool_call_has_its_arguments_path_rewritten_and_the_list_beside_them(self):
+        line, _ = self.linked({"op": "tool_call", "name": "read_file", "arguments": {"path": "/w/a/x.txt"}})
+        self.assertEqual(
+            json.loads(line),
+            {"op": "tool_call", "name": "read_file", "arguments": {"path": "/w/real/x.txt"},
+             "asked_via": ["/w/a/x.txt", "/w/a", "/w/b"]},
+        )
+        line, _ = self.linked({"op": "tool_call", "name": "check_write", "arguments": {"path": "/w/a/x.txt"}})
+        self.assertEqual(json.loads(line)["arguments"], {"path": "/w/real/x.txt"})
+        self.assertNotIn("asked_via", json.loads(line))
+
+    def test_a_link_out_of_every_grant_is_answered_with_the_id_first(self):
+        for op in ("read", "read_once", "check_write"):
+            line, refused = self.linked({"id": "r", "op": op, "path": "/w/out/z"})
+            self.assertEqual(list(refused)[:2], ["id", "status"])
+            self.assertEqual((refused["id"], refused["error"]["kind"]), ("r", "outside_sandbox"))
+
+    def test_a_line_the_walk_leaves_alone_goes_as_it_is(self):
+        for line in [
+            '{"op":"read","path":"/w/rel/x.txt"}',
+            '{"path":"/w/a/x.txt","asked_via":[]}',
+            '{"op":"wrote","path":"/w/a/x.txt"}',
+            '{"path":"/w/a/x.txt","path":"/w/real/x.txt"}',
+            '{"path":3}',
+            '{"op":"tool_call","name":"other","arguments":{"path":"/w/a/x.txt"}}',
+            '{"op":"tool_call","name":"read_file","arguments":"/w/a/x.txt"}',
+            "not json",
+            "[1]",
+        ]:
+            self.assertEqual(_links.linked_line(self.grants, [], None, line), (line, None))
 
 
 class CredentialThroughLinkTest(unittest.TestCase):
@@ -89,7 +120,10 @@ class CredentialThroughLinkTest(unittest.TestCase):
             (root / ".env").symlink_to(root / "config" / "settings")
             with ReadWindow().session({"/w": root}) as session:
                 answer = session.read("/w/.env")
+                # A model's tool call gets the same walk: its path is among the arguments.
+                called = session.request({"op": "tool_call", "name": "read_file", "arguments": {"path": "/w/.env"}})
         self.assertEqual((answer["status"], answer["error"]["kind"]), ("error", "credential"))
+        self.assertEqual(called["error"], answer["error"])
         self.assertEqual(answer["error"]["message"].split(";")[0],
                          "/w/.env holds environment secrets (.env) (credential rule `**/.env`)")
 

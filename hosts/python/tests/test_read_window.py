@@ -1,5 +1,6 @@
-"""Tests of the Python host's own code: the JSON shapes, argument and config checks, grants, finding the component,
-host failures. What the component does is tested by the scenario files (``python -m read_window scenarios``).
+"""Tests of the Python host: the named methods' requests and the component's answers to them, grants, finding the
+component, host failures and restarts. What the component does is tested by the scenario files (``python -m
+read_window scenarios``).
 
 Run: ``PYTHONPATH=hosts/python python -m unittest discover -s hosts/python/tests`` (with wasmtime installed).
 """
@@ -12,8 +13,11 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from read_window import ComponentNotFoundError, HostError, InvalidValue, ReadWindow, scenarios
+from read_window import ComponentNotFoundError, HostError, ReadWindow, scenarios
 from read_window._host import WASM_ENV, find_component
+
+#: How the component begins the error of every answer of a session started with a config it could not use.
+MALFORMED_CONFIG = "the host started this session with a config it could not use, so it answers no request: "
 
 WINDOW_KEYS = [
     "status", "content_returned", "content", "path", "start_line", "start_column", "end_line", "lines_returned",
@@ -109,7 +113,9 @@ class HostTest(unittest.TestCase):
         stats = session.stats()
         self.assertEqual(list(stats), ["status", "positioned_reads", "indexed_files", "index_bytes", "peak_memory_bytes"])
         self.assertEqual(stats["indexed_files"], 1)
-        self.assertIsNone(stats["peak_memory_bytes"])
+        # The component reports its own linear memory (a whole number of 64 KiB pages).
+        self.assertGreater(stats["peak_memory_bytes"], 0)
+        self.assertEqual(stats["peak_memory_bytes"] % 65536, 0)
 
     def test_read_once_keeps_no_memory(self):
         for _ in range(5):
@@ -146,11 +152,19 @@ class HostTest(unittest.TestCase):
         with self.assertRaises(NotADirectoryError):
             self.reader.session(self.dir / "a.txt")
 
-    def test_malformed_arguments_are_invalid_request_answers(self):
+    def test_malformed_arguments_are_passed_on_and_answered_by_the_component(self):
         session = self.session()
         cases = [
-            (lambda: session.read("a.txt", offset=-1), "`offset` must not be negative"),
-            (lambda: session.read("a.txt", limit=1.5), "`limit` must be an integer"),
+            (
+                lambda: session.read("a.txt", offset=-1),
+                "`offset` must not be negative (got -1) (offset must be a line number from 1 (0 is read as 1) up to "
+                "the file's line count)",
+            ),
+            (
+                lambda: session.read("a.txt", limit=1.5),
+                "`limit` must be an integer (got 1.5) (limit must be a count of lines from 1 (larger values are "
+                "clamped to max-lines))",
+            ),
             (
                 lambda: session.read("a.txt", column=True),
                 "`column` must be a character position from 0 inside the first line, as a JSON number, not a boolean",
@@ -160,18 +174,53 @@ class HostTest(unittest.TestCase):
                 "`offset` must be a line number from 1 (0 is read as 1) up to the file's line count, as a JSON number; "
                 'got the string "forty"',
             ),
-            (lambda: session.read("a.txt", tail=2**32), "`tail` must be a count of last lines from 1 to 4294967295"),
-            (lambda: session.read("a.txt", offset=2**64), "`offset` is beyond"),
-            (lambda: session.read(3), "`path` must be a string"),
-            (lambda: session.read("\ud800"), "lone surrogate"),
-            (lambda: session.report_tokens("a.txt", 1, None, 2), "`lines` is missing"),
-            (lambda: session.wrote(None), "`path` is missing"),
+            (
+                lambda: session.read("a.txt", tail=2**32),
+                "`tail` must be a count of last lines from 1 to 4294967295 (got 4294967296)",
+            ),
+            (
+                lambda: session.read("a.txt", offset=2**64),
+                "`offset` is beyond the largest supported value 18446744073709551615 (got 1.8446744073709552e+19) "
+                "(offset must be a line number from 1 (0 is read as 1) up to the file's line count)",
+            ),
+            (lambda: session.read(3), "`path` must be a string, not a number"),
+            # A lone surrogate goes as JSON escapes it, which is not valid JSON for the component.
+            (
+                lambda: session.read("\ud800"),
+                "the request is not valid JSON: unexpected end of hex escape at line 1 column 28",
+            ),
+            (
+                lambda: session.report_tokens("a.txt", 1, None, 2),
+                "`lines` is missing: the `report_tokens` op needs a `lines` (a non-negative integer)",
+            ),
+            (lambda: session.wrote(None), "`path` is missing: the `wrote` op needs a `path` (a string)"),
         ]
         for call, message in cases:
             answer = call()
             self.assertEqual(answer["error"]["kind"], "invalid_request", message)
-            self.assertIn(message, answer["error"]["message"])
+            self.assertEqual(answer["error"]["message"], message)
         self.assertEqual(session.read("a.txt", offset=2.0, limit=1)["content"], "2|beta\n")
+
+    def test_an_op_only_the_component_knows_reaches_python(self):
+        answer = self.session().request({"op": "tools", "format": "anthropic", "id": 7})
+        self.assertEqual((answer["id"], answer["status"]), (7, "ok"))
+        self.assertEqual(list(answer)[:2], ["id", "status"])
+        self.assertEqual([tool["name"] for tool in answer["tools"]], ["read_file", "check_write"])
+        self.assertEqual(answer["tools"][0]["input_schema"]["properties"]["limit"]["maximum"], 2000)
+
+    def test_request_and_answer_take_text_and_an_unknown_op_is_the_components_refusal(self):
+        session = self.session()
+        self.assertEqual(json.loads(session.answer('{"id":"a","op":"read","path":"a.txt","limit":1}'))["content"],
+                         "1|alpha\n")
+        fly = session.request('{"op": "fly", "id": 1}')
+        self.assertEqual(
+            fly["error"]["message"],
+            'unknown `op` "fly": expected one of read, read_once, other_tool, reset_dedup, wrote, check_write, '
+            "report_tokens, token_refusal, stats, config, configure, tools, tool_call, capture_begin, capture_chunk, "
+            "capture_end",
+        )
+        self.assertEqual(fly["id"], 1)
+        self.assertEqual(session.request("not json")["error"]["kind"], "invalid_request")
 
     def test_optional_numbers_are_taken_the_way_models_send_them(self):
         session = self.session()
@@ -201,21 +250,49 @@ class HostTest(unittest.TestCase):
             refused["error"]["message"], '`extract` must be true or false, as a JSON boolean, not the string "no"'
         )
 
-    def test_malformed_config_raises_naming_the_field(self):
+    def test_a_malformed_config_makes_every_answer_the_error_naming_the_field(self):
         cases = [
-            ({"max_lines": -1}, "`max_lines` must not be negative"),
-            ({"max_lines": 2**32}, "`max_lines` is beyond the largest supported value 4294967295"),
-            ({"dedup": 1}, "`dedup` must be a boolean"),
-            ({"budget": 500}, "`budget` must be"),
-            ({"budget": {"characters": 500, "tokens": {}}}, "exactly one key"),
-            ({"budget": {"tokens": {"cap": 1, "head": 2}}}, "unknown field `head`"),
-            ({"deny_patterns": "*.key"}, "must be a list of strings"),
-            ({"max-lines": 5}, "unknown config field `max-lines`"),
+            ({"max_lines": -1}, "`max_lines` must not be negative (got -1)"),
+            ({"max_lines": 2**32}, "`max_lines` is beyond the largest supported value 4294967295 (got 4294967296)"),
+            ({"dedup": 1}, "`dedup` must be a boolean, not a number"),
+            (
+                {"budget": 500},
+                '`budget` must be {"characters": N} or {"tokens": {"cap": N, "headroom": F}}, not a number',
+            ),
+            (
+                {"budget": {"characters": 500, "tokens": {}}},
+                '`budget` must be {"characters": N} or {"tokens": {"cap": N, "headroom": F}}: exactly one key',
+            ),
+            (
+                {"budget": {"tokens": {"cap": 1, "head": 2}}},
+                "unknown field `head` in `budget.tokens`; its fields are: cap, headroom",
+            ),
+            ({"deny_patterns": "*.key"}, "`deny_patterns` must be a list of strings, not a string"),
+            (
+                {"max-lines": 5},
+                "unknown config field `max-lines`; the fields are: max_lines, max_line_length, budget, "
+                "working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, "
+                "allow_patterns",
+            ),
         ]
         for config, message in cases:
-            with self.assertRaises(InvalidValue) as caught:
-                self.reader.session(self.dir, config)
-            self.assertIn(message, str(caught.exception))
+            session = self.session(config)
+            for answer in (session.read("a.txt"), session.stats()):
+                self.assertEqual(answer["error"]["kind"], "invalid_request")
+                self.assertEqual(answer["error"]["message"], MALFORMED_CONFIG + message)
+
+    def test_configure_is_kept_across_a_restart_and_a_trapped_request_is_answered_with_its_id(self):
+        (self.dir / "line.txt").write_text("y" * 30_000_000, encoding="utf-8")
+        session = self.session(deadline=0.001)
+        self.assertEqual(session.request({"op": "configure", "max_lines": 1}), {"status": "ok"})
+        trapped = session.request({"id": "t", "path": "line.txt"})
+        self.assertEqual(list(trapped), ["id", "status", "content_returned", "text", "error"])
+        self.assertEqual((trapped["id"], trapped["error"]["kind"]), ("t", "host_error"))
+        self.assertEqual((trapped["error"]["cause"], trapped["error"]["session_restarted"]), ("deadline", True))
+        self.assertEqual(session.restarts, 1)
+        # The restarted session has the configured max_lines, and `configure` is refused no more than before.
+        self.assertEqual(session.request({"op": "config"})["config"]["max_lines"], 1)
+        self.assertEqual(session.read("a.txt")["content"], "1|alpha\n")
 
     def test_a_deadline_interrupts_and_the_session_restarts(self):
         (self.dir / "line.txt").write_text("y" * 30_000_000, encoding="utf-8")
@@ -309,12 +386,28 @@ class RunnerTest(unittest.TestCase):
         if not hasattr(HostTest, "reader"):
             HostTest.reader = ReadWindow()
 
-    def test_malformed_steps_fail_the_scenario(self):
+    def test_a_step_is_answered_by_the_component_and_a_malformed_runner_step_fails(self):
+        for step, message in [
+            (
+                {"op": "read", "path": "a", "offset": -1},
+                "`offset` must not be negative (got -1) (offset must be a line number from 1 (0 is read as 1) up to "
+                "the file's line count)",
+            ),
+            (
+                {"op": "read", "path": "a", "ofset": 3},
+                "unknown field `ofset` for op `read`; its fields are: path, offset, limit, column, tail, extract",
+            ),
+            # `read_once` is an op of the component's too, answered by the step's session.
+            ({"op": "read_once", "path": "a"}, "a (resolved to /scenario/a) does not exist."),
+        ]:
+            expect = {"status": "error", "error": {"message": {"$contains": message}}}
+            counts, text = self.run_text({"name": "answered", "steps": [dict(step, expect=expect)]})
+            self.assertEqual(counts, (1, 0), text)
         for step, why in [
-            ({"op": "read", "path": "a", "offset": -1}, "malformed step: `offset` must not be negative"),
-            ({"op": "fly"}, "malformed step: unknown `op`"),
-            ({"op": "read", "path": "a", "ofset": 3}, "unknown field `ofset`"),
             ({"op": "write_file", "path": "../x", "content": "y"}, "without `..`"),
+            ({"op": "remove_file", "path": "x", "content": 1}, "unknown field `content`; the fields are op, id, path"),
+            ({"op": "read", "path": "a", "session": 3}, "`session` must be a string"),
+            ({"op": "other_tool", "expect": {"status": "error"}}, 'at /status: expected "error", got "ok"'),
         ]:
             counts, text = self.run_text({"name": "bad", "steps": [step]})
             self.assertEqual(counts, (0, 1), text)
@@ -323,7 +416,8 @@ class RunnerTest(unittest.TestCase):
     def test_missing_name_and_unknown_keys_fail(self):
         self.assertIn("`name` is missing", self.run_text({"steps": []})[1])
         self.assertIn("unknown scenario key `step`", self.run_text({"name": "x", "step": []})[1])
-        self.assertIn("config: unknown config field", self.run_text({"name": "x", "config": {"x": 1}, "steps": []})[1])
+        failed = self.run_text({"name": "x", "config": {"x": 1}, "steps": []})[1]
+        self.assertIn(f"FAIL x: config: {MALFORMED_CONFIG}unknown config field `x`", failed)
 
     def test_a_pass_and_the_closing_line(self):
         counts, text = self.run_text(

@@ -5,8 +5,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use read_window_host::capture::{self, PumpError};
-use read_window_host::{CaptureConfig, CaptureResult, Config, Grants, ReadError, ReadWindow};
+use read_window_host::capture::{self, CaptureEnd, PumpError};
+use read_window_host::{CaptureConfig, Config, Grants, ReadWindow, SessionLimits};
+use serde_json::Value;
 
 use crate::Failure;
 
@@ -106,6 +107,20 @@ impl CaptureArgs {
 /// When the spill directory `guest` lies under no `--root` (`grants`, before the spill directory's own grant), a
 /// later `read-window read` cannot reach the spill: the sentence that says how (`--root` the spill directory; the
 /// guest path is the host path, so the spill path stays the same). Empty when a root covers it.
+/// The end of a capture whose spill directory is `spill_dir`: the sentence that says how to read a spill outside
+/// every `--root`, when it is.
+fn spill_end(grants: &Grants, spill_dir: &Path) -> CaptureEnd {
+    let sentence = spill_root_sentence(grants, spill_dir);
+    CaptureEnd {
+        hint_notes: if sentence.is_empty() {
+            Vec::new()
+        } else {
+            vec![sentence]
+        },
+        ..CaptureEnd::default()
+    }
+}
+
 fn spill_root_sentence(grants: &Grants, spill_dir: &Path) -> String {
     let Ok(canonical) = spill_dir.canonicalize() else {
         return String::new();
@@ -122,17 +137,6 @@ fn spill_root_sentence(grants: &Grants, spill_dir: &Path) -> String {
          spill path stays the same).",
         canonical.display()
     )
-}
-
-/// Adds `sentence` to the result's hint, and to its text after the hint.
-fn append_to_hint(result: &mut CaptureResult, sentence: &str) {
-    if sentence.is_empty() {
-        return;
-    }
-    if let Some(at) = result.text.rfind(result.hint.as_str()) {
-        result.text.insert_str(at + result.hint.len(), sentence);
-    }
-    result.hint.push_str(sentence);
 }
 
 /// Makes `dir` when it is missing and grants it read-write on top of `grants`: the grants, and the guest path the
@@ -163,8 +167,7 @@ fn pump_failure(error: PumpError) -> Failure {
             error.kind(),
             format!("cannot run {program}: {error}"),
         )),
-        PumpError::Host(error) => Failure::Host(error.to_string()),
-        PumpError::Refused(error) => Failure::Host(error.message),
+        PumpError::Refused(answer) => Failure::Host(answer),
     }
 }
 
@@ -197,17 +200,27 @@ fn spawn_failed(program: &str, error: &io::Error, json: bool) -> Result<ExitCode
     Ok(ExitCode::from(code))
 }
 
-/// Prints the capture: its text, or one JSON object.
-fn print(outcome: &Result<CaptureResult, ReadError>, json: bool) -> Result<bool, Failure> {
+/// Prints the capture's answer: one JSON object, or its text (an error's kind and message on stderr). The
+/// answer as JSON, or `None` when it is an error.
+fn print(answer: &str, json: bool) -> Result<Option<Value>, Failure> {
+    let value: Value = serde_json::from_str(answer).map_err(|e| {
+        Failure::Host(format!(
+            "the component's answer is not JSON ({e}): {answer}"
+        ))
+    })?;
     let mut out = io::stdout().lock();
-    match outcome {
-        Ok(result) if json => writeln!(out, "{}", capture::capture_json(result))?,
-        Ok(result) => writeln!(out, "{}", result.text)?,
-        Err(error) if json => writeln!(out, "{}", read_window_host::json::error_json(error))?,
-        Err(error) => eprintln!("read-window: {}: {}", error.kind.as_str(), error.message),
+    let ok = value["status"] == "ok";
+    match (ok, json) {
+        (_, true) => writeln!(out, "{answer}")?,
+        (true, false) => writeln!(out, "{}", value["text"].as_str().unwrap_or_default())?,
+        (false, false) => eprintln!(
+            "read-window: {}: {}",
+            value["error"]["kind"].as_str().unwrap_or("error"),
+            value["error"]["message"].as_str().unwrap_or_default()
+        ),
     }
     out.flush()?;
-    Ok(outcome.is_ok())
+    Ok(ok.then_some(value))
 }
 
 /// `capture`: the window of stdin. Exit 0 with a window, 1 when the component failed.
@@ -221,20 +234,21 @@ pub fn capture_stdin(
     if let Some(why) = &spill_problem {
         eprintln!("read-window: {why}; capturing without a spill");
     }
-    let mut session = reader.session(&session_grants, config)?;
+    let mut session =
+        reader.protocol_session(&session_grants, &config, SessionLimits::default())?;
     let mut input = io::stdin().lock();
-    let mut outcome = capture::capture_stream(&mut session, &capture_config, &mut input, None)
+    let end = match spill_problem {
+        Some(why) => CaptureEnd {
+            warnings: vec![why],
+            ..CaptureEnd::default()
+        },
+        None => spill_end(grants, &args.spill_dir),
+    };
+    let answer = capture::capture_stream(&mut session, &capture_config, &mut input, &end)
         .map_err(pump_failure)?;
-    if let Ok(result) = &mut outcome {
-        match spill_problem {
-            Some(why) => result.warnings.push(why),
-            None => append_to_hint(result, &spill_root_sentence(grants, &args.spill_dir)),
-        }
-    }
-    Ok(if print(&outcome, args.json)? {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    Ok(match print(&answer, args.json)? {
+        Some(_) => ExitCode::SUCCESS,
+        None => ExitCode::from(1),
     })
 }
 
@@ -265,23 +279,20 @@ pub fn run_command(
         ),
     };
     let (session_grants, capture_config) = args.setup(grants)?;
-    let mut session = reader.session(&session_grants, config)?;
-    let mut outcome =
-        match capture::run_command(&mut session, &capture_config, program, rest, timeout) {
-            Ok(outcome) => outcome,
+    let mut session =
+        reader.protocol_session(&session_grants, &config, SessionLimits::default())?;
+    let end = spill_end(grants, &args.spill_dir);
+    let answer =
+        match capture::run_command(&mut session, &capture_config, program, rest, timeout, end) {
+            Ok(answer) => answer,
             Err(PumpError::Spawn { program, error }) => {
                 return spawn_failed(&program, &error, args.json)
             }
             Err(error) => return Err(pump_failure(error)),
         };
-    if let Ok(result) = &mut outcome {
-        append_to_hint(result, &spill_root_sentence(grants, &args.spill_dir));
-    }
-    let status = outcome.as_ref().ok().and_then(|result| result.exit_status);
-    if !print(&outcome, args.json)? {
+    let Some(value) = print(&answer, args.json)? else {
         return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::from(
-        u8::try_from(status.unwrap_or(0).clamp(0, 255)).unwrap_or(1),
-    ))
+    };
+    let status = value["exit_status"].as_i64().unwrap_or(0).clamp(0, 255);
+    Ok(ExitCode::from(u8::try_from(status).unwrap_or(1)))
 }

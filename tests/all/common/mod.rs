@@ -6,16 +6,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use read_window_host::json::answer_line;
-use read_window_host::{Config, Grants, ReadWindow, Session};
+use read_window_host::{Config, Grants, ReadWindow, Session, SessionLimits};
 use serde_json::Value;
 
 /// The component, compiled (or loaded from the disk cache) once per test binary.
 pub fn component() -> &'static ReadWindow {
     static COMPONENT: OnceLock<ReadWindow> = OnceLock::new();
-    COMPONENT.get_or_init(|| {
-        ReadWindow::load().expect("the component built by host-test/build.rs loads")
-    })
+    COMPONENT
+        .get_or_init(|| ReadWindow::load().expect("the component built by host/build.rs loads"))
 }
 
 /// The case count of a property test through the component whose usual count is `default`:
@@ -69,8 +67,15 @@ impl Sandbox {
         Grants::new().dir(&self.root).expect("grant the sandbox")
     }
 
-    /// A session over this sandbox with `config`.
+    /// A protocol session (JSON lines, [`ask`]) over this sandbox with `config`.
     pub fn session(&self, config: Config) -> Session {
+        component()
+            .protocol_session(&self.grants(), &config, SessionLimits::default())
+            .expect("a session starts")
+    }
+
+    /// A typed session (the WIT `reader` interface's methods) over this sandbox with `config`.
+    pub fn typed_session(&self, config: Config) -> Session {
         component()
             .session(&self.grants(), config)
             .expect("a session starts")
@@ -84,7 +89,17 @@ impl Sandbox {
 
 /// Sends one JSON Lines request to `session` and returns the answer.
 pub fn ask(session: &mut Session, request: Value) -> Value {
-    answer_line(session, &request.to_string())
+    let answer = session.answer(&request.to_string());
+    serde_json::from_str(&answer)
+        .unwrap_or_else(|e| panic!("the answer is not JSON ({e}): {answer}"))
+}
+
+/// One counter of the session's `stats` answer (`positioned_reads`, `index_bytes`, ...).
+pub fn stat(session: &mut Session, counter: &str) -> u64 {
+    let answer = ask(session, serde_json::json!({"op": "stats"}));
+    answer[counter]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no {counter} in {answer}"))
 }
 
 /// Reads `path` with the JSON protocol: `{"op":"read","path":...}` plus `extra` fields.

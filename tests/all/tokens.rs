@@ -1,9 +1,7 @@
 //! Issue 3 scenarios through the real component: the page rule on random files. The fixed scenarios (token budgets,
 //! calibration from host counts, the refusal helper) are scenario files in `tests/scenarios/tokens/`.
 
-mod common;
-
-use common::{component, Sandbox};
+use crate::common::{component, Sandbox};
 use proptest::prelude::*;
 use read_window_host::{Budget, Config, ReadRequest, ReadResult, TokenBudget};
 
@@ -30,7 +28,7 @@ fn line_strategy() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(common::fuzz_cases(24)))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::fuzz_cases(24)))]
 
     // Stays in Rust: a property test over random files and configs, which a fixed scenario file cannot express.
     #[test]

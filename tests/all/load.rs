@@ -3,11 +3,9 @@
 //! control (threads, limits), which a scenario file cannot express. The throughput figures are the load bench's
 //! (`read-window-load`), never a timed test.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{component, Sandbox};
+use crate::common::{component, Sandbox};
 use read_window_host::{
     Allocation, Budget, Config, HostErrorKind, ReadOutcome, ReadRequest, ReadWindow, Session,
     SessionLimits,

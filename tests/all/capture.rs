@@ -1,25 +1,33 @@
 //! Issue 14 through the real component: a command's output as head, marker and tail, with the whole stream
 //! spilled to a file in the one writable preopen, read back by the ordinary reader at the lines the marker names.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 
-use common::{ask, component, read, Sandbox};
-use read_window_host::capture::{capture_json, run_command};
-use read_window_host::{CaptureConfig, Config, Session};
+use crate::common::{ask, component, read, Sandbox};
+use read_window_host::capture::{begin_line, run_command, CaptureEnd};
+use read_window_host::{CaptureConfig, Config, Session, SessionLimits};
 use serde_json::{json, Value};
 
 const MIB: u64 = 1024 * 1024;
 
-/// A session over `sandbox` (read-only) with `sandbox/spill` granted read-write.
-fn capture_session(sandbox: &Sandbox) -> Session {
+/// The grants of `sandbox` (read-only) with `sandbox/spill` granted read-write.
+fn capture_grants(sandbox: &Sandbox) -> read_window_host::Grants {
     std::fs::create_dir_all(sandbox.host("spill")).unwrap();
-    let grants = sandbox
+    sandbox
         .grants()
         .writable_dir(sandbox.host("spill"))
-        .unwrap();
-    component().session(&grants, Config::default()).unwrap()
+        .unwrap()
+}
+
+/// A protocol session over [`capture_grants`].
+fn capture_session(sandbox: &Sandbox) -> Session {
+    component()
+        .protocol_session(
+            &capture_grants(sandbox),
+            &Config::default(),
+            SessionLimits::default(),
+        )
+        .unwrap()
 }
 
 fn spill_config(sandbox: &Sandbox) -> CaptureConfig {
@@ -36,11 +44,15 @@ fn capture(
     chunks: &[&[u8]],
     exit: Option<i32>,
 ) -> Value {
-    session.capture_begin(config).unwrap();
+    assert_eq!(session.answer(&begin_line(config)), r#"{"status":"ok"}"#);
     for chunk in chunks {
-        session.capture_chunk(chunk).unwrap().unwrap();
+        assert_eq!(session.push_output(chunk), r#"{"status":"ok"}"#);
     }
-    capture_json(&session.capture_end(exit).unwrap().unwrap())
+    let end = CaptureEnd {
+        exit_status: exit,
+        ..CaptureEnd::default()
+    };
+    serde_json::from_str(&session.answer(&end.line())).unwrap()
 }
 
 /// The lines of a window's content without their `N|` gutters, each with its line break.
@@ -578,18 +590,23 @@ fn run_reports_a_failing_commands_exit_status_and_interleaved_output() {
             "echo building; echo 'error: boom' >&2; sleep 0.05; echo after; exit 3".into(),
         ],
         None,
+        CaptureEnd::default(),
     )
-    .unwrap()
     .unwrap();
-    assert_eq!(result.exit_status, Some(3));
-    assert_eq!(result.content, "building\nerror: boom\nafter\n");
-    assert!(result.hint.ends_with("The command failed: exit status 3."));
+    let result: Value = serde_json::from_str(&result).unwrap();
+    assert_eq!(result["exit_status"], 3);
+    assert_eq!(result["content"], "building\nerror: boom\nafter\n");
+    assert!(result["hint"]
+        .as_str()
+        .unwrap()
+        .ends_with("The command failed: exit status 3."));
     let missing = run_command(
         &mut session,
         &spill_config(&sandbox),
         "no-such-command-h5",
         &[],
         None,
+        CaptureEnd::default(),
     );
     assert!(missing.is_err());
 }
@@ -598,7 +615,10 @@ fn run_reports_a_failing_commands_exit_status_and_interleaved_output() {
 /// line and the peak linear memory.
 fn stream_in_bounded_memory(blocks: u64) {
     let sandbox = Sandbox::new();
-    let mut session = capture_session(&sandbox);
+    // The typed `capture` resource, as an embedder drives it.
+    let mut session = component()
+        .session(&capture_grants(&sandbox), Config::default())
+        .unwrap();
     session.capture_begin(&spill_config(&sandbox)).unwrap();
     let block: Vec<u8> = (0..1_024)
         .flat_map(|n| format!("{:<63}\n", format!("compiling unit {n}")).into_bytes())

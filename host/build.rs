@@ -23,7 +23,7 @@ fn main() {
     );
     let workspace = manifest_dir
         .parent()
-        .unwrap_or_else(|| panic!("host-test has no parent directory"))
+        .unwrap_or_else(|| panic!("host has no parent directory"))
         .to_path_buf();
 
     for input in ["src", "wit", "Cargo.toml", "Cargo.lock"] {

@@ -1,8 +1,6 @@
 //! Every scenario file in `tests/scenarios/` through the real component, as `read-window scenarios` runs them
 //! (the Python and JavaScript hosts run the same files; see `tests/scenarios/README.md`).
 
-mod common;
-
 use std::path::PathBuf;
 
 use read_window_host::scenario;
@@ -17,7 +15,7 @@ fn every_scenario_file_passes() {
         files.len()
     );
     let mut out = Vec::new();
-    let summary = scenario::run_paths(common::component(), &files, &mut out)
+    let summary = scenario::run_paths(crate::common::component(), &files, &mut out)
         .expect("writing to a buffer cannot fail");
     let report = String::from_utf8_lossy(&out);
     print!("{report}");

@@ -3,11 +3,9 @@
 //! sessions that share nothing) are scenario files in `tests/scenarios/session/` and `tests/scenarios/session-truth/`,
 //! run by `tests/scenarios.rs` and every host.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{error_kind, read, Sandbox};
+use crate::common::{error_kind, read, Sandbox};
 use read_window_host::Config;
 use serde_json::json;
 

@@ -1,11 +1,9 @@
 //! The `read-window` command line: text output, `--json`, exit codes, session mode and `page`.
 
-mod common;
-
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use common::Sandbox;
+use crate::common::Sandbox;
 
 fn read_window() -> Command {
     Command::new(env!("CARGO_BIN_EXE_read-window"))

@@ -2,11 +2,9 @@
 //! inputs, and a host that survives a pathological call. Credentials, binary verdicts from content, encodings and
 //! the requests the component refuses are scenario files in `tests/scenarios/guards/`, run by `tests/scenarios.rs`.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{ask, component, error_kind, read, Sandbox};
+use crate::common::{ask, component, error_kind, read, Sandbox};
 use read_window_host::{Config, Grants, HostErrorKind, ReadRequest, SessionLimits};
 use serde_json::{json, Value};
 
@@ -17,7 +15,9 @@ fn with_dev(sandbox: &Sandbox) -> read_window_host::Session {
         .unwrap()
         .dir_at("/dev", "/dev")
         .unwrap();
-    component().session(&grants, Config::default()).unwrap()
+    component()
+        .protocol_session(&grants, &Config::default(), SessionLimits::default())
+        .unwrap()
 }
 
 // Stays in Rust: a scenario cannot make a Unix socket (the format has files, links, directories and FIFOs).
@@ -88,7 +88,9 @@ fn proc_secrets_are_refused_and_ordinary_proc_files_read() {
         .unwrap()
         .dir_at("/proc", "/proc")
         .unwrap();
-    let mut session = component().session(&grants, Config::default()).unwrap();
+    let mut session = component()
+        .protocol_session(&grants, &Config::default(), SessionLimits::default())
+        .unwrap();
     for path in [
         "/proc/self/environ",
         "/proc/1/cmdline",
@@ -112,7 +114,9 @@ fn proc_secrets_are_refused_and_ordinary_proc_files_read() {
 #[test]
 fn a_missing_proc_entry_is_not_found_naming_it_and_pagemap_is_not_said_to_block() {
     let grants = Grants::new().dir_at("/proc", "/proc").unwrap();
-    let mut session = component().session(&grants, Config::default()).unwrap();
+    let mut session = component()
+        .protocol_session(&grants, &Config::default(), SessionLimits::default())
+        .unwrap();
     for path in ["/proc/self/fd/987654", "/proc/self/task/987654/status"] {
         let answer = read(&mut session, path, json!({}));
         assert_eq!(error_kind(&answer), "not_found", "{answer}");
@@ -143,7 +147,9 @@ fn a_write_only_proc_file_fails_without_inviting_a_retry() {
         .unwrap()
         .dir_at("/proc", "/proc")
         .unwrap();
-    let mut session = component().session(&grants, Config::default()).unwrap();
+    let mut session = component()
+        .protocol_session(&grants, &Config::default(), SessionLimits::default())
+        .unwrap();
     let answer = read(&mut session, "/proc/self/clear_refs", json!({}));
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     // As root the read fails (EINVAL): `io`; otherwise the open is refused: `permission_denied`.
@@ -208,7 +214,7 @@ fn each_malformed_request_gets_an_invalid_request_error_and_the_session_goes_on(
             "`offset` is beyond",
         ),
     ] {
-        let answer = read_window_host::json::answer_line(&mut session, line);
+        let answer: Value = serde_json::from_str(&session.answer(line)).unwrap();
         assert_eq!(error_kind(&answer), "invalid_request", "{line} -> {answer}");
         assert!(
             answer["error"]["message"]
@@ -255,7 +261,7 @@ fn a_call_past_its_deadline_is_interrupted_and_the_session_restarts() {
 
 // Stays in Rust: a property test over random bytes, requests and configs.
 mod no_traps {
-    use super::common::{ask, Sandbox};
+    use crate::common::{ask, Sandbox};
     use proptest::prelude::*;
     use read_window_host::{Budget, Config, TokenBudget};
     use serde_json::{json, Value};
@@ -286,7 +292,7 @@ mod no_traps {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(super::common::fuzz_cases(64)))]
+        #![proptest_config(ProptestConfig::with_cases(crate::common::fuzz_cases(64)))]
 
         /// Random bytes, random requests and random configs through the real component: every answer is a
         /// window, a stub or a typed error, never a host error (a trap, a deadline, the memory cap).
@@ -381,7 +387,9 @@ fn absolute_links_resolve_across_grants_and_under_the_root() {
         .unwrap()
         .dir_at(&two.root, "/two")
         .unwrap();
-    let mut session = component().session(&grants, Config::default()).unwrap();
+    let mut session = component()
+        .protocol_session(&grants, &Config::default(), SessionLimits::default())
+        .unwrap();
     let answer = read(&mut session, "to-b", json!({}));
     assert_eq!(answer["status"], "ok", "{answer}");
     assert_eq!(answer["content"], "1|bravo\n");
@@ -398,7 +406,9 @@ fn absolute_links_resolve_across_grants_and_under_the_root() {
         "{named}"
     );
     let alone = Grants::new().dir_at(&one.root, "/one").unwrap();
-    let mut session = component().session(&alone, Config::default()).unwrap();
+    let mut session = component()
+        .protocol_session(&alone, &Config::default(), SessionLimits::default())
+        .unwrap();
     let refused = read(&mut session, "/one/to-b", json!({}));
     assert_eq!(error_kind(&refused), "outside_sandbox", "{refused}");
     assert_eq!(
@@ -413,7 +423,9 @@ fn absolute_links_resolve_across_grants_and_under_the_root() {
     let absolute_link = std::fs::read_link(localtime).is_ok_and(|target| target.is_absolute());
     if absolute_link && localtime.is_file() {
         let root = Grants::new().dir("/").unwrap();
-        let mut session = component().session(&root, Config::default()).unwrap();
+        let mut session = component()
+            .protocol_session(&root, &Config::default(), SessionLimits::default())
+            .unwrap();
         let zone = read(&mut session, "/etc/localtime", json!({"limit": 1}));
         assert_ne!(error_kind(&zone), "outside_sandbox", "{zone}");
     }
@@ -477,8 +489,12 @@ fn no_byte_from_outside_and_no_secret_under_racing_swaps() {
             .writable_dir_at(host.as_str().unwrap(), guest)
             .unwrap();
     }
-    let config = read_window_host::json::parse_config(&plan["config"]).unwrap();
-    let mut session = component().session(&grants, config).unwrap();
+    let config = read_window::protocol::config_json::parse_config(&plan["config"])
+        .map(read_window_host::settings::wit_config)
+        .unwrap();
+    let mut session = component()
+        .protocol_session(&grants, &config, SessionLimits::default())
+        .unwrap();
     let forbidden: Vec<&str> = plan["forbidden"]
         .as_array()
         .unwrap()

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use read_window::config::CONFIG_WARNING_PREFIX;
 use read_window_host::settings::{self, Settings};
-use read_window_host::{json, scenario, timings, tool};
+use read_window_host::{json, scenario, timings};
 use read_window_host::{
     Config, ErrorKind, Grants, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult,
     ReadWindow, Session,
@@ -288,14 +288,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
 /// `tool-schema`: the read_file tool in `format`, as pretty JSON, stating the line limit `max_lines` (the one the
 /// settings given describe).
 fn tool_schema(format: SchemaFormat, max_lines: u64) -> Result<ExitCode, Failure> {
-    let value = match format {
-        SchemaFormat::Openai => tool::definition_for(tool::Format::Openai, max_lines),
-        SchemaFormat::Anthropic => tool::definition_for(tool::Format::Anthropic, max_lines),
-        SchemaFormat::Mcp => mcp::tools_for(max_lines)
-            .into_iter()
-            .find(|tool| tool.name == tool::READ_FILE)
-            .and_then(|tool| serde_json::to_value(tool).ok()),
+    use read_window::protocol::tools::{definitions, Format};
+    let format = match format {
+        SchemaFormat::Openai => Format::Openai,
+        SchemaFormat::Anthropic => Format::Anthropic,
+        SchemaFormat::Mcp => Format::Mcp,
     };
+    let value = definitions(format, max_lines).into_iter().next();
     let value =
         value.ok_or_else(|| Failure::Host("the read_file tool could not be rendered".into()))?;
     let text = serde_json::to_string_pretty(&value)

@@ -47,7 +47,6 @@ mod pipe;
 pub mod scenario;
 pub mod settings;
 pub mod timings;
-pub mod tool;
 
 use std::fmt;
 use std::io;
@@ -957,51 +956,67 @@ enum Linked {
     Refused(String),
 }
 
-/// The absolute links on the way of the path of a `read`, `read_once` or `check_write` line, resolved on the host
-/// (WASI cannot read them; see [`through_links`]). `config` is the session's protocol config (its working
-/// directory starts relative paths). A line that is not such a request goes on as it is, for the component to
-/// answer or refuse.
+/// The absolute links on the way of the path of a `read`, `read_once` or `check_write` line (or a `tool_call` of
+/// `read_file` or `check_write`), resolved on the host (WASI cannot read them; see [`through_links`]). `config` is
+/// the session's protocol config (its working directory starts relative paths). A line that is not such a request
+/// goes on as it is, for the component to answer or refuse.
 fn linked_line(grants: &Grants, config: Option<&str>, line: &str) -> Linked {
-    let Ok(serde_json::Value::Object(mut request)) = serde_json::from_str(line) else {
+    use serde_json::Value;
+    // A line that is not one JSON object with each key once is the component's to refuse.
+    let Ok(Value::Object(mut request)) = read_window::protocol::json_in::parse_strict(line) else {
         return Linked::AsAsked;
     };
+    let id = request.get("id").cloned();
     let op = match request.get("op") {
-        None | Some(serde_json::Value::Null) => "read".to_owned(),
-        Some(op) => op.as_str().unwrap_or_default().to_owned(),
+        None | Some(Value::Null) => Some("read".to_owned()),
+        Some(op) => op.as_str().map(str::to_owned),
     };
-    let op = op.as_str();
-    let Some(path) = request.get("path").and_then(serde_json::Value::as_str) else {
-        return Linked::AsAsked;
-    };
-    let path = path.to_owned();
-    let path = path.as_str();
-    if !["read", "read_once", "check_write"].contains(&op) || request.contains_key("asked_via") {
+    if request.contains_key("asked_via") {
         return Linked::AsAsked;
     }
+    let (checks_write, fields) = match op.as_deref() {
+        Some("read" | "read_once") => (false, &mut request),
+        Some("check_write") => (true, &mut request),
+        Some("tool_call") => {
+            let checks_write = match request.get("name").and_then(Value::as_str) {
+                Some("read_file") => false,
+                Some("check_write") => true,
+                _ => return Linked::AsAsked,
+            };
+            match request.get_mut("arguments") {
+                Some(Value::Object(arguments)) => (checks_write, arguments),
+                _ => return Linked::AsAsked,
+            }
+        }
+        _ => return Linked::AsAsked,
+    };
+    let Some(path) = fields
+        .get("path")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        return Linked::AsAsked;
+    };
     let working_directory = config
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
+        .and_then(|text| serde_json::from_str::<Value>(text).ok())
         .and_then(|config| config.get("working_directory")?.as_str().map(str::to_owned));
     let config = Config {
         working_directory,
         ..Config::default()
     };
-    match through_links(grants, &config, &ReadRequest::new(path)) {
+    match through_links(grants, &config, &ReadRequest::new(&path)) {
         Ok(linked) if linked.path == path && linked.asked_via.is_none() => Linked::AsAsked,
         Ok(linked) => {
-            request.insert("path".into(), linked.path.into());
-            if let (Some(passed), true) = (linked.asked_via, op != "check_write") {
+            fields.insert("path".into(), linked.path.into());
+            // A tool call's arguments are the model's: the host's `asked_via` goes beside them.
+            if let (Some(passed), false) = (linked.asked_via, checks_write) {
                 request.insert("asked_via".into(), passed.into());
             }
-            Linked::Rewritten(serde_json::Value::Object(request).to_string())
+            Linked::Rewritten(Value::Object(request).to_string())
         }
         // check_write names a file to be written: only a link out of the sandbox stops it here.
-        Err(error) if op == "check_write" && error.kind != ErrorKind::OutsideSandbox => {
-            Linked::AsAsked
-        }
-        Err(error) => {
-            let answer = json::with_id(request.get("id").cloned(), json::error_json(&error));
-            Linked::Refused(answer.to_string())
-        }
+        Err(error) if checks_write && error.kind != ErrorKind::OutsideSandbox => Linked::AsAsked,
+        Err(error) => Linked::Refused(json::with_id(id, json::error_json(&error)).to_string()),
     }
 }
 
@@ -1153,6 +1168,11 @@ impl ResourceLimiter for PeakLimiter {
         self.limits.memories()
     }
 }
+
+/// Why a session started with [`ReadWindow::session`] answers no protocol line.
+const NO_PROTOCOL: &str =
+    "this session was started with ReadWindow::session, which speaks the typed interface \
+                           only; start it with ReadWindow::protocol_session to send it JSON lines";
 
 /// What a new instance holds besides its exports.
 #[derive(Clone, Copy)]
@@ -1599,6 +1619,9 @@ impl Session {
     /// with the request's `id`, after the session restarted with the config it had. A session started with
     /// [`ReadWindow::session`] has no protocol resource: its answer is a `host_error` that says so.
     pub fn answer(&mut self, line: &str) -> String {
+        if self.protocol_config.is_none() {
+            return read_window::protocol::host_error_answer(line, "start", NO_PROTOCOL, false);
+        }
         let linked = match linked_line(&self.grants, self.protocol_config.as_deref(), line) {
             Linked::AsAsked => None,
             Linked::Rewritten(rewritten) => Some(rewritten),
@@ -1617,10 +1640,7 @@ impl Session {
                 };
                 Ok((answer, config))
             }
-            None => Err(wasmtime::format_err!(
-                "this session was started without the protocol (ReadWindow::session); start it with \
-                 ReadWindow::protocol_session"
-            )),
+            None => Err(wasmtime::format_err!("{NO_PROTOCOL}")),
         });
         match answered {
             Ok((answer, config)) => {
@@ -1641,6 +1661,9 @@ impl Session {
     /// Pushes a command's raw output into the capture a `capture_begin` line opened: `{"status":"ok"}`, or an
     /// error answer (no capture open, a host failure).
     pub fn push_output(&mut self, chunk: &[u8]) -> String {
+        if self.protocol_config.is_none() {
+            return read_window::protocol::host_error_answer("", "start", NO_PROTOCOL, false);
+        }
         let pushed = self.call(|live| match live.protocol {
             Some(protocol) => live
                 .bindings

@@ -3,11 +3,9 @@
 //! file is indexed). The other behaviours of the issue are scenario files (tests/scenarios/encodings,
 //! tests/scenarios/line-endings).
 
-mod common;
-
 use std::io::Write;
 
-use common::{read, Sandbox};
+use crate::common::{read, stat, Sandbox};
 use serde_json::json;
 
 const MIB: u64 = 1024 * 1024;
@@ -76,10 +74,10 @@ fn a_tail_of_a_large_log_is_bounded_and_needs_no_scan_once_indexed() {
         first["hint"],
         format!("Showing lines 599998-600000 of 600000 in {log}: the end of the file. The 3 lines before them are read with offset=599995 limit=3.")
     );
-    let before = session.stats().unwrap().positioned_reads;
+    let before = stat(&mut session, "positioned_reads");
     let again = read(&mut session, &log, json!({"tail": 10}));
     assert_eq!(again["start_line"], 599_991);
-    let reads = session.stats().unwrap().positioned_reads - before;
+    let reads = stat(&mut session, "positioned_reads") - before;
     assert!(
         reads <= 3,
         "{reads} positioned reads for a tail of an indexed file"

@@ -3,12 +3,10 @@
 //! `configure` works before the first read and is refused after it, `tool-schema` matches the request fields,
 //! and `text` is what text mode prints.
 
-mod common;
-
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use common::Sandbox;
+use crate::common::Sandbox;
 use serde_json::{json, Value};
 
 fn read_window() -> Command {
@@ -424,7 +422,8 @@ fn configure_applies_before_the_first_read_and_is_refused_after_it() {
 
 /// The request fields the session protocol accepts for `read`, from its own refusal of an unknown field.
 fn read_request_fields() -> Vec<String> {
-    let error = read_window_host::json::parse_request(r#"{"op":"read","path":"a","zz":1}"#)
+    let request = serde_json::json!({"op": "read", "path": "a", "zz": 1});
+    let error = read_window::protocol::requests::parse_request(&request)
         .err()
         .map(|error| error.message)
         .unwrap_or_default();
@@ -871,4 +870,45 @@ fn a_root_given_through_a_link_reads_its_own_absolute_paths() {
         .unwrap();
     let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(answer["error"]["kind"], "outside_sandbox");
+}
+
+/// An op the CLI's code never names (`tools`, `tool_call`) is answered through `session`: the host hands every
+/// line to the component's protocol. Python and JS run the same check in their own tests.
+#[test]
+fn an_op_only_the_component_knows_reaches_the_cli() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.display().to_string();
+    let path = sandbox.write("f.txt", "one\ntwo\nthree\n");
+    let (output, answers) = session(
+        &["--root", &root, "--max-lines", "50"],
+        &[
+            json!({"op": "tools", "format": "mcp", "id": 7}),
+            json!({"op": "tool_call", "id": 8, "name": "read_file",
+                   "arguments": {"path": path, "limit": "2"}}),
+            json!({"op": "tool_call", "id": 9, "name": "read_file", "arguments": {"path": path, "op": "wrote"}}),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let tools = &answers[0];
+    assert_eq!(tools["id"], 7);
+    assert_eq!(tools["status"], "ok");
+    assert_eq!(tools["tools"][0]["name"], "read_file");
+    assert_eq!(tools["tools"][1]["name"], "check_write");
+    assert_eq!(
+        tools["tools"][0]["inputSchema"]["properties"]["limit"]["maximum"],
+        50
+    );
+    assert_eq!(tools["tools"][1]["annotations"]["readOnlyHint"], true);
+    let read = &answers[1];
+    assert_eq!(read["id"], 8);
+    assert_eq!(read["content"], "1|one\n2|two\n");
+    assert_eq!(read["next_offset"], 3);
+    assert_eq!(
+        read["warnings"],
+        json!(["`limit` was the string \"2\"; it was read as the number 2. Send numbers as JSON numbers."])
+    );
+    assert_eq!(
+        answers[2]["error"]["message"],
+        "unknown argument `op` for read_file; its arguments are: path, offset, limit, column, tail, extract"
+    );
 }

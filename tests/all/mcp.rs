@@ -3,17 +3,14 @@
 //! tool's output schema.
 
 // Roots are deprecated from the 2026 MCP revision on (SEP-2577); the server speaks the revisions before it.
-#![allow(deprecated)]
-
-mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
-use common::Sandbox;
-use read_window_host::{json, Config, ReadRequest};
+use crate::common::Sandbox;
+use read_window_host::Config;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
     ListRootsResult, Root, Tool,
@@ -166,7 +163,10 @@ async fn lists_read_file_and_check_write_with_their_schemas() {
     assert_eq!(input["additionalProperties"], false);
     assert_eq!(input["properties"]["path"]["type"], "string");
     // The schema `read-window tool-schema` prints: a limit of 0 or a tail of 0 is refused, an offset of 0 reads as 1.
-    assert_eq!(input, read_window_host::tool::read_input_schema());
+    assert_eq!(
+        input,
+        read_window::protocol::tools::read_input_schema_for(read_window::config::DEFAULT_MAX_LINES)
+    );
     for (field, minimum) in [("offset", 0), ("limit", 1), ("column", 0), ("tail", 1)] {
         assert_eq!(input["properties"][field]["type"], "integer", "{field}");
         assert_eq!(input["properties"][field]["minimum"], minimum, "{field}");
@@ -238,11 +238,10 @@ async fn read_file_is_a_session_window_stub_and_error() {
         working_directory: Some(sandbox.root.display().to_string()),
         ..Config::default()
     });
-    let request = ReadRequest::new(path.as_str()).offset(2).limit(2);
-    let direct =
-        tokio::task::spawn_blocking(move || json::outcome_json(&session.read(&request).unwrap()))
-            .await
-            .unwrap();
+    let request = json!({"op": "read", "path": path, "offset": 2, "limit": 2});
+    let direct = tokio::task::spawn_blocking(move || crate::common::ask(&mut session, request))
+        .await
+        .unwrap();
     assert_eq!(answer, &direct);
 
     // The same window again: the unchanged stub, no content.
@@ -370,7 +369,7 @@ async fn check_write_refuses_a_pasted_stub_and_accepts_plain_text() {
         json!({"path": path, "text": "1|Alice|30\n2|Bob|25\n"}),
     )
     .await;
-    assert_eq!(structured(&data), &json!({"status": "ok"}));
+    assert_eq!(structured(&data), &json!({"status": "ok", "text": "ok"}));
 
     let ok = call(
         &client,
@@ -380,7 +379,7 @@ async fn check_write_refuses_a_pasted_stub_and_accepts_plain_text() {
     .await;
     assert_eq!(ok.is_error, Some(false));
     assert_eq!(text(&ok), "ok");
-    assert_eq!(structured(&ok), &json!({"status": "ok"}));
+    assert_eq!(structured(&ok), &json!({"status": "ok", "text": "ok"}));
     conforms(structured(&ok), &schema, "ok");
     client.cancel().await.unwrap();
 }

@@ -3,11 +3,9 @@
 //! bounded number of positioned reads. Issue 16: the memory of a window follows the window actually built (at
 //! most 8 bytes a character of content over a fresh session's), on every path through the window code.
 
-mod common;
-
 use std::io::Write;
 
-use common::{read, Sandbox};
+use crate::common::{read, stat, Sandbox};
 use read_window_host::ReadRequest;
 use serde_json::json;
 
@@ -63,8 +61,8 @@ fn memory_stays_bounded_on_a_large_log_and_a_long_single_line() {
 
     let peak = session.peak_memory_bytes();
     assert!(peak < 16 * MIB, "peak linear memory {peak} bytes");
-    let stats = session.stats().unwrap();
-    assert!(stats.index_bytes < MIB, "{stats:?}");
+    let index_bytes = stat(&mut session, "index_bytes");
+    assert!(index_bytes < MIB, "{index_bytes} index bytes");
 }
 
 #[test]
@@ -74,23 +72,17 @@ fn a_deep_page_of_an_indexed_file_costs_a_bounded_number_of_reads() {
     let mut session = sandbox.default_session();
     // The first read scans the whole file once to count its lines and build the index.
     read(&mut session, &log, json!({"limit": 10}));
-    let scanned = session.stats().unwrap().positioned_reads;
+    let scanned = stat(&mut session, "positioned_reads");
     let size = std::fs::metadata(sandbox.host("deep.log")).unwrap().len();
     assert!(
         scanned >= size / (256 * 1024),
         "{scanned} reads for {size} bytes"
     );
     for offset in [390_001u64, 200_123, 17] {
-        let before = session.stats().unwrap().positioned_reads;
-        let window = session
-            .read(&ReadRequest::new(log.clone()).offset(offset).limit(100))
-            .unwrap()
-            .unwrap();
-        let after = session.stats().unwrap().positioned_reads;
-        match window {
-            read_window_host::ReadOutcome::Window(window) => assert_eq!(window.start_line, offset),
-            other => panic!("expected a window: {other:?}"),
-        }
+        let before = stat(&mut session, "positioned_reads");
+        let window = read(&mut session, &log, json!({"offset": offset, "limit": 100}));
+        let after = stat(&mut session, "positioned_reads");
+        assert_eq!(window["start_line"], offset, "{window}");
         // One read checks the fingerprint before the end of the indexed lines (the file is unchanged); one block
         // holds most of the checkpoint's 1,024 lines and the window (about 70 bytes a line), and a window that
         // straddles a block boundary needs one more. However deep the page.
@@ -110,9 +102,9 @@ fn window_memory(
     config: read_window_host::Config,
     requests: &[ReadRequest],
 ) -> (u64, f64, u64, String) {
-    let probe = sandbox.session(config.clone());
+    let probe = sandbox.typed_session(config.clone());
     let baseline = probe.peak_memory_bytes();
-    let mut session = sandbox.session(config);
+    let mut session = sandbox.typed_session(config);
     let (last, before) = requests.split_last().expect("a request");
     for request in before {
         session.read(request).unwrap().unwrap();

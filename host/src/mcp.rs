@@ -1,0 +1,568 @@
+//! `read-window mcp`: the reader as an MCP (Model Context Protocol) server over stdio, built on rmcp.
+//!
+//! One connection is one read-window [`Session`]: dedup stubs, the loop tripwire, the count of misses and the
+//! line indexes last as long as the client stays connected, exactly as in the `session` command. Two tools:
+//!
+//! - `read_file` (`path`, `offset`, `limit`, `column`, `tail`, `extract`): a window. The text content is the
+//!   answer's `text` (the window's content, a blank line, the hint, the warnings for the model); a stub answers
+//!   with its message; an error with its message and `isError: true`. The structured content is the protocol's
+//!   answer (`docs/protocol.md`: a window, a stub, an error, or a `host_error`), described by the tool's output
+//!   schema.
+//! - `check_write` (`path`, `text`): `ok`, or the `echoed_output` or `binary_document` error, the same way.
+//!
+//! Both tools, their schemas and the reading of their arguments are the component's (`tool_call` and `tools` in
+//! the protocol): this server hands each call on as a line and the answer back as a result.
+//!
+//! The directories the session may read are the `--root` options; without any, the roots the client offers
+//! (`roots/list`, `file://` URIs of directories) when it declares the roots capability; with neither, the
+//! current directory. The roots are asked for at the first tool call and again after the client says they
+//! changed (`notifications/roots/list_changed`); a different set of roots starts a new session. When the client
+//! lists roots and none can be granted (not a local `file://` URI, a missing directory), every tool call is
+//! answered with a `host_error` (cause `start`) that lists them and why; the current directory is not read then.
+//!
+//! A failure of the host (the component trapped, ran past its deadline or over its memory cap) is an error
+//! result with a `host_error` answer; the session was restarted and the connection goes on.
+//!
+//! The server speaks the MCP revisions that open with `initialize` (2024-11-05 to 2025-11-25): a session is
+//! tied to the connection, and `roots/list` is a request from server to client, which the 2026 revision
+//! removed.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use read_window_host::{Config, Grants, ReadWindow, Session, SessionLimits};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{json, Value};
+use tokio::sync::Mutex;
+
+/// How long the server waits for the client's answer to `roots/list`.
+const ROOTS_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most recent MCP revision the server speaks (the last one with an `initialize` handshake).
+const PROTOCOL: ProtocolVersion = ProtocolVersion::LATEST_WITH_INITIALIZE;
+
+/// What the server tells the client (and through it the model) about itself at `initialize`.
+const INSTRUCTIONS: &str = "read-window reads text files for you in bounded windows with line numbers. Use \
+read_file to read a file; when its hint says the window was truncated, continue with offset=next_offset (and \
+column=next_column when given). A repeated read of an unchanged window returns a short \"[read-window: \
+unchanged]\" stub: the content you already received is still current, and the stub ends with the call that \
+continues. Before writing text that came from read_file into a file, check it with check_write: line-number \
+gutters (`N|`) and `[read-window: ...]` markers must never end up in a file.";
+
+/// Where the session's directories come from.
+#[derive(Clone, Debug)]
+pub enum Roots {
+    /// `--root` options: these directories, whatever the client offers.
+    Fixed(Grants),
+    /// No `--root`: the client's roots when it offers some, else these (the current directory).
+    ClientOr(Grants),
+}
+
+/// Serves MCP on stdin and stdout until the client disconnects.
+///
+/// `config` is the config the command-line options describe; with the client's roots, its working directory
+/// is recomputed for them (the current directory when it lies under one, else the first root).
+///
+/// Errors: the async runtime could not start, the `initialize` handshake failed (or the client left before
+/// it), or the server task failed.
+pub fn run(reader: ReadWindow, roots: Roots, config: Config) -> Result<(), String> {
+    eprintln!("read-window mcp: {}", describe_roots(&roots));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("could not start the async runtime: {e}"))?;
+    let server = McpServer::new(reader, roots, config);
+    let result = runtime.block_on(async move {
+        let service = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| format!("the MCP handshake failed: {e}"))?;
+        service
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| format!("the MCP server stopped: {e}"))
+    });
+    // A read of stdin cannot be cancelled: do not wait for the blocking pool when the client is gone.
+    runtime.shutdown_background();
+    result
+}
+
+/// The MCP server: the tools, and the connection's read-window session.
+#[derive(Clone)]
+pub struct McpServer {
+    reader: ReadWindow,
+    roots: Roots,
+    config: Config,
+    tools: Arc<[Tool]>,
+    session: Arc<Mutex<Option<Session>>>,
+    roots_changed: Arc<AtomicBool>,
+}
+
+impl McpServer {
+    /// A server whose session (started at the first tool call) reads through `reader`, with `config`, over
+    /// the directories `roots` says.
+    pub fn new(reader: ReadWindow, roots: Roots, config: Config) -> Self {
+        let tools = Arc::from(tools_for(crate::settings::max_lines(&config)));
+        McpServer {
+            reader,
+            roots,
+            config,
+            tools,
+            session: Arc::new(Mutex::new(None)),
+            roots_changed: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// The grants and config for a new session, or `None` when the current session (over `current`) may go
+    /// on.
+    ///
+    /// Errors: a message for the model when the client offers roots and none of them can be granted (each named
+    /// with why); the server does not fall back to its current directory then.
+    async fn wanted_session(
+        &self,
+        current: Option<Grants>,
+        peer: &Peer<RoleServer>,
+    ) -> Result<Option<(Grants, Config)>, String> {
+        match &self.roots {
+            Roots::Fixed(grants) => Ok(match current {
+                Some(_) => None,
+                None => Some((grants.clone(), self.config.clone())),
+            }),
+            Roots::ClientOr(fallback) => {
+                let changed = self.roots_changed.swap(false, Ordering::SeqCst);
+                if current.is_some() && !changed {
+                    return Ok(None);
+                }
+                let (grants, config) = match client_grants(peer).await {
+                    ClientRoots::Unusable(reasons) => {
+                        let message = format!(
+                            "read-window cannot read any file: none of the roots the client offers could be \
+                             granted: {}. Offer a local directory as a root (a file:// URI), or start the server \
+                             with --root DIR.",
+                            reasons.join("; ")
+                        );
+                        eprintln!("read-window mcp: {message}");
+                        return Err(message);
+                    }
+                    ClientRoots::Granted(grants) => {
+                        let mut config = self.config.clone();
+                        config.working_directory = std::env::current_dir()
+                            .and_then(|dir| dir.canonicalize())
+                            .ok()
+                            .and_then(|cwd| grants.working_directory_for(&cwd))
+                            .or_else(|| grants.dirs().first().map(|g| g.guest().to_owned()));
+                        (grants, config)
+                    }
+                    ClientRoots::NotOffered => {
+                        if current.is_none() {
+                            eprintln!(
+                                "read-window mcp: the client offers no roots; reading the current directory {}",
+                                describe_grants(fallback)
+                            );
+                        }
+                        (fallback.clone(), self.config.clone())
+                    }
+                };
+                Ok(match current {
+                    Some(current) if current == grants => None,
+                    Some(_) => {
+                        eprintln!(
+                            "read-window mcp: the client's roots changed; a new session starts over {}",
+                            describe_grants(&grants)
+                        );
+                        Some((grants, config))
+                    }
+                    None => Some((grants, config)),
+                })
+            }
+        }
+    }
+
+    /// Runs one `tool_call` line against the connection's session, starting (or replacing) it first when needed.
+    async fn call(&self, line: String, peer: &Peer<RoleServer>) -> CallToolResult {
+        let mut slot = Arc::clone(&self.session).lock_owned().await;
+        let current = slot.as_ref().map(|session| session.grants().clone());
+        let wanted = match self.wanted_session(current, peer).await {
+            Ok(wanted) => wanted,
+            Err(message) => {
+                // The client's roots are all unusable: no session reads anything until they change.
+                *slot = None;
+                return host_error_result("start", &message);
+            }
+        };
+        let reader = self.reader.clone();
+        // Calls into the component block (up to the session's deadline): run them off the async threads.
+        let joined = tokio::task::spawn_blocking(move || {
+            if let Some((grants, config)) = wanted {
+                *slot = None;
+                match reader.protocol_session(&grants, &config, SessionLimits::default()) {
+                    Ok(session) => *slot = Some(session),
+                    Err(error) => {
+                        return host_error_result(error.kind().as_str(), error.message());
+                    }
+                }
+            }
+            match slot.as_mut() {
+                Some(session) => tool_result(&session.answer(&line)),
+                None => host_error_result("trap", "the read-window session is missing"),
+            }
+        })
+        .await;
+        joined.unwrap_or_else(|error| {
+            host_error_result(
+                "trap",
+                &format!("the call into the read-window session failed: {error}"),
+            )
+        })
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_protocol_version(PROTOCOL)
+            .with_server_info(
+                Implementation::new("read-window", env!("CARGO_PKG_VERSION"))
+                    .with_title("read-window")
+                    .with_description(
+                        "Reads files for LLM agents in bounded windows, with cursors, session memory and guards.",
+                    ),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&PROTOCOL))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !self.tools.iter().any(|tool| tool.name == request.name) {
+            let names: Vec<&str> = self.tools.iter().map(|tool| tool.name.as_ref()).collect();
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool {:?}: this server has {}",
+                    request.name,
+                    names.join(" and ")
+                ),
+                None,
+            ));
+        }
+        // The component reads the arguments (as models send them) and words every refusal.
+        let line = json!({
+            "op": "tool_call",
+            "name": request.name,
+            "arguments": request.arguments,
+        })
+        .to_string();
+        Ok(self.call(line, &context.peer).await.into())
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        self.roots_changed.store(true, Ordering::SeqCst);
+    }
+}
+
+/// An answer of the protocol as a tool result: its `text` as the text content, the answer as the structured
+/// content, `isError` when its `status` is `error`.
+fn tool_result(answer: &str) -> CallToolResult {
+    let structured: Value = serde_json::from_str(answer).unwrap_or_else(|error| {
+        serde_json::from_str(&read_window::protocol::host_error_answer(
+            "",
+            "trap",
+            &format!("the component's answer is not JSON: {error}"),
+            false,
+        ))
+        .unwrap_or_default()
+    });
+    let text = structured["text"].as_str().unwrap_or_default().to_owned();
+    let is_error = structured["status"] == "error";
+    let content = vec![ContentBlock::text(text)];
+    let mut result = if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = Some(structured);
+    result
+}
+
+/// A failure of this server around the component (no session could start, a call that could not run): a
+/// `host_error` answer of `cause` as a tool result.
+fn host_error_result(cause: &str, message: &str) -> CallToolResult {
+    tool_result(&read_window::protocol::host_error_answer(
+        "", cause, message, false,
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Roots
+
+/// What the client's roots come to.
+enum ClientRoots {
+    /// The usable roots the client offers (a `file://` URI of a directory, UTF-8), as grants.
+    Granted(Grants),
+    /// The client does not declare the roots capability, does not answer `roots/list` in time, or lists none:
+    /// the server reads its current directory.
+    NotOffered,
+    /// The client lists roots and none can be granted: each root with why (`"https://x" (not a local file://
+    /// URI)`).
+    Unusable(Vec<String>),
+}
+
+/// The client's roots as grants, see [`ClientRoots`].
+// Roots are deprecated from the 2026 revision on (SEP-2577); this server speaks the revisions before it.
+#[allow(deprecated)]
+async fn client_grants(peer: &Peer<RoleServer>) -> ClientRoots {
+    let declared = peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.roots.is_some());
+    if !declared {
+        return ClientRoots::NotOffered;
+    }
+    let listed = match tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
+        Ok(Ok(result)) => result.roots,
+        Ok(Err(error)) => {
+            eprintln!(
+                "read-window mcp: roots/list failed ({error}); reading the current directory"
+            );
+            return ClientRoots::NotOffered;
+        }
+        Err(_) => {
+            eprintln!(
+                "read-window mcp: no answer to roots/list within {} s; reading the current directory",
+                ROOTS_TIMEOUT.as_secs()
+            );
+            return ClientRoots::NotOffered;
+        }
+    };
+    let mut grants = Grants::new();
+    let mut reasons = Vec::new();
+    for root in &listed {
+        let Some(path) = file_uri_path(&root.uri) else {
+            eprintln!(
+                "read-window mcp: skipping the root {:?}: not a local file:// URI",
+                root.uri
+            );
+            reasons.push(format!("{:?} (not a local file:// URI)", root.uri));
+            continue;
+        };
+        match grants.clone().dir(&path) {
+            Ok(more) => {
+                let is_new = more.dirs().last().is_some_and(|added| {
+                    grants
+                        .dirs()
+                        .iter()
+                        .all(|grant| grant.host() != added.host())
+                });
+                if is_new {
+                    grants = more;
+                }
+            }
+            Err(error) => {
+                eprintln!("read-window mcp: skipping the root {:?}: {error}", root.uri);
+                reasons.push(format!("{:?} ({error})", root.uri));
+            }
+        }
+    }
+    if grants.is_empty() {
+        if listed.is_empty() {
+            return ClientRoots::NotOffered;
+        }
+        return ClientRoots::Unusable(reasons);
+    }
+    ClientRoots::Granted(grants)
+}
+
+/// What the server will read, in one line for stderr at start.
+pub fn describe_roots(roots: &Roots) -> String {
+    match roots {
+        Roots::Fixed(grants) => format!(
+            "reading {} (read-only, from --root)",
+            describe_grants(grants)
+        ),
+        Roots::ClientOr(fallback) => format!(
+            "no --root given: reading the roots the client offers, or, when it offers none, the current directory \
+             {} (read-only)",
+            describe_grants(fallback)
+        ),
+    }
+}
+
+/// Refuses a fallback grant that would open a whole file system or home directory to the model without anyone
+/// having asked for it: with no `--root`, the current directory is read when the client offers no roots, and
+/// a server started from `/` or `$HOME` (as some clients start servers) would read everything there.
+///
+/// Errors: a message naming the directory and `--root`, when `roots` is [`Roots::ClientOr`] and a fallback
+/// directory is `/` or the home directory (`$HOME`, compared canonically).
+pub fn check_fallback(roots: &Roots) -> Result<(), String> {
+    let Roots::ClientOr(fallback) = roots else {
+        return Ok(());
+    };
+    let home = std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .and_then(|home| std::path::PathBuf::from(home).canonicalize().ok());
+    for grant in fallback.dirs() {
+        let what = if grant.host() == std::path::Path::new("/") {
+            "the root of the file system"
+        } else if home.as_deref() == Some(grant.host()) {
+            "your home directory"
+        } else {
+            continue;
+        };
+        return Err(format!(
+            "mcp: the current directory is {} ({what}), and without --root the server reads it whenever the \
+             client offers no roots. Name the directory to read with --root (for example `read-window --root \
+             /path/to/project mcp`; `--root {}` if you do mean it), or start the server in the project's directory.",
+            grant.host().display(),
+            grant.host().display()
+        ));
+    }
+    Ok(())
+}
+
+fn describe_grants(grants: &Grants) -> String {
+    grants
+        .dirs()
+        .iter()
+        .map(|grant| grant.host().display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The local path of a `file://` URI (`file:///abs/path` or `file://localhost/abs/path`, percent-decoded, any
+/// query or fragment dropped); `None` for another scheme, a remote host or a malformed escape.
+pub fn file_uri_path(uri: &str) -> Option<PathBuf> {
+    let scheme = uri.get(..7)?;
+    if !scheme.eq_ignore_ascii_case("file://") {
+        return None;
+    }
+    let rest = uri.get(7..)?;
+    let slash = rest.find('/')?;
+    let (host, path) = rest.split_at(slash);
+    if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
+        return None;
+    }
+    let path = path.split(['?', '#']).next()?;
+    let bytes = percent_decode(path)?;
+    path_from_bytes(bytes)
+}
+
+/// Decodes `%XX` escapes; `None` when a `%` is not followed by two hex digits.
+fn percent_decode(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let high = hex_value(*bytes.get(i + 1)?)?;
+            let low = hex_value(*bytes.get(i + 2)?)?;
+            out.push(high << 4 | low);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Some(out)
+}
+
+fn hex_value(byte: u8) -> Option<u8> {
+    match byte {
+        b'0'..=b'9' => Some(byte - b'0'),
+        b'a'..=b'f' => Some(byte - b'a' + 10),
+        b'A'..=b'F' => Some(byte - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(unix)]
+fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    let text = String::from_utf8(bytes).ok()?;
+    // `file:///C:/dir` names `C:/dir`.
+    let trimmed = match text.as_bytes() {
+        [b'/', drive, b':', ..] if drive.is_ascii_alphabetic() => &text[1..],
+        _ => text.as_str(),
+    };
+    Some(PathBuf::from(trimmed))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tools
+
+/// The two tools as the component defines them (`read_file` and `check_write`, with their input and output
+/// schemas), for a server whose line limit is `max_lines`.
+pub fn tools_for(max_lines: u64) -> Vec<Tool> {
+    read_window::protocol::tools::definitions(read_window::protocol::tools::Format::Mcp, max_lines)
+        .into_iter()
+        .filter_map(|tool| serde_json::from_value(tool).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_become_paths() {
+        assert_eq!(
+            file_uri_path("file:///home/me/proj"),
+            Some(PathBuf::from("/home/me/proj"))
+        );
+        assert_eq!(
+            file_uri_path("FILE://localhost/a%20b/c%2Fd?x#y"),
+            Some(PathBuf::from("/a b/c/d"))
+        );
+        assert_eq!(file_uri_path("file://server/share"), None);
+        assert_eq!(file_uri_path("https://example.com/x"), None);
+        assert_eq!(file_uri_path("file:///bad%2"), None);
+        assert_eq!(file_uri_path("file:///bad%zz"), None);
+        assert_eq!(file_uri_path("file://"), None);
+        assert_eq!(file_uri_path("fil"), None);
+    }
+
+    #[test]
+    fn tools_declare_their_schemas() {
+        let tools = tools_for(read_window::config::DEFAULT_MAX_LINES);
+        let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+        assert_eq!(names, ["read_file", "check_write"]);
+        for tool in &tools {
+            assert_eq!(tool.input_schema.get("type"), Some(&json!("object")));
+            assert!(tool
+                .output_schema
+                .as_ref()
+                .is_some_and(|schema| schema.get("type") == Some(&json!("object"))));
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! The integration tests: every test that drives the real component through the wasmtime host, in one binary
+//! (each test binary links wasmtime, so one binary builds and links once). A module per area; `common` holds
+//! the sandbox and the helpers they share.
+
+mod common;
+
+mod capture;
+mod cli;
+mod encodings;
+mod guards;
+mod large_files;
+mod load;
+#[allow(deprecated)]
+mod mcp;
+mod scenarios;
+mod session_memory;
+mod settings;
+mod tokens;
+mod wasmtime_cli;
