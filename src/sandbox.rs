@@ -267,6 +267,31 @@ pub fn outside_error(requested: &str, absolute: &str, roots: &[String]) -> ReadE
     )
 }
 
+/// The refusal of `requested`, whose walk went through the link `link` to `target`, which lies outside every
+/// preopen (`roots`, their guest paths): `outside-sandbox`. Hosts that resolve absolute links say it the same way.
+pub fn outside_link_error(
+    requested: &str,
+    link: &str,
+    target: &str,
+    roots: &[String],
+) -> ReadError {
+    ReadError::new(
+        ErrorKind::OutsideSandbox,
+        format!(
+            "{requested} goes through the link {link}, which points to {target}: outside the directories read-window may read ({}). Read the file under a granted directory instead.",
+            describe_roots(roots)
+        ),
+    )
+}
+
+/// The refusal of `requested`, whose links go round more than [`MAX_LINK_HOPS`] times: `not-found`.
+pub fn link_loop_error(requested: &str) -> ReadError {
+    ReadError::new(
+        ErrorKind::NotFound,
+        format!("{requested} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target directly."),
+    )
+}
+
 /// A path resolved inside the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
@@ -319,13 +344,7 @@ pub fn resolve<F: FileSystem + ?Sized>(
         let roots = fs.roots().to_vec();
         let Some((root, relative)) = find_root(&roots, &current) else {
             let error = match &last_link {
-                Some((link, target)) => ReadError::new(
-                    ErrorKind::OutsideSandbox,
-                    format!(
-                        "{requested} goes through the link {link}, which points to {target}: outside the directories read-window may read ({}). Read the file under a granted directory instead.",
-                        describe_roots(&roots)
-                    ),
-                ),
+                Some((link, target)) => outside_link_error(requested, link, target, &roots),
                 None => outside_error(requested, &current, &roots),
             };
             return Err(ResolveError::Other(error));
@@ -390,10 +409,7 @@ pub fn resolve<F: FileSystem + ?Sized>(
                 FileKind::Symlink => {
                     hops += 1;
                     if hops > MAX_LINK_HOPS {
-                        return Err(ResolveError::Other(ReadError::new(
-                            ErrorKind::NotFound,
-                            format!("{requested} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target directly."),
-                        )));
+                        return Err(ResolveError::Other(link_loop_error(requested)));
                     }
                     let target = match fs.read_link(root, &prefix) {
                         Ok(target) => target,

@@ -210,7 +210,7 @@ export class Session {
     }
     workingDirectory = typeof workingDirectory === 'string' ? workingDirectory : undefined;
     const linked = linkedRequest(this.#grants, workingDirectory, text);
-    return 'answer' in linked ? linked.answer : this.#call(linked.text, (session) => session.answer(linked.text));
+    return this.#call(linked, (session) => session.answer(linked));
   }
 
   /**

@@ -3,7 +3,8 @@
 // the component would call `/usr/share/X11/rgb.txt -> /etc/X11/rgb.txt` outside the sandbox even with `/` granted.
 // The host reads the target: it walks the path through the grants, maps each absolute target back to a guest path
 // through the grant whose host directory holds it, and hands the component the resolved path with `asked_via` (the
-// path asked for and each link crossed, for the credential rules), or answers `outside_sandbox` itself.
+// path asked for and each link crossed, for the credential rules), or with `link_refusal` for a link out of every
+// grant or a loop, which the component answers in its own words.
 
 import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,11 +48,6 @@ function deepest(pairs, path, rootOf) {
   return best;
 }
 
-/** An error answer of the walk, in the component's words and shape. */
-function refusal(kind, message, path) {
-  return { status: 'error', content_returned: false, text: message, error: { kind, message, ...path, suggestions: [] } };
-}
-
 /**
  * `path` rewritten onto a root's guest path when it lies under the path the root was given by (a pair's `given`,
  * see `normalizeGrants`: `/tmp/x/linkroot/a.txt` is `/tmp/x/L/a.txt` for a root given as the link `/tmp/x/linkroot`
@@ -68,12 +64,13 @@ export function ontoGuest(pairs, path) {
 /**
  * What to hand the component for the guest path `requested`: `{path, askedVia}` (the path resolved when an absolute
  * link was crossed, with the WIT `asked-via` list: the path asked for, absolute and normalized, and each link
- * followed, in order; else as asked, `askedVia` undefined), or `{answer}`: `outside_sandbox` for an absolute link out
- * of every grant, `not_found` for more than 40 links with an absolute one among them. Never throws.
+ * followed, in order; else as asked, `askedVia` undefined), or `{refusal}`, the request's `link_refusal`:
+ * `{outside: {link, target}}` for an absolute link out of every grant, `'loop'` for more than 40 links with an
+ * absolute one among them. Never throws.
  * @param {[string, string][]} pairs Guest path and host directory.
  * @param {string | undefined} workingDirectory The config's working directory (default: the first grant).
  * @param {string} requested
- * @returns {{path: string, askedVia: string[] | undefined} | {answer: object}}
+ * @returns {{path: string, askedVia: string[] | undefined} | {refusal: object | string}}
  */
 export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
   if (typeof requested !== 'string' || requested === '' || requested.includes('\0') || pairs.length === 0) {
@@ -99,8 +96,7 @@ export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
         }
         if (followed.length >= MAX_LINK_HOPS) {
           if (!crossed) break walk; // past an absolute link, the component would call that link outside
-          const message = `${requested} goes through more than ${MAX_LINK_HOPS} links (a link loop?); read the target directly.`;
-          return { answer: refusal('not_found', message, {}) };
+          return { refusal: 'loop' };
         }
         target = readlinkSync(hostPath, 'utf8');
       } catch {
@@ -111,13 +107,7 @@ export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
       let targetGuest = normalize(target, normalize(names.slice(0, position).join('/'), root));
       if (target.startsWith('/')) {
         const holder = deepest(pairs, normalize(target, '/'), ([, hostDir]) => hostDir);
-        if (holder === undefined) {
-          const roots = pairs.map(([guest]) => normalize(guest, '/')).join(', ');
-          const message =
-            `${requested} goes through the link ${link}, which points to ${target}: outside the directories ` +
-            `read-window may read (${roots}). Read the file under a granted directory instead.`;
-          return { answer: refusal('outside_sandbox', message, { path: link }) };
-        }
+        if (holder === undefined) return { refusal: { outside: { link, target } } };
         targetGuest = normalize(holder[2], normalize(holder[1][0], '/'));
         crossed = true;
       }
@@ -132,34 +122,47 @@ export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
   return { path, askedVia: [asked, ...followed] };
 }
 
+/** The op each tool of a `tool_call` stands for. */
+const TOOL_OPS = { read_file: 'read', check_write: 'check_write' };
+
 /**
  * A request on its way to the component (the Rust host's `linked_line`): a JSON object whose op (default `read`) is
- * `read`, `read_once` or `check_write`, with a string `path` and no `asked_via` yet, has its path put through
- * {@link ontoGuest} and {@link resolveAbsoluteLinks}, and `asked_via` added (not for `check_write`); anything else
- * goes as it is.
+ * `read`, `read_once` or `check_write` (or a `tool_call` of `read_file` or `check_write`, its `arguments.path`), with
+ * a string `path` and no `asked_via` yet, has its path put through {@link ontoGuest} and
+ * {@link resolveAbsoluteLinks}: rewritten with `asked_via` beside it (not for `check_write`), or given the
+ * `link_refusal` the component answers (for `check_write` only a link out of every grant); anything else goes as it
+ * is.
  * @param {[string, string][]} pairs Guest path and host directory.
  * @param {string | undefined} workingDirectory The working directory of the session's config.
  * @param {string} text The request.
- * @returns {{text: string} | {answer: string}} The request to hand on, or the walk's answer (the request's `id`
- *   first); for `check_write` only an `outside_sandbox` one.
+ * @returns {string} The request to hand on.
  */
 export function linkedRequest(pairs, workingDirectory, text) {
   let request;
   try {
     request = parseJson(text);
   } catch {
-    return { text };
+    return text;
   }
-  if (typeof request !== 'object' || request === null || typeof request.path !== 'string') return { text };
-  const op = request.op ?? 'read';
-  if (!['read', 'read_once', 'check_write'].includes(op) || Object.hasOwn(request, 'asked_via')) return { text };
-  const resolved = resolveAbsoluteLinks(pairs, workingDirectory, ontoGuest(pairs, request.path));
-  if ('answer' in resolved) {
-    if (op === 'check_write' && resolved.answer.error.kind !== 'outside_sandbox') return { text };
-    return { answer: toJson({ ...(Object.hasOwn(request, 'id') ? { id: request.id } : {}), ...resolved.answer }) };
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) return text;
+  let op = request.op ?? 'read';
+  let fields = request;
+  if (op === 'tool_call') {
+    op = Object.hasOwn(TOOL_OPS, request.name) ? TOOL_OPS[request.name] : undefined;
+    fields = request.arguments;
   }
-  if (resolved.path === request.path && resolved.askedVia === undefined) return { text };
-  request.path = resolved.path;
+  if (!['read', 'read_once', 'check_write'].includes(op) || typeof fields !== 'object' || fields === null) return text;
+  if (typeof fields.path !== 'string' || Object.hasOwn(request, 'asked_via')) return text;
+  const moved = ontoGuest(pairs, fields.path);
+  const resolved = resolveAbsoluteLinks(pairs, workingDirectory, moved);
+  if ('refusal' in resolved) {
+    if (op === 'check_write' && resolved.refusal === 'loop') return text;
+    fields.path = moved;
+    request.link_refusal = resolved.refusal;
+    return toJson(request);
+  }
+  if (resolved.path === fields.path && resolved.askedVia === undefined) return text;
+  fields.path = resolved.path;
   if (resolved.askedVia !== undefined && op !== 'check_write') request.asked_via = resolved.askedVia;
-  return { text: toJson(request) };
+  return toJson(request);
 }

@@ -309,3 +309,62 @@ pub fn with_id(id: Option<Value>, answer: Value) -> Value {
         (_, answer) => answer,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_has_the_documented_shape() {
+        let error = ReadError::new(crate::error::ErrorKind::LoopBlocked, "stop")
+            .with_count(4)
+            .at_path("/w/a")
+            .with_suggestions(vec!["b".into()]);
+        assert_eq!(
+            error_json(&error),
+            json!({"status":"error","content_returned":false,"text":"stop",
+                   "error":{"kind":"loop_blocked","message":"stop","already_read":4,"path":"/w/a",
+                            "suggestions":["b"]}})
+        );
+        assert_eq!(
+            error_json(&ReadError::invalid("bad")),
+            json!({"status":"error","content_returned":false,"text":"bad",
+                   "error":{"kind":"invalid_request","message":"bad","suggestions":[]}})
+        );
+    }
+
+    #[test]
+    fn a_stub_has_no_content_and_carries_the_cursor() {
+        let stub = UnchangedStub {
+            path: "/a".into(),
+            start_line: 1,
+            end_line: 9,
+            total_lines: 20,
+            next_offset: Some(10),
+            next_column: None,
+            message: "same".into(),
+        };
+        assert_eq!(
+            stub_json(&stub),
+            json!({"status":"unchanged","content_returned":false,"dedup":true,"path":"/a","start_line":1,
+                   "end_line":9,"total_lines":20,"next_offset":10,"next_column":null,"message":"same",
+                   "text":"same"})
+        );
+    }
+
+    #[test]
+    fn the_id_comes_first_and_notes_join_the_warnings_and_the_text() {
+        assert_eq!(
+            with_id(Some(json!("x")), note_json()).to_string(),
+            r#"{"id":"x","status":"ok"}"#
+        );
+        assert_eq!(
+            with_notes(json!({"status":"ok","text":"t"}), vec!["n".into()]),
+            json!({"status":"ok","text":"t\nn","warnings":["n"]})
+        );
+        assert_eq!(
+            with_notes(json!({"status":"ok","warnings":["w"]}), vec!["n".into()]),
+            json!({"status":"ok","warnings":["w","n"]})
+        );
+    }
+}

@@ -66,6 +66,28 @@ pub enum Request {
     CaptureChunk(Vec<u8>),
     /// `capture_end`: finish the capture.
     CaptureEnd(CaptureEnd),
+    /// A read or a check whose path the host found going through an absolute link it must refuse (the host's
+    /// `link_refusal` field): answered with the component's words for it.
+    LinkRefused {
+        /// The path as the request gave it.
+        requested: String,
+        /// Why.
+        refusal: LinkRefusal,
+    },
+}
+
+/// The host's `link_refusal` field: what its walk of a path's absolute links (which WASI cannot read) found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkRefusal {
+    /// `{"outside": {"link": L, "target": T}}`: the link `L` (a guest path) points to `T`, under no grant.
+    Outside {
+        /// The guest path of the link.
+        link: String,
+        /// Its target as stored (a host path).
+        target: String,
+    },
+    /// `"loop"`: more links than a walk follows.
+    Loop,
 }
 
 /// The fields of `capture_end`: what the host knows of how the command ended.
@@ -115,7 +137,7 @@ pub const OPS: &[&str] = &[
 pub const CAPTURE_CONFIG_FIELDS: &[&str] =
     &["window_chars", "head_share", "spill_dir", "spill_cap_chars"];
 
-/// The fields a read takes; `asked_via` is a host's (the paths it passed before it rewrote an absolute link).
+/// The fields a read takes; `asked_via` and `link_refusal` are a host's (what its walk of absolute links found).
 const READ_FIELDS: &[&str] = &[
     "path",
     "offset",
@@ -124,7 +146,11 @@ const READ_FIELDS: &[&str] = &[
     "tail",
     "extract",
     "asked_via",
+    "link_refusal",
 ];
+
+/// Fields only a host adds, left out of the field lists refusals name.
+const HOST_FIELDS: &[&str] = &["asked_via", "link_refusal"];
 
 /// The fields `op` takes, or `None` for an unknown op. `configure`'s are checked by its own parser.
 fn fields_of(op: &str) -> Option<&'static [&'static str]> {
@@ -133,9 +159,9 @@ fn fields_of(op: &str) -> Option<&'static [&'static str]> {
         "other_tool" | "reset_dedup" | "stats" | "config" => &[],
         "configure" => super::config_json::CONFIG_FIELDS,
         "tools" => &["format"],
-        "tool_call" => &["name", "arguments", "asked_via"],
+        "tool_call" => &["name", "arguments", "asked_via", "link_refusal"],
         "wrote" => &["path"],
-        "check_write" => &["path", "text"],
+        "check_write" => &["path", "text", "link_refusal"],
         "report_tokens" => &["path", "offset", "lines", "tokens"],
         "token_refusal" => &["path", "offset", "limit", "message"],
         "capture_begin" => CAPTURE_CONFIG_FIELDS,
@@ -189,7 +215,7 @@ pub fn parse_request(value: &Value) -> Result<(Request, Vec<String>), ReadError>
         } else {
             allowed
                 .iter()
-                .filter(|field| **field != "asked_via")
+                .filter(|field| !HOST_FIELDS.contains(field))
                 .copied()
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -197,6 +223,15 @@ pub fn parse_request(value: &Value) -> Result<(Request, Vec<String>), ReadError>
         return Err(ReadError::invalid(format!(
             "unknown field `{extra}` for op `{op}`; its fields are: {expected}"
         )));
+    }
+    if let Some(refusal) = fields.present("link_refusal") {
+        return Ok((
+            Request::LinkRefused {
+                requested: link_requested(op, &fields)?,
+                refusal: link_refusal(refusal)?,
+            },
+            Vec::new(),
+        ));
     }
     let mut notes = Vec::new();
     let request = match op {
@@ -291,10 +326,50 @@ fn tool_call(fields: &Fields) -> Result<(Request, Vec<String>), ReadError> {
     }
     let mut request = arguments.clone();
     request.insert("op".into(), Value::from(op));
-    if let (Some(asked_via), "read") = (fields.present("asked_via"), op) {
-        request.insert("asked_via".into(), asked_via.clone());
+    for host_field in HOST_FIELDS {
+        if let Some(value) = fields.present(host_field) {
+            request.insert((*host_field).into(), value.clone());
+        }
     }
     parse_request(&Value::Object(request))
+}
+
+/// The path a `link_refusal` refuses: the request's `path` (a tool call's `arguments.path`).
+fn link_requested(op: &str, fields: &Fields) -> Result<String, ReadError> {
+    if op != "tool_call" {
+        return fields.string("path");
+    }
+    match fields
+        .present("arguments")
+        .and_then(|arguments| arguments.get("path"))
+    {
+        Some(Value::String(path)) => Ok(path.clone()),
+        _ => Err(ReadError::invalid(
+            "`link_refusal` needs the call's `path` (a string)",
+        )),
+    }
+}
+
+/// A host's `link_refusal`: `{"outside": {"link", "target"}}` or `"loop"`.
+fn link_refusal(value: &Value) -> Result<LinkRefusal, ReadError> {
+    let shape = "`link_refusal` must be {\"outside\": {\"link\": L, \"target\": T}} or \"loop\"";
+    match value {
+        Value::String(word) if word == "loop" => Ok(LinkRefusal::Loop),
+        Value::Object(map) => match map.get("outside") {
+            Some(Value::Object(outside)) => {
+                let outside = Fields {
+                    op: "link_refusal",
+                    map: outside,
+                };
+                Ok(LinkRefusal::Outside {
+                    link: outside.string("link")?,
+                    target: outside.string("target")?,
+                })
+            }
+            _ => Err(ReadError::invalid(shape)),
+        },
+        _ => Err(ReadError::invalid(shape)),
+    }
 }
 
 fn read_request(fields: &Fields, notes: &mut Vec<String>) -> Result<ReadRequest, ReadError> {
@@ -417,4 +492,213 @@ fn capture_end(fields: &Fields) -> Result<CaptureEnd, ReadError> {
         hint_notes: fields.opt_strings("hint_notes")?.unwrap_or_default(),
         warnings: fields.opt_strings("warnings")?.unwrap_or_default(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::json_in::parse_strict;
+
+    fn read(path: &str) -> ReadRequest {
+        ReadRequest {
+            path: path.to_owned(),
+            ..ReadRequest::default()
+        }
+    }
+
+    fn parse(line: &str) -> Result<(Request, Vec<String>), ReadError> {
+        let value = parse_strict(line)
+            .map_err(|e| ReadError::invalid(format!("the request is not valid JSON: {e}")))?;
+        parse_request(&value)
+    }
+
+    fn parsed(line: &str) -> Request {
+        match parse(line) {
+            Ok((request, _)) => request,
+            Err(error) => panic!("{line}: {}", error.message),
+        }
+    }
+
+    fn invalid(line: &str) -> String {
+        match parse(line) {
+            Ok((request, _)) => panic!("{line} parsed as {request:?}"),
+            Err(error) => error.message,
+        }
+    }
+
+    #[test]
+    fn parses_every_op() {
+        assert_eq!(
+            parsed(r#"{"op":"read","path":"a","offset":2,"limit":3,"column":4}"#),
+            Request::Read(ReadRequest {
+                offset: Some(2),
+                limit: Some(3),
+                column: Some(4),
+                ..read("a")
+            })
+        );
+        assert_eq!(parsed(r#"{"path":"a"}"#), Request::Read(read("a")));
+        assert_eq!(
+            parsed(r#"{"op":"read_once","path":"a"}"#),
+            Request::ReadOnce(read("a"))
+        );
+        assert_eq!(parsed(r#"{"op":"other_tool"}"#), Request::OtherTool);
+        assert_eq!(
+            parsed(r#"{"op":"reset_dedup","id":7}"#),
+            Request::ResetDedup
+        );
+        assert_eq!(parsed(r#"{"op":"stats"}"#), Request::Stats);
+        assert_eq!(parsed(r#"{"op":"config"}"#), Request::Config);
+        assert_eq!(
+            parsed(r#"{"op":"tools","format":"mcp"}"#),
+            Request::Tools("mcp".into())
+        );
+        assert_eq!(
+            parsed(r#"{"op":"wrote","path":"a"}"#),
+            Request::Wrote("a".into())
+        );
+        assert_eq!(
+            parsed(r#"{"op":"check_write","path":"a","text":"t"}"#),
+            Request::CheckWrite {
+                path: "a".into(),
+                text: "t".into()
+            }
+        );
+        assert_eq!(
+            parsed(r#"{"op":"report_tokens","path":"a","offset":1,"lines":2,"tokens":3}"#),
+            Request::ReportTokens {
+                path: "a".into(),
+                offset: 1,
+                lines: 2,
+                tokens: 3
+            }
+        );
+        assert_eq!(
+            parsed(r#"{"op":"token_refusal","path":"a","offset":1,"limit":2,"message":"m"}"#),
+            Request::TokenRefusal {
+                path: "a".into(),
+                offset: 1,
+                limit: 2,
+                message: "m".into()
+            }
+        );
+        assert_eq!(
+            parsed(r#"{"path":"a","offset":5.0,"limit":1e3,"column":18446744073709551615}"#),
+            Request::Read(ReadRequest {
+                offset: Some(5),
+                limit: Some(1000),
+                column: Some(u64::MAX),
+                ..read("a")
+            })
+        );
+        assert_eq!(
+            parsed(r#"{"op":"capture_chunk","base64":"aGk"}"#),
+            Request::CaptureChunk(b"hi".to_vec())
+        );
+        assert_eq!(
+            parsed(r#"{"op":"tool_call","name":"read_file","arguments":{"path":"a","limit":"2"}}"#),
+            Request::ToolCall(Box::new(Request::Read(ReadRequest {
+                limit: Some(2),
+                ..read("a")
+            })))
+        );
+    }
+
+    #[test]
+    fn optional_numbers_are_taken_the_way_models_send_them() {
+        let noted = |line: &str| match parse(line) {
+            Ok(parsed) => parsed,
+            Err(error) => panic!("{line}: {}", error.message),
+        };
+        assert_eq!(
+            noted(r#"{"op":"read","path":"a.txt","offset":"","limit":null,"column":" "}"#),
+            (Request::Read(read("a.txt")), Vec::new())
+        );
+        assert_eq!(
+            noted(r#"{"path":"a.txt","offset":"40","tail":null}"#),
+            (
+                Request::Read(ReadRequest {
+                    offset: Some(40),
+                    ..read("a.txt")
+                }),
+                vec!["`offset` was the string \"40\"; it was read as the number 40. Send numbers as JSON numbers."
+                    .to_string()]
+            )
+        );
+        assert_eq!(
+            noted(r#"{"path":"nb.ipynb","extract":"false"}"#),
+            (
+                Request::Read(ReadRequest {
+                    extract: Some(false),
+                    ..read("nb.ipynb")
+                }),
+                vec!["`extract` was the string \"false\"; it was read as the boolean false. Send booleans as JSON true or false."
+                    .to_string()]
+            )
+        );
+        assert_eq!(
+            noted(r#"{"path":"nb.ipynb","extract":""}"#).0,
+            Request::Read(read("nb.ipynb"))
+        );
+    }
+
+    #[test]
+    fn refuses_malformed_requests_naming_the_field() {
+        assert!(invalid("{").contains("not valid JSON"));
+        // A key given twice is refused, not settled by the last one (serde_json's way).
+        assert_eq!(
+            invalid(r#"{"op":"configure","max_lines":5,"max_lines":10}"#),
+            "the request is not valid JSON: the key `max_lines` is given twice at line 1 column 43"
+        );
+        assert_eq!(
+            invalid(r#"{"path":"a","extract":"no"}"#),
+            "`extract` must be true or false, as a JSON boolean, not the string \"no\""
+        );
+        assert!(invalid("[1]").contains("JSON object"));
+        assert_eq!(
+            invalid(r#"{"op":"fly"}"#),
+            "unknown `op` \"fly\": expected one of read, read_once, other_tool, reset_dedup, wrote, check_write, \
+             report_tokens, token_refusal, stats, config, configure, tools, tool_call, capture_begin, \
+             capture_chunk, capture_end"
+        );
+        assert_eq!(
+            invalid(r#"{"op":3}"#),
+            "`op` must be a string, not a number"
+        );
+        assert_eq!(
+            invalid(r#"{"op":"read"}"#),
+            "`path` is missing: the `read` op needs a `path` (a string)"
+        );
+        assert!(invalid(r#"{"path":"a","offset":-1}"#).contains("`offset` must not be negative"));
+        assert!(invalid(r#"{"path":"a","limit":1.5}"#).contains("`limit` must be an integer"));
+        assert!(
+            invalid(r#"{"path":"a","column":18446744073709551616}"#).contains("`column` is beyond")
+        );
+        assert_eq!(
+            invalid(r#"{"path":"a","offset":"3a"}"#),
+            "`offset` must be a line number from 1 (0 is read as 1) up to the file's line count, as a JSON number; got the string \"3a\""
+        );
+        assert_eq!(
+            invalid(r#"{"path":"a","tail":4294967296}"#),
+            "`tail` must be a count of last lines from 1 to 4294967295 (got 4294967296)"
+        );
+        assert!(
+            invalid(r#"{"op":"report_tokens","path":"a","offset":1,"lines":2}"#)
+                .contains("`tokens` is missing")
+        );
+        assert_eq!(
+            invalid(r#"{"op":"capture_chunk","text":"a","base64":"YQ=="}"#),
+            "give `text` or `base64`, not both"
+        );
+        assert!(invalid(r#"{"op":"capture_chunk","base64":"*"}"#)
+            .starts_with("`base64` is not valid base64"));
+        assert_eq!(
+            invalid(r#"{"op":"capture_end","exit_status":4294967296}"#),
+            "`exit_status` must be a 32-bit integer, not 4294967296"
+        );
+        assert_eq!(
+            invalid(r#"{"op":"tool_call","name":"read_file","arguments":[]}"#),
+            "`arguments` must be an object, not an array"
+        );
+    }
 }

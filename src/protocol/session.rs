@@ -9,7 +9,7 @@ use super::answers::{
 };
 use super::config_json::{configure, effective_json, parse_config, ConfigRecord};
 use super::json_in::parse_strict;
-use super::requests::{parse_request, CaptureEnd, Request};
+use super::requests::{parse_request, CaptureEnd, LinkRefusal, Request};
 use super::tools::{definitions, Format};
 use crate::capture::CaptureInput;
 use crate::error::ReadError;
@@ -194,6 +194,13 @@ impl<F: SpillFs> ProtocolSession<F> {
                 Err(error) => error_json(&error),
             },
             Request::Tools(format) => self.tools(&format),
+            Request::LinkRefused { requested, refusal } => error_json(&match refusal {
+                LinkRefusal::Outside { link, target } => {
+                    sandbox::outside_link_error(&requested, &link, &target, self.fs.roots())
+                        .at_path(&link)
+                }
+                LinkRefusal::Loop => sandbox::link_loop_error(&requested),
+            }),
             // Unwrapped above; a tool call inside a tool call is not a request the parser makes.
             Request::ToolCall(_) => {
                 error_json(&ReadError::invalid("a tool call cannot call a tool"))
@@ -346,4 +353,178 @@ fn op_name(op: Option<&str>) -> &'static str {
 
 fn no_capture() -> ReadError {
     ReadError::invalid("no capture is open; send capture_begin first.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::native_fs::NativeFileSystem;
+    use serde_json::json;
+
+    /// A session over a temporary directory granted at `/w`, holding `a.txt` (3 lines).
+    fn session(config: &str) -> (tempfile::TempDir, ProtocolSession<NativeFileSystem>) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+        let fs = NativeFileSystem::mount(&[(dir.path().to_path_buf(), "/w".to_string())]);
+        let environment = Environment {
+            now_ms: || 0,
+            memory_bytes: || 4096,
+        };
+        (
+            dir,
+            ProtocolSession::new(fs, config, Vec::new(), environment),
+        )
+    }
+
+    fn ask(session: &mut ProtocolSession<NativeFileSystem>, request: Value) -> Value {
+        serde_json::from_str(&session.answer(&request.to_string())).unwrap()
+    }
+
+    #[test]
+    fn a_tool_call_runs_as_its_op_with_the_tools_words() {
+        let (_dir, mut session) = session(r#"{"max_lines": 2}"#);
+        let tools = ask(&mut session, json!({"op": "tools", "format": "anthropic"}));
+        assert_eq!(
+            tools["tools"][0]["input_schema"]["properties"]["limit"]["maximum"],
+            2
+        );
+        let read = ask(
+            &mut session,
+            json!({"op": "tool_call", "id": 1, "name": "read_file", "arguments": {"path": "a.txt"}}),
+        );
+        assert_eq!(read["id"], 1);
+        assert_eq!(read["content"], "1|one\n2|two\n");
+        assert_eq!(read["next_offset"], 3);
+        let check = ask(
+            &mut session,
+            json!({"op": "tool_call", "name": "check_write", "arguments": {"path": "b.txt", "text": "x"}}),
+        );
+        assert_eq!(check, json!({"status": "ok", "text": "ok"}));
+        let missing = ask(
+            &mut session,
+            json!({"op": "tool_call", "name": "check_write", "arguments": {"path": "b"}}),
+        );
+        assert_eq!(
+            missing["error"]["message"],
+            "`text` is missing: check_write needs a `text` (a string)"
+        );
+        let unknown = ask(
+            &mut session,
+            json!({"op": "tool_call", "name": "rm", "arguments": {}}),
+        );
+        assert_eq!(
+            unknown["error"]["message"],
+            "unknown tool \"rm\": the tools are read_file and check_write"
+        );
+        let host_only = ask(
+            &mut session,
+            json!({"op": "read", "path": "a.txt", "colour": 1}),
+        );
+        assert_eq!(
+            host_only["error"]["message"],
+            "unknown field `colour` for op `read`; its fields are: path, offset, limit, column, tail, extract"
+        );
+    }
+
+    #[test]
+    fn a_hosts_link_refusal_is_answered_in_the_components_words() {
+        let (_dir, mut session) = session("");
+        let outside = ask(
+            &mut session,
+            json!({"op": "read", "id": 3, "path": "x", "link_refusal": {"outside": {"link": "/w/x", "target": "/etc/y"}}}),
+        );
+        assert_eq!(outside["id"], 3);
+        assert_eq!(outside["error"]["kind"], "outside_sandbox");
+        assert_eq!(outside["error"]["path"], "/w/x");
+        assert_eq!(
+            outside["text"],
+            "x goes through the link /w/x, which points to /etc/y: outside the directories read-window may read \
+             (/w). Read the file under a granted directory instead."
+        );
+        let looped = ask(
+            &mut session,
+            json!({"op": "tool_call", "name": "read_file", "arguments": {"path": "l"}, "link_refusal": "loop"}),
+        );
+        assert_eq!(looped["error"]["kind"], "not_found");
+        assert_eq!(
+            looped["text"],
+            "l goes through more than 40 links (a link loop?); read the target directly."
+        );
+        let malformed = ask(
+            &mut session,
+            json!({"op": "read", "path": "x", "link_refusal": 5}),
+        );
+        assert_eq!(
+            malformed["error"]["message"],
+            "`link_refusal` must be {\"outside\": {\"link\": L, \"target\": T}} or \"loop\""
+        );
+    }
+
+    #[test]
+    fn configure_holds_until_the_first_read_and_the_config_survives_a_restart() {
+        let (_dir, mut session) = session(r#"{"max_lines": 5}"#);
+        assert_eq!(
+            ask(&mut session, json!({"op": "configure", "max_lines": 1})),
+            json!({"status": "ok"})
+        );
+        assert_eq!(
+            ask(&mut session, json!({"op": "config"}))["config"]["max_lines"],
+            1
+        );
+        assert_eq!(session.config_text(), r#"{"max_lines":1}"#);
+        assert_eq!(ask(&mut session, json!({"path": "a.txt"}))["end_line"], 1);
+        let late = ask(&mut session, json!({"op": "configure", "max_lines": 3}));
+        assert!(
+            late["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("already ran `read`"),
+            "{late}"
+        );
+        let stats = ask(&mut session, json!({"op": "stats"}));
+        assert_eq!(stats["peak_memory_bytes"], 4096);
+    }
+
+    #[test]
+    fn a_malformed_config_is_the_answer_to_every_request() {
+        let (_dir, mut session) = session(r#"{"max_lines": "many"}"#);
+        let answer = ask(
+            &mut session,
+            json!({"op": "read", "path": "a.txt", "id": 2}),
+        );
+        assert_eq!(answer["id"], 2);
+        assert_eq!(
+            answer["error"]["message"],
+            "the host started this session with a config it could not use, so it answers no request: \
+             `max_lines` must be a non-negative integer, not a string"
+        );
+    }
+
+    #[test]
+    fn capture_end_says_the_timeout_and_the_hosts_notes() {
+        let (_dir, mut session) = session("");
+        assert_eq!(
+            ask(&mut session, json!({"op": "capture_begin"})),
+            json!({"status": "ok"})
+        );
+        assert_eq!(session.push_output(b"built\n"), r#"{"status":"ok"}"#);
+        let end = ask(
+            &mut session,
+            json!({"op": "capture_end", "exit_status": 137, "timeout_seconds": 1.0,
+                   "hint_notes": ["Read it with --root."], "warnings": ["no spill"]}),
+        );
+        let hint = end["hint"].as_str().unwrap();
+        assert!(
+            hint.ends_with(" The command was killed at its timeout of 1 second: the output ends there. Read it with --root."),
+            "{hint}"
+        );
+        assert!(end["text"].as_str().unwrap().ends_with(hint));
+        assert_eq!(end["warnings"], json!(["no spill"]));
+        assert_eq!(session.push_output(b"late"), ask_text(&mut session));
+    }
+
+    /// The answer to a chunk with no capture open.
+    fn ask_text(session: &mut ProtocolSession<NativeFileSystem>) -> String {
+        session.answer(r#"{"op":"capture_chunk","text":"late"}"#)
+    }
 }

@@ -395,6 +395,14 @@ describe('absolute links', () => {
     assert.equal(outside.error.kind, 'outside_sandbox');
     assert.equal(outside.error.path, '/w/out');
     assert.equal(session.read('/w/out').error.kind, 'outside_sandbox');
+    assert.equal(
+      session.read('/w/out').text,
+      `/w/out goes through the link /w/out, which points to ${join(two, 'a.txt')}: outside the directories ` +
+        'read-window may read (/w). Read the file under a granted directory instead.',
+    );
+    // A tool call's path is walked too.
+    const called = session.request({ op: 'tool_call', name: 'read_file', arguments: { path: '/w/abs/x.txt' } });
+    assert.equal(called.path, '/w/real/x.txt');
     // A request that already carries `asked_via` goes to the component as it is.
     assert.equal(session.request({ path: '/w/out', asked_via: ['/w/out'] }).error.kind, 'outside_sandbox');
   });

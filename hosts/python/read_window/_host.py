@@ -346,9 +346,7 @@ class Session:
         ``host_error`` answer once the session restarted. Raises ``ValueError`` once the session is closed."""
         if self._closed:
             raise ValueError("the session is closed")
-        request, refused = links.linked_line(self._grants, self._given, self._working_directory, request)
-        if refused is not None:
-            return dumps(refused)
+        request = links.linked_line(self._grants, self._given, self._working_directory, request)
 
         def run(live: _Live) -> Tuple[str, Optional[str]]:
             answer = live.call("answer", live.session, request)

@@ -88,16 +88,11 @@ def _host_to_guest(grants: Grants, target: str) -> Optional[str]:
     return None if best is None else best[1]
 
 
-def _error(kind: str, message: str, **path: str) -> Dict[str, Any]:
-    """An error answer of the walk's own (the component's shape, ``docs/protocol.md``)."""
-    error = {"kind": kind, "message": message, **path, "suggestions": []}
-    return {"status": "error", "content_returned": False, "text": message, "error": error}
-
-
 class Resolution(NamedTuple):
     """What the host hands the component for one path: ``outcome`` ``"as_asked"`` (no absolute link crossed),
     ``"guest"`` (``value`` is the resolved guest path, a trailing ``/`` kept, and ``asked_via`` the normalized path
-    asked for, then each link followed, in order) or ``"outside"`` (``value`` is the error answer)."""
+    asked for, then each link followed, in order) or ``"refused"`` (``value`` is the request's ``link_refusal``
+    field, which the component words: ``{"outside": {"link", "target"}}`` or ``"loop"``)."""
 
     outcome: str
     value: Any
@@ -139,9 +134,9 @@ def _next_link(grants: Grants, current: str) -> Optional[Tuple[str, Optional[str
 def resolve_absolute_links(grants: Grants, working_directory: Optional[str], requested: Any) -> Resolution:
     """What to hand the component for ``requested`` (a guest path, relative to ``working_directory`` or else to
     the first grant's guest path): the request as asked, the resolved guest path with the ``asked_via`` list (when
-    an absolute link was crossed), or the answer that ends the read (an absolute link out of every grant:
-    ``outside_sandbox``; more than ``MAX_LINK_HOPS`` links with an absolute one among them: ``not_found``). Never
-    raises: a path that is not a non-empty string without NUL goes as asked."""
+    an absolute link was crossed), or the refusal that ends the read (an absolute link out of every grant; more
+    than ``MAX_LINK_HOPS`` links with an absolute one among them). Never raises: a path that is not a non-empty
+    string without NUL goes as asked."""
     if not isinstance(requested, str) or not requested or "\0" in requested or not grants:
         return Resolution("as_asked", None, None)
     base = normalize(working_directory if working_directory is not None else grants[0][0], "/")
@@ -156,8 +151,7 @@ def resolve_absolute_links(grants: Grants, working_directory: Optional[str], req
         if len(followed) >= MAX_LINK_HOPS:
             # Past an absolute link the component would see that link and call it outside the sandbox.
             if crossed:
-                message = f"{requested} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target"
-                return Resolution("outside", _error("not_found", message + " directly."), None)
+                return Resolution("refused", "loop", None)
             break
         if target is None:
             break
@@ -165,12 +159,7 @@ def resolve_absolute_links(grants: Grants, working_directory: Optional[str], req
         if target.startswith("/"):
             mapped = _host_to_guest(grants, target)
             if mapped is None:
-                roots = ", ".join(normalize(guest, "/") for guest, _ in grants)
-                message = (
-                    f"{requested} goes through the link {link}, which points to {target}: outside the directories "
-                    f"read-window may read ({roots}). Read the file under a granted directory instead."
-                )
-                return Resolution("outside", _error("outside_sandbox", message, path=link), None)
+                return Resolution("refused", {"outside": {"link": link, "target": target}}, None)
             crossed, target = True, mapped
         else:
             target = normalize(target, directory)
@@ -188,35 +177,37 @@ def _unique(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
 
 
 def linked_line(grants: Grants, given: List[Tuple[str, str]], working_directory: Optional[str],
-                line: str) -> Tuple[str, Optional[Dict[str, Any]]]:
-    """What the host hands the component for the request ``line``: ``(line, None)``, the line as it is or rewritten,
-    or ``(line, answer)``, the answer that ends it. The path of an op in ``WALKED_OPS`` (or of a ``tool_call``'s
+                line: str) -> str:
+    """What the host hands the component for the request ``line``: the line as it is, or rewritten. The path of an op in ``WALKED_OPS`` (or of a ``tool_call``'s
     ``arguments``) is moved onto a root's guest path (``onto_guest``) and walked (``resolve_absolute_links``):
     through an absolute link into a grant it becomes the resolved path, with ``asked_via`` beside it but for
-    ``check_write``; through one out of every grant the answer is the walk's error, the request's ``id`` first (for
-    ``check_write`` only ``outside_sandbox`` stops it). Anything else, ``asked_via`` given included, goes as it is."""
+    ``check_write``; through one out of every grant (or round a loop) the line carries the ``link_refusal`` the
+    component answers (for ``check_write`` only a link out of every grant stops it). Anything else, ``asked_via``
+    given included, goes as it is."""
     try:
         request = json.loads(line, object_pairs_hook=_unique)
     except (TypeError, ValueError):
-        return line, None
+        return line
     if not isinstance(request, dict):
-        return line, None
+        return line
     op, fields = "read" if request.get("op") is None else request["op"], request
     if op == "tool_call":
         name, fields = request.get("name"), request.get("arguments")
         op = _TOOL_OPS.get(name) if isinstance(name, str) and isinstance(fields, dict) else None
     path = fields.get("path") if op in WALKED_OPS else None
     if not isinstance(path, str) or "asked_via" in request:
-        return line, None
+        return line
     moved = onto_guest(given, path)
     outcome, value, asked_via = resolve_absolute_links(grants, working_directory, moved)
-    if outcome == "outside":
-        if op == "check_write" and value["error"]["kind"] != "outside_sandbox":
-            return line, None
-        return line, {"id": request["id"], **value} if "id" in request else value
+    if outcome == "refused":
+        if op == "check_write" and value == "loop":
+            return line
+        fields["path"] = moved
+        request["link_refusal"] = value
+        return json.dumps(request, separators=(",", ":"))
     if outcome == "as_asked" and moved == path:
-        return line, None
+        return line
     fields["path"] = value if outcome == "guest" else moved
     if outcome == "guest" and op != "check_write":
         request["asked_via"] = asked_via
-    return json.dumps(request, separators=(",", ":")), None
+    return json.dumps(request, separators=(",", ":"))

@@ -17,6 +17,7 @@ class AskedViaTest(unittest.TestCase):
         self.addCleanup(temp.cleanup)
         root = Path(os.path.realpath(temp.name))
         self.work, self.data, outside = root / "work", root / "data", root / "outside"
+        self.outside = str(outside)
         for directory in (self.work / "real", self.work / "config", self.data, outside):
             directory.mkdir(parents=True)
         (self.work / "real" / "x.txt").write_text("x\n", encoding="utf-8")
@@ -56,45 +57,43 @@ class AskedViaTest(unittest.TestCase):
     def test_no_list_when_the_path_goes_as_asked_or_is_refused(self):
         self.assertEqual(self.resolve("/w/rel/x.txt"), ("as_asked", None, None))
         self.assertEqual(self.resolve("/w/real/x.txt"), ("as_asked", None, None))
-        outcome, answer, asked_via = self.resolve("/w/out/z")
-        self.assertEqual((outcome, answer["error"]["kind"], answer["error"]["path"], asked_via),
-                         ("outside", "outside_sandbox", "/w/out", None))
+        self.assertEqual(self.resolve("/w/out/z"),
+                         ("refused", {"outside": {"link": "/w/out", "target": self.outside}}, None))
 
     def linked(self, request, working_directory=None):
         return _links.linked_line(self.grants, [], working_directory, json.dumps(request))
 
     def test_a_read_through_an_absolute_link_is_rewritten_with_its_asked_via(self):
-        line, refused = self.linked({"id": 1, "op": "read", "path": "/w/a/x.txt", "limit": "4"})
-        self.assertIsNone(refused)
+        line = self.linked({"id": 1, "op": "read", "path": "/w/a/x.txt", "limit": "4"})
         self.assertEqual(
             json.loads(line),
             {"id": 1, "op": "read", "path": "/w/real/x.txt", "limit": "4", "asked_via": ["/w/a/x.txt", "/w/a", "/w/b"]},
         )
 
     def test_a_relative_path_is_walked_from_the_working_directory(self):
-        line, _ = self.linked({"path": "x.txt"}, working_directory="/w/b")
+        line = self.linked({"path": "x.txt"}, working_directory="/w/b")
         self.assertEqual(json.loads(line), {"path": "/w/real/x.txt", "asked_via": ["/w/b/x.txt", "/w/b"]})
 
     def test_check_write_gets_the_resolved_path_without_the_list(self):
-        line, _ = self.linked({"op": "check_write", "path": "/w/a/x.txt", "text": "t"})
+        line = self.linked({"op": "check_write", "path": "/w/a/x.txt", "text": "t"})
         self.assertEqual(json.loads(line), {"op": "check_write", "path": "/w/real/x.txt", "text": "t"})
 
     def test_a_tool_call_has_its_arguments_path_rewritten_and_the_list_beside_them(self):
-        line, _ = self.linked({"op": "tool_call", "name": "read_file", "arguments": {"path": "/w/a/x.txt"}})
+        line = self.linked({"op": "tool_call", "name": "read_file", "arguments": {"path": "/w/a/x.txt"}})
         self.assertEqual(
             json.loads(line),
             {"op": "tool_call", "name": "read_file", "arguments": {"path": "/w/real/x.txt"},
              "asked_via": ["/w/a/x.txt", "/w/a", "/w/b"]},
         )
-        line, _ = self.linked({"op": "tool_call", "name": "check_write", "arguments": {"path": "/w/a/x.txt"}})
+        line = self.linked({"op": "tool_call", "name": "check_write", "arguments": {"path": "/w/a/x.txt"}})
         self.assertEqual(json.loads(line)["arguments"], {"path": "/w/real/x.txt"})
         self.assertNotIn("asked_via", json.loads(line))
 
-    def test_a_link_out_of_every_grant_is_answered_with_the_id_first(self):
+    def test_a_link_out_of_every_grant_goes_to_the_component_as_a_link_refusal(self):
         for op in ("read", "read_once", "check_write"):
-            line, refused = self.linked({"id": "r", "op": op, "path": "/w/out/z"})
-            self.assertEqual(list(refused)[:2], ["id", "status"])
-            self.assertEqual((refused["id"], refused["error"]["kind"]), ("r", "outside_sandbox"))
+            line = json.loads(self.linked({"id": "r", "op": op, "path": "/w/out/z"}))
+            self.assertEqual(line["link_refusal"], {"outside": {"link": "/w/out", "target": self.outside}})
+            self.assertEqual((line["id"], line["path"]), ("r", "/w/out/z"))
 
     def test_a_line_the_walk_leaves_alone_goes_as_it_is(self):
         for line in [
@@ -108,7 +107,7 @@ class AskedViaTest(unittest.TestCase):
             "not json",
             "[1]",
         ]:
-            self.assertEqual(_links.linked_line(self.grants, [], None, line), (line, None))
+            self.assertEqual(_links.linked_line(self.grants, [], None, line), line)
 
 
 class CredentialThroughLinkTest(unittest.TestCase):
