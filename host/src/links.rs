@@ -3,7 +3,7 @@
 //! WASI runtimes never follow a symbolic link whose target is absolute (wasmtime refuses even to read it: it would
 //! show host paths), so to the component `/usr/share/X11/rgb.txt -> /etc/X11/rgb.txt` leads outside the sandbox
 //! even when `/` is granted. The host can see the target, so it resolves what WASI cannot, by one rule that every
-//! host of this repository implements (README, "Absolute links"):
+//! host of this repository implements (docs/hosts.md, "Absolute links"):
 //!
 //! 1. The requested path is made absolute against the working directory (the config's, else the first grant's
 //!    guest path) and normalized lexically (`.` dropped, `..` removes the previous name), as the component does.

@@ -459,7 +459,7 @@ fn a_name_that_is_not_valid_utf8_is_skipped_and_counted_not_a_switch_for_suggest
     );
 }
 
-/// The race test of README "The sandbox under races", through the wasmtime host: the plan and the swapper of
+/// The race test of docs/behaviour/guards.md, "The sandbox under races", through the wasmtime host: the plan and the swapper of
 /// `tests/race/race.py` (the Python and JavaScript hosts run the same), at least 20,000 racing reads and 1,000
 /// racing captures (`RACE_READS`, `RACE_CAPTURES` change the counts), and no forbidden string in any answer.
 #[test]

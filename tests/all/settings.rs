@@ -603,7 +603,7 @@ fn config_files_that_are_not_regular_json_or_toml_files_are_refused() {
         message.contains("the key `cap` is given twice"),
         "{message}"
     );
-    // A `.json` name means JSON: TOML in it is not JSON (the name decides, as the README says).
+    // A `.json` name means JSON: TOML in it is not JSON (the name decides, as docs/cli.md says).
     let toml_in_json = sandbox.write("c.json", "max_lines = 3\n");
     let (code, message) = usage(&toml_in_json);
     assert_eq!(code, Some(2));

@@ -1,11 +1,11 @@
-//! `wasmtime run --invoke` calls `read-once` of the same component, as the README shows. The wasmtime CLI is
+//! `wasmtime run --invoke` calls `read-once` of the same component, as docs/hosts.md shows. The wasmtime CLI is
 //! optional (`cargo install wasmtime-cli`); without one on PATH (or at `READ_WINDOW_WASMTIME`) this test says so
 //! and checks nothing else.
 
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The README's invocation: the config record empty (`{:}` in WAVE), the request naming a file under the
+/// The invocation docs/hosts.md shows: the config record empty (`{:}` in WAVE), the request naming a file under the
 /// directory mounted at `/d`.
 const INVOKE: &str =
     r#"read-window:reader/reader.read-once@0.3.0({:}, {path: "/d/a.txt", limit: some(1)})"#;

@@ -6,7 +6,7 @@
                            SWAP_INTERVAL seconds, until its standard input closes (or --seconds pass); then
                            prints {"swaps": N}
 
-The tree (README, "The sandbox under races"):
+The tree (docs/behaviour/guards.md, "The sandbox under races"):
 
     DIR/grant          granted read-only at /race
       d/file           inside; swapped with a relative link to DIR/outside/d

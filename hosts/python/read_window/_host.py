@@ -113,7 +113,7 @@ def _grants(dirs: Dirs) -> List[Tuple[str, str]]:
 
 def _given_roots(dirs: Dirs) -> List[Tuple[str, str]]:
     """``(given path, guest path)`` for each directory granted at its canonical path whose absolute given path
-    differs from it: a root given through a link (README, "Absolute links")."""
+    differs from it: a root given through a link (docs/hosts.md, "Absolute links")."""
     if isinstance(dirs, Mapping):
         return []
     given = [os.path.abspath(os.fspath(host)) for host in ([dirs] if isinstance(dirs, (str, os.PathLike)) else dirs)]

@@ -1,4 +1,4 @@
-"""Absolute links, resolved on the host (README.md, "Absolute links"; the Rust host's ``links`` and ``linked_line``).
+"""Absolute links, resolved on the host (docs/hosts.md, "Absolute links"; the Rust host's ``links`` and ``linked_line``).
 
 WASI never follows a link whose target is absolute, so the component would call ``/usr/share/X11/rgb.txt ->
 /etc/X11/rgb.txt`` outside the sandbox even with ``/`` granted. The host walks the path through the grants, maps each

@@ -19,7 +19,7 @@ pub fn component() -> &'static ReadWindow {
 /// The case count of a property test through the component whose usual count is `default`:
 /// `$READ_WINDOW_FUZZ_CASES` when it is set to a whole number, else `$PROPTEST_CASES`, else `default`. The fixed
 /// counts keep `cargo test` fast; a long run sets the variable (`READ_WINDOW_FUZZ_CASES=20000 cargo test --release
-/// -p read-window-host --test guards`).
+/// -p read-window-host --test all guards::`).
 pub fn fuzz_cases(default: u32) -> u32 {
     ["READ_WINDOW_FUZZ_CASES", "PROPTEST_CASES"]
         .iter()
