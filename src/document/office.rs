@@ -465,194 +465,242 @@ pub fn extract_docx(
 /// (it repeats its `mc:Choice` for older readers); a paragraph inside another (a text box) becomes its own line
 /// before the one that holds it; deleted text (`w:delText`) is left out and insertions and deletions are counted.
 fn docx_flow(nodes: &[Node], notes: Option<&str>, numbering: &Numbering) -> Flow {
-    let mut flow = Flow::default();
-    let mut paragraphs: Vec<Paragraph> = Vec::new();
-    let mut in_text = false;
-    let mut in_properties = 0usize;
-    let mut in_list = false;
-    let mut in_fallback = 0usize;
-    let mut note_label: Option<String> = None;
-    let mut skip_note = false;
-    // The name or description of the last drawing seen (`wp:docPr`), for the picture it holds.
-    let mut drawing_label: Option<String> = None;
-    // Items seen so far of each list and level, for numbered markers.
-    let mut counters: std::collections::HashMap<(String, usize), u32> =
-        std::collections::HashMap::new();
+    let mut walk = DocxWalk {
+        notes,
+        numbering,
+        flow: Flow::default(),
+        paragraphs: Vec::new(),
+        in_text: false,
+        in_properties: 0,
+        in_list: false,
+        in_fallback: 0,
+        note_label: None,
+        skip_note: false,
+        drawing_label: None,
+        counters: std::collections::HashMap::new(),
+    };
     for node in nodes {
-        if in_fallback > 0 {
+        walk.node(node);
+    }
+    walk.flow
+}
+
+/// One walk over the XML nodes of a Word part ([`docx_flow`]): where the text goes, and a method per kind of
+/// element.
+struct DocxWalk<'a> {
+    /// The element of a note or comment in this part (`footnote`, `comment`), if it holds them.
+    notes: Option<&'a str>,
+    numbering: &'a Numbering,
+    flow: Flow,
+    /// The paragraphs open, innermost last (a text box's paragraphs sit inside one).
+    paragraphs: Vec<Paragraph>,
+    in_text: bool,
+    in_properties: usize,
+    in_list: bool,
+    /// Depth inside `mc:Fallback` (the copy of content an older reader would show: skipped).
+    in_fallback: usize,
+    note_label: Option<String>,
+    skip_note: bool,
+    /// The name or description of the last drawing seen (`wp:docPr`), for the picture it holds.
+    drawing_label: Option<String>,
+    /// Items seen so far of each list and level, for numbered markers.
+    counters: std::collections::HashMap<(String, usize), u32>,
+}
+
+impl DocxWalk<'_> {
+    fn node(&mut self, node: &Node) {
+        if self.in_fallback > 0 {
             match node {
-                Node::Open { name, .. } if name == "Fallback" => in_fallback += 1,
-                Node::Close(name) if name == "Fallback" => in_fallback -= 1,
+                Node::Open { name, .. } if name == "Fallback" => self.in_fallback += 1,
+                Node::Close(name) if name == "Fallback" => self.in_fallback -= 1,
                 _ => {}
             }
-            continue;
+            return;
         }
         match node {
-            Node::Open { name, .. } => match name.as_str() {
-                "Fallback" => in_fallback = 1,
-                n if Some(n) == notes => {
-                    let id = node.attribute("id").unwrap_or("?");
-                    skip_note = matches!(
-                        node.attribute("type"),
-                        Some("separator" | "continuationSeparator" | "continuationNotice")
-                    );
-                    note_label = Some(match (notes, node.attribute("author")) {
-                        (Some("comment"), Some(author)) => format!("[comment {id} by {author}] "),
-                        (Some("comment"), None) => format!("[comment {id}] "),
-                        _ => format!("[^{id}] "),
-                    });
-                }
-                "p" => paragraphs.push(Paragraph::default()),
-                "pPr" | "rPr" => in_properties += 1,
-                "ins" if in_properties == 0 => flow.insertions += 1,
-                "del" if in_properties == 0 => flow.deletions += 1,
-                "pStyle" => {
-                    if let (Some(p), Some(style)) = (paragraphs.last_mut(), node.attribute("val")) {
-                        let lower = style.to_ascii_lowercase();
-                        if lower == "title" {
-                            p.heading = Some(1);
-                        } else if let Some(level) = lower
-                            .strip_prefix("heading")
-                            .and_then(|l| l.trim().parse::<usize>().ok())
-                        {
-                            p.heading = Some(level);
-                        } else if lower.contains("list") {
-                            // Word's built-in list styles: `List Bullet 2`, `ListNumber3` (the digit is the
-                            // level, 1-based); a `Number` style numbers its items where no `w:numPr` says more.
-                            let level = lower
-                                .trim_end()
-                                .chars()
-                                .last()
-                                .and_then(|c| c.to_digit(10))
-                                .map_or(0, |digit| digit.saturating_sub(1) as usize);
-                            p.list = p.list.or(Some(level.min(8)));
-                            if lower.contains("number") && p.numbering.is_none() {
-                                p.numbering = Some(format!("{STYLE_NUMBERING}{lower}"));
-                            }
-                        }
-                    }
-                }
-                "outlineLvl" => {
-                    if let (Some(p), Some(level)) = (
-                        paragraphs.last_mut(),
-                        node.attribute("val").and_then(|v| v.parse::<usize>().ok()),
-                    ) {
-                        if level < 9 {
-                            p.heading = Some(level + 1);
-                        }
-                    }
-                }
-                "numPr" => {
-                    in_list = true;
-                    if let Some(p) = paragraphs.last_mut() {
-                        p.list = Some(p.list.unwrap_or(0));
-                    }
-                }
-                "ilvl" if in_list => {
-                    if let (Some(p), Some(level)) = (
-                        paragraphs.last_mut(),
-                        node.attribute("val").and_then(|v| v.parse::<usize>().ok()),
-                    ) {
-                        p.list = Some(level.min(8));
-                    }
-                }
-                "numId" if in_list => {
-                    if let Some(p) = paragraphs.last_mut() {
-                        // numId 0 takes the paragraph out of any list.
-                        match node.attribute("val") {
-                            Some("0") => p.list = None,
-                            Some(id) => p.numbering = Some(id.to_string()),
-                            None => {}
-                        }
-                    }
-                }
-                "docPr" => drawing_label = picture_label(node),
-                // A picture leaves a line saying so: a document of scanned pages is not an empty file.
-                "pic" => push(
-                    &mut paragraphs,
-                    &picture_marker(drawing_label.take().as_deref()),
-                ),
-                "imagedata" => push(&mut paragraphs, &picture_marker(node.attribute("title"))),
-                "t" => in_text = true,
-                "tab" if in_properties == 0 => push(&mut paragraphs, "\t"),
-                "br" | "cr" if in_properties == 0 => push(&mut paragraphs, "\n"),
-                "noBreakHyphen" if in_properties == 0 => push(&mut paragraphs, "-"),
-                "sym" if in_properties == 0 => {
-                    // A symbol-font character: its code in hex; the font's private-use codes name no character.
-                    if let Some(character) = node
-                        .attribute("char")
-                        .and_then(|code| u32::from_str_radix(code, 16).ok())
-                        .filter(|code| !(0xE000..=0xF8FF).contains(code))
-                        .and_then(char::from_u32)
-                    {
-                        push(&mut paragraphs, &character.to_string());
-                    }
-                }
-                "footnoteReference" => {
-                    let id = node.attribute("id").unwrap_or("?");
-                    push(&mut paragraphs, &format!("[^{id}]"));
-                }
-                "commentReference" => {
-                    let id = node.attribute("id").unwrap_or("?");
-                    push(&mut paragraphs, &format!("[comment {id}]"));
-                }
-                "tbl" => flow.open_table(),
-                "tc" => flow.open_cell(),
-                _ => {}
-            },
-            Node::Close(name) => match name.as_str() {
-                n if Some(n) == notes => {
-                    note_label = None;
-                    skip_note = false;
-                }
-                "p" => {
-                    if let Some(p) = paragraphs.pop() {
-                        if skip_note {
-                            continue;
-                        }
-                        let marker = match (&p.numbering, p.list) {
-                            (Some(id), Some(level)) => {
-                                *counters.entry((id.clone(), level)).or_insert(0) += 1;
-                                // A new item restarts the levels under it.
-                                counters.retain(|(list, l), _| list != id || *l <= level);
-                                numbering.marker(id, level, &counters)
-                            }
-                            _ => "-".to_string(),
-                        };
-                        let line = p.line(&marker);
-                        if let Some(outer) = paragraphs.last_mut() {
-                            // A paragraph of a text box: kept for after the paragraph the box sits in.
-                            if !line.is_empty() {
-                                outer.boxed.push(line);
-                            }
-                            outer.boxed.extend(p.boxed);
-                            continue;
-                        }
-                        match note_label.take() {
-                            Some(label) if !line.is_empty() => {
-                                flow.paragraph(format!("{label}{line}"))
-                            }
-                            Some(label) => note_label = Some(label),
-                            None => flow.paragraph(line),
-                        }
-                        for boxed in p.boxed {
-                            flow.paragraph(boxed);
-                        }
-                    }
-                }
-                "pPr" | "rPr" => in_properties = in_properties.saturating_sub(1),
-                "numPr" => in_list = false,
-                "t" => in_text = false,
-                "tc" => flow.close_cell(),
-                "tr" => flow.close_row(),
-                "tbl" => flow.close_table(),
-                _ => {}
-            },
-            Node::Text(text) if in_text => push(&mut paragraphs, text),
+            Node::Open { name, .. } => self.open(name, node),
+            Node::Close(name) => self.close(name),
+            Node::Text(text) if self.in_text => push(&mut self.paragraphs, text),
             Node::Text(_) => {}
         }
     }
-    flow
+
+    fn open(&mut self, name: &str, node: &Node) {
+        let plain = self.in_properties == 0;
+        match name {
+            "Fallback" => self.in_fallback = 1,
+            n if Some(n) == self.notes => self.open_note(node),
+            "p" => self.paragraphs.push(Paragraph::default()),
+            "pPr" | "rPr" => self.in_properties += 1,
+            "ins" if plain => self.flow.insertions += 1,
+            "del" if plain => self.flow.deletions += 1,
+            "pStyle" => self.paragraph_style(node),
+            "outlineLvl" => {
+                let level = node.attribute("val").and_then(|v| v.parse::<usize>().ok());
+                if let (Some(p), Some(level)) = (self.paragraphs.last_mut(), level) {
+                    if level < 9 {
+                        p.heading = Some(level + 1);
+                    }
+                }
+            }
+            "numPr" => {
+                self.in_list = true;
+                if let Some(p) = self.paragraphs.last_mut() {
+                    p.list = Some(p.list.unwrap_or(0));
+                }
+            }
+            "ilvl" if self.in_list => {
+                let level = node.attribute("val").and_then(|v| v.parse::<usize>().ok());
+                if let (Some(p), Some(level)) = (self.paragraphs.last_mut(), level) {
+                    p.list = Some(level.min(8));
+                }
+            }
+            "numId" if self.in_list => {
+                if let Some(p) = self.paragraphs.last_mut() {
+                    // numId 0 takes the paragraph out of any list.
+                    match node.attribute("val") {
+                        Some("0") => p.list = None,
+                        Some(id) => p.numbering = Some(id.to_string()),
+                        None => {}
+                    }
+                }
+            }
+            "docPr" => self.drawing_label = picture_label(node),
+            // A picture leaves a line saying so: a document of scanned pages is not an empty file.
+            "pic" => {
+                let marker = picture_marker(self.drawing_label.take().as_deref());
+                push(&mut self.paragraphs, &marker);
+            }
+            "imagedata" => push(
+                &mut self.paragraphs,
+                &picture_marker(node.attribute("title")),
+            ),
+            "t" => self.in_text = true,
+            "tab" if plain => push(&mut self.paragraphs, "\t"),
+            "br" | "cr" if plain => push(&mut self.paragraphs, "\n"),
+            "noBreakHyphen" if plain => push(&mut self.paragraphs, "-"),
+            "sym" if plain => {
+                // A symbol-font character: its code in hex; the font's private-use codes name no character.
+                if let Some(character) = node
+                    .attribute("char")
+                    .and_then(|code| u32::from_str_radix(code, 16).ok())
+                    .filter(|code| !(0xE000..=0xF8FF).contains(code))
+                    .and_then(char::from_u32)
+                {
+                    push(&mut self.paragraphs, &character.to_string());
+                }
+            }
+            "footnoteReference" => {
+                let id = node.attribute("id").unwrap_or("?");
+                push(&mut self.paragraphs, &format!("[^{id}]"));
+            }
+            "commentReference" => {
+                let id = node.attribute("id").unwrap_or("?");
+                push(&mut self.paragraphs, &format!("[comment {id}]"));
+            }
+            "tbl" => self.flow.open_table(),
+            "tc" => self.flow.open_cell(),
+            _ => {}
+        }
+    }
+
+    /// A footnote or comment begins: the label its first paragraph gets; separators are skipped.
+    fn open_note(&mut self, node: &Node) {
+        let id = node.attribute("id").unwrap_or("?");
+        self.skip_note = matches!(
+            node.attribute("type"),
+            Some("separator" | "continuationSeparator" | "continuationNotice")
+        );
+        self.note_label = Some(match (self.notes, node.attribute("author")) {
+            (Some("comment"), Some(author)) => format!("[comment {id} by {author}] "),
+            (Some("comment"), None) => format!("[comment {id}] "),
+            _ => format!("[^{id}] "),
+        });
+    }
+
+    /// A paragraph style: a title or heading level, or one of Word's built-in list styles.
+    fn paragraph_style(&mut self, node: &Node) {
+        let (Some(p), Some(style)) = (self.paragraphs.last_mut(), node.attribute("val")) else {
+            return;
+        };
+        let lower = style.to_ascii_lowercase();
+        if lower == "title" {
+            p.heading = Some(1);
+        } else if let Some(level) = lower
+            .strip_prefix("heading")
+            .and_then(|l| l.trim().parse::<usize>().ok())
+        {
+            p.heading = Some(level);
+        } else if lower.contains("list") {
+            // Word's built-in list styles: `List Bullet 2`, `ListNumber3` (the digit is the level, 1-based); a
+            // `Number` style numbers its items where no `w:numPr` says more.
+            let level = lower
+                .trim_end()
+                .chars()
+                .last()
+                .and_then(|c| c.to_digit(10))
+                .map_or(0, |digit| digit.saturating_sub(1) as usize);
+            p.list = p.list.or(Some(level.min(8)));
+            if lower.contains("number") && p.numbering.is_none() {
+                p.numbering = Some(format!("{STYLE_NUMBERING}{lower}"));
+            }
+        }
+    }
+
+    fn close(&mut self, name: &str) {
+        match name {
+            n if Some(n) == self.notes => {
+                self.note_label = None;
+                self.skip_note = false;
+            }
+            "p" => self.close_paragraph(),
+            "pPr" | "rPr" => self.in_properties = self.in_properties.saturating_sub(1),
+            "numPr" => self.in_list = false,
+            "t" => self.in_text = false,
+            "tc" => self.flow.close_cell(),
+            "tr" => self.flow.close_row(),
+            "tbl" => self.flow.close_table(),
+            _ => {}
+        }
+    }
+
+    /// A paragraph ends: its line (with its list marker) goes to the flow, or into the paragraph around it when it
+    /// sits in a text box; a note's first line carries the note's label.
+    fn close_paragraph(&mut self) {
+        let Some(p) = self.paragraphs.pop() else {
+            return;
+        };
+        if self.skip_note {
+            return;
+        }
+        let marker = match (&p.numbering, p.list) {
+            (Some(id), Some(level)) => {
+                *self.counters.entry((id.clone(), level)).or_insert(0) += 1;
+                // A new item restarts the levels under it.
+                self.counters
+                    .retain(|(list, l), _| list != id || *l <= level);
+                self.numbering.marker(id, level, &self.counters)
+            }
+            _ => "-".to_string(),
+        };
+        let line = p.line(&marker);
+        if let Some(outer) = self.paragraphs.last_mut() {
+            // A paragraph of a text box: kept for after the paragraph the box sits in.
+            if !line.is_empty() {
+                outer.boxed.push(line);
+            }
+            outer.boxed.extend(p.boxed);
+            return;
+        }
+        match self.note_label.take() {
+            Some(label) if !line.is_empty() => self.flow.paragraph(format!("{label}{line}")),
+            Some(label) => self.note_label = Some(label),
+            None => self.flow.paragraph(line),
+        }
+        for boxed in p.boxed {
+            self.flow.paragraph(boxed);
+        }
+    }
 }
 
 /// The label of a drawing or picture from its non-visual properties (`wp:docPr`, `p:cNvPr`): its description (alt
@@ -692,154 +740,146 @@ struct OdfText {
 }
 
 fn odf_text(nodes: &[Node]) -> OdfText {
-    let mut out = OdfText::default();
-    // Paragraphs open inside one another (a note's body inside a paragraph): a stack.
-    let mut paragraphs: Vec<Paragraph> = Vec::new();
-    let mut list_depth = 0usize;
-    // Inside a note: its citation and its body's text; inside an annotation: its author and text.
-    let mut note: Option<(String, String)> = None;
-    let mut in_citation = false;
-    let mut annotation: Option<(String, String)> = None;
-    let mut in_creator = false;
+    let mut walk = OdfWalk::default();
     for node in nodes {
         match node {
-            Node::Open { name, .. } => match name.as_str() {
-                "h" => paragraphs.push(Paragraph {
-                    heading: Some(
-                        node.attribute("outline-level")
-                            .and_then(|l| l.parse().ok())
-                            .unwrap_or(1),
-                    ),
-                    ..Paragraph::default()
-                }),
-                "p" => paragraphs.push(Paragraph {
-                    list: (list_depth > 0).then(|| list_depth - 1),
-                    ..Paragraph::default()
-                }),
-                "list" => list_depth += 1,
-                "s" => {
-                    let count = node
-                        .attribute("c")
-                        .and_then(|c| c.parse::<usize>().ok())
-                        .unwrap_or(1)
-                        .min(100);
-                    odf_push(
-                        &mut paragraphs,
-                        &mut note,
-                        &mut annotation,
-                        &" ".repeat(count),
-                        in_citation,
-                        in_creator,
-                    );
-                }
-                "tab" => odf_push(
-                    &mut paragraphs,
-                    &mut note,
-                    &mut annotation,
-                    "\t",
-                    in_citation,
-                    in_creator,
-                ),
-                "line-break" => odf_push(
-                    &mut paragraphs,
-                    &mut note,
-                    &mut annotation,
-                    "\n",
-                    in_citation,
-                    in_creator,
-                ),
-                "note" => note = Some((String::new(), String::new())),
-                "note-citation" => in_citation = true,
-                "annotation" => annotation = Some((String::new(), String::new())),
-                "creator" if annotation.is_some() => in_creator = true,
-                "table" => out.flow.open_table(),
-                "table-cell" => out.flow.open_cell(),
-                _ => {}
-            },
-            Node::Close(name) => match name.as_str() {
-                "h" | "p" => {
-                    let Some(p) = paragraphs.pop() else { continue };
-                    let line = p.line("-");
-                    if let Some((_, body)) = note.as_mut() {
-                        if !line.is_empty() {
-                            if !body.is_empty() {
-                                body.push(' ');
-                            }
-                            body.push_str(&line);
-                        }
-                    } else if let Some((_, text)) = annotation.as_mut() {
-                        if !line.is_empty() {
-                            if !text.is_empty() {
-                                text.push(' ');
-                            }
-                            text.push_str(&line);
-                        }
-                    } else {
-                        out.flow.paragraph(line);
-                    }
-                }
-                "list" => list_depth = list_depth.saturating_sub(1),
-                "note-citation" => in_citation = false,
-                "note" => {
-                    if let Some((citation, body)) = note.take() {
-                        let citation = citation.trim().to_string();
-                        if let Some(p) = paragraphs.last_mut() {
-                            p.text.push_str(&format!("[^{citation}]"));
-                        }
-                        out.notes.push(format!("[^{citation}] {}", body.trim()));
-                    }
-                }
-                "creator" => in_creator = false,
-                "annotation" => {
-                    if let Some((author, text)) = annotation.take() {
-                        let number = out.comments.len() + 1;
-                        let author = author.trim();
-                        out.comments.push(if author.is_empty() {
-                            format!("[comment {number}] {}", text.trim())
-                        } else {
-                            format!("[comment {number} by {author}] {}", text.trim())
-                        });
-                        if let Some(p) = paragraphs.last_mut() {
-                            p.text.push_str(&format!("[comment {number}]"));
-                        }
-                    }
-                }
-                "table-cell" => out.flow.close_cell(),
-                "table-row" => out.flow.close_row(),
-                "table" => out.flow.close_table(),
-                _ => {}
-            },
-            Node::Text(text) => odf_push(
-                &mut paragraphs,
-                &mut note,
-                &mut annotation,
-                text,
-                in_citation,
-                in_creator,
-            ),
+            Node::Open { name, .. } => walk.open(name, node),
+            Node::Close(name) => walk.close(name),
+            Node::Text(text) => walk.push(text),
         }
     }
-    out
+    walk.out
 }
 
-fn odf_push(
-    paragraphs: &mut [Paragraph],
-    note: &mut Option<(String, String)>,
-    annotation: &mut Option<(String, String)>,
-    text: &str,
+/// One walk over the XML nodes of an OpenDocument text ([`odf_text`]): a method per kind of element.
+#[derive(Default)]
+struct OdfWalk {
+    out: OdfText,
+    /// Paragraphs open inside one another (a note's body inside a paragraph): a stack.
+    paragraphs: Vec<Paragraph>,
+    list_depth: usize,
+    /// Inside a note: its citation and its body's text.
+    note: Option<(String, String)>,
     in_citation: bool,
+    /// Inside an annotation: its author and its text.
+    annotation: Option<(String, String)>,
     in_creator: bool,
-) {
-    if in_citation {
-        if let Some((citation, _)) = note.as_mut() {
-            citation.push_str(text);
+}
+
+impl OdfWalk {
+    fn open(&mut self, name: &str, node: &Node) {
+        match name {
+            "h" => self.paragraphs.push(Paragraph {
+                heading: Some(
+                    node.attribute("outline-level")
+                        .and_then(|l| l.parse().ok())
+                        .unwrap_or(1),
+                ),
+                ..Paragraph::default()
+            }),
+            "p" => self.paragraphs.push(Paragraph {
+                list: (self.list_depth > 0).then(|| self.list_depth - 1),
+                ..Paragraph::default()
+            }),
+            "list" => self.list_depth += 1,
+            "s" => {
+                let count = node
+                    .attribute("c")
+                    .and_then(|c| c.parse::<usize>().ok())
+                    .unwrap_or(1)
+                    .min(100);
+                self.push(&" ".repeat(count));
+            }
+            "tab" => self.push("\t"),
+            "line-break" => self.push("\n"),
+            "note" => self.note = Some((String::new(), String::new())),
+            "note-citation" => self.in_citation = true,
+            "annotation" => self.annotation = Some((String::new(), String::new())),
+            "creator" if self.annotation.is_some() => self.in_creator = true,
+            "table" => self.out.flow.open_table(),
+            "table-cell" => self.out.flow.open_cell(),
+            _ => {}
         }
-    } else if in_creator {
-        if let Some((author, _)) = annotation.as_mut() {
-            author.push_str(text);
+    }
+
+    fn close(&mut self, name: &str) {
+        match name {
+            "h" | "p" => self.close_paragraph(),
+            "list" => self.list_depth = self.list_depth.saturating_sub(1),
+            "note-citation" => self.in_citation = false,
+            "note" => {
+                if let Some((citation, body)) = self.note.take() {
+                    let citation = citation.trim().to_string();
+                    if let Some(p) = self.paragraphs.last_mut() {
+                        p.text.push_str(&format!("[^{citation}]"));
+                    }
+                    self.out
+                        .notes
+                        .push(format!("[^{citation}] {}", body.trim()));
+                }
+            }
+            "creator" => self.in_creator = false,
+            "annotation" => self.close_annotation(),
+            "table-cell" => self.out.flow.close_cell(),
+            "table-row" => self.out.flow.close_row(),
+            "table" => self.out.flow.close_table(),
+            _ => {}
         }
-    } else if let Some(p) = paragraphs.last_mut() {
-        p.text.push_str(text);
+    }
+
+    /// A paragraph ends: its line joins the note or annotation it is in, else the flow.
+    fn close_paragraph(&mut self) {
+        let Some(p) = self.paragraphs.pop() else {
+            return;
+        };
+        let line = p.line("-");
+        let held = match (self.note.as_mut(), self.annotation.as_mut()) {
+            (Some((_, body)), _) => Some(body),
+            (None, Some((_, text))) => Some(text),
+            (None, None) => None,
+        };
+        match held {
+            Some(held) if !line.is_empty() => {
+                if !held.is_empty() {
+                    held.push(' ');
+                }
+                held.push_str(&line);
+            }
+            Some(_) => {}
+            None => self.out.flow.paragraph(line),
+        }
+    }
+
+    /// An annotation ends: it becomes a numbered comment, marked where it was.
+    fn close_annotation(&mut self) {
+        let Some((author, text)) = self.annotation.take() else {
+            return;
+        };
+        let number = self.out.comments.len() + 1;
+        let author = author.trim();
+        self.out.comments.push(if author.is_empty() {
+            format!("[comment {number}] {}", text.trim())
+        } else {
+            format!("[comment {number} by {author}] {}", text.trim())
+        });
+        if let Some(p) = self.paragraphs.last_mut() {
+            p.text.push_str(&format!("[comment {number}]"));
+        }
+    }
+
+    /// Text goes to the note's citation, the annotation's author, or the open paragraph.
+    fn push(&mut self, text: &str) {
+        if self.in_citation {
+            if let Some((citation, _)) = self.note.as_mut() {
+                citation.push_str(text);
+            }
+        } else if self.in_creator {
+            if let Some((author, _)) = self.annotation.as_mut() {
+                author.push_str(text);
+            }
+        } else if let Some(p) = self.paragraphs.last_mut() {
+            p.text.push_str(text);
+        }
     }
 }
 
