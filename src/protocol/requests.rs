@@ -234,9 +234,17 @@ pub fn parse_request(value: &Value) -> Result<(Request, Vec<String>), ReadError>
         ));
     }
     let mut notes = Vec::new();
-    let request = match op {
-        "read" => Request::Read(read_request(&fields, &mut notes)?),
-        "read_once" => Request::ReadOnce(read_request(&fields, &mut notes)?),
+    let request = op_request(op, &fields, &mut notes)?;
+    Ok((request, notes))
+}
+
+/// The request of the op `op` (known, its fields checked) from `fields`, with the notes on how model-shaped
+/// arguments were read pushed on `notes`.
+fn op_request(op: &str, fields: &Fields, notes: &mut Vec<String>) -> Result<Request, ReadError> {
+    let map = fields.map;
+    Ok(match op {
+        "read" => Request::Read(read_request(fields, notes)?),
+        "read_once" => Request::ReadOnce(read_request(fields, notes)?),
         "other_tool" => Request::OtherTool,
         "reset_dedup" => Request::ResetDedup,
         "stats" => Request::Stats,
@@ -244,13 +252,13 @@ pub fn parse_request(value: &Value) -> Result<(Request, Vec<String>), ReadError>
         "configure" => Request::Configure(map.clone()),
         "tools" => Request::Tools(fields.string("format")?),
         "tool_call" => {
-            let (call, call_notes) = tool_call(&fields)?;
+            let (call, call_notes) = tool_call(fields)?;
             notes.extend(call_notes);
             Request::ToolCall(Box::new(call))
         }
-        "capture_begin" => Request::CaptureBegin(capture_config(&fields)?),
+        "capture_begin" => Request::CaptureBegin(capture_config(fields)?),
         "capture_chunk" => Request::CaptureChunk(chunk(map)?),
-        "capture_end" => Request::CaptureEnd(capture_end(&fields)?),
+        "capture_end" => Request::CaptureEnd(capture_end(fields)?),
         "wrote" => Request::Wrote(fields.string("path")?),
         "check_write" => Request::CheckWrite {
             path: fields.string("path")?,
@@ -269,8 +277,7 @@ pub fn parse_request(value: &Value) -> Result<(Request, Vec<String>), ReadError>
             limit: fields.u64("limit")?,
             message: fields.string("message")?,
         },
-    };
-    Ok((request, notes))
+    })
 }
 
 /// A `tool_call`: `name` (`read_file` or `check_write`) and `arguments` (an object, or absent), read as the op the

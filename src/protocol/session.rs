@@ -139,17 +139,10 @@ impl<F: SpillFs> ProtocolSession<F> {
         }
         match request {
             Request::Read(read) => {
-                let outcome = self
-                    .reader
-                    .read(&mut self.fs, &read, (self.environment.now_ms)());
-                outcome_json(&outcome)
+                let now_ms = (self.environment.now_ms)();
+                outcome_json(&self.reader.read(&mut self.fs, &read, now_ms))
             }
-            Request::ReadOnce(read) => {
-                match reader::read_once(self.config.input(), &mut self.fs, &read) {
-                    Ok(result) => window_json(&result),
-                    Err(error) => error_json(&error),
-                }
-            }
+            Request::ReadOnce(read) => self.read_once(&read),
             Request::OtherTool => {
                 self.reader.note_other_tool();
                 note_json()
@@ -194,13 +187,7 @@ impl<F: SpillFs> ProtocolSession<F> {
                 Err(error) => error_json(&error),
             },
             Request::Tools(format) => self.tools(&format),
-            Request::LinkRefused { requested, refusal } => error_json(&match refusal {
-                LinkRefusal::Outside { link, target } => {
-                    sandbox::outside_link_error(&requested, &link, &target, self.fs.roots())
-                        .at_path(&link)
-                }
-                LinkRefusal::Loop => sandbox::link_loop_error(&requested),
-            }),
+            Request::LinkRefused { requested, refusal } => self.link_refused(&requested, refusal),
             // Unwrapped above; a tool call inside a tool call is not a request the parser makes.
             Request::ToolCall(_) => {
                 error_json(&ReadError::invalid("a tool call cannot call a tool"))
@@ -210,13 +197,37 @@ impl<F: SpillFs> ProtocolSession<F> {
                 note_json()
             }
             Request::CaptureChunk(bytes) => unit_json(&self.capture_chunk(&bytes)),
-            Request::CaptureEnd(end) => match self.capture.take() {
-                Some(mut capture) => match capture.finish(&mut self.fs, end.exit_status) {
-                    Ok(result) => capture_json(&ended(result, end)),
-                    Err(error) => error_json(&error),
-                },
-                None => error_json(&no_capture()),
+            Request::CaptureEnd(end) => self.capture_end(end),
+        }
+    }
+
+    /// `read_once`: a window with the session's config and none of its memory.
+    fn read_once(&mut self, read: &reader::ReadRequest) -> Value {
+        match reader::read_once(self.config.input(), &mut self.fs, read) {
+            Ok(result) => window_json(&result),
+            Err(error) => error_json(&error),
+        }
+    }
+
+    /// The refusal of a path the host's walk of absolute links stopped, in the words of the component's own walk.
+    fn link_refused(&self, requested: &str, refusal: LinkRefusal) -> Value {
+        error_json(&match refusal {
+            LinkRefusal::Outside { link, target } => {
+                sandbox::outside_link_error(requested, &link, &target, self.fs.roots())
+                    .at_path(&link)
+            }
+            LinkRefusal::Loop => sandbox::link_loop_error(requested),
+        })
+    }
+
+    /// `capture_end`: the open capture's window, with what the host said of the command's end.
+    fn capture_end(&mut self, end: CaptureEnd) -> Value {
+        match self.capture.take() {
+            Some(mut capture) => match capture.finish(&mut self.fs, end.exit_status) {
+                Ok(result) => capture_json(&ended(result, end)),
+                Err(error) => error_json(&error),
             },
+            None => error_json(&no_capture()),
         }
     }
 
