@@ -491,147 +491,181 @@ impl<'a> Checker<'a> {
         let content = Content::decode(content)
             .map_err(|e| format!("the page's content does not decode: {e}"))?;
         for operation in &content.operations {
-            let operands = &operation.operands;
-            let op = operation.operator.as_str();
-            match op {
-                "q" => {
-                    self.saved_states += 1;
-                    if self.saved_states > MAX_SAVED_STATES {
-                        return Err(format!(
-                            "the page saves more than {MAX_SAVED_STATES} graphics states (`q`) without restoring them, more than its text extraction may hold in memory"
-                        ));
-                    }
-                }
-                "Q" => self.saved_states = self.saved_states.saturating_sub(1),
-                _ => {}
-            }
-            let bad = || format!("the operator `{op}` has operands pdf-extract cannot read");
-            let numbers = |n: usize, exact: bool| -> Result<(), String> {
-                let count_ok = if exact {
-                    operands.len() == n
-                } else {
-                    operands.len() >= n
-                };
-                if count_ok && operands.iter().take(n).all(is_number) {
-                    Ok(())
-                } else {
-                    Err(bad())
-                }
-            };
-            match op {
-                "cm" | "Tm" => numbers(6, true)?,
-                "Td" | "TD" => numbers(2, true)?,
-                "c" => numbers(6, false)?,
-                "v" | "y" | "re" => numbers(4, false)?,
-                "m" | "l" => numbers(2, false)?,
-                "Tc" | "Tw" | "Tz" | "TL" | "Ts" | "w" => numbers(1, false)?,
-                "SC" | "SCN" | "sc" | "scn"
-                    if !operands
-                        .iter()
-                        .all(|o| is_number(o) || matches!(o, Object::Name(_))) =>
-                {
-                    return Err(bad());
-                }
-                "CS" | "cs" => {
-                    let name = first_name(operands).ok_or_else(bad)?;
-                    if !matches!(
-                        name,
-                        b"DeviceGray" | b"DeviceRGB" | b"DeviceCMYK" | b"Pattern"
-                    ) {
-                        let spaces = self.resource_dict(resources, b"ColorSpace")?;
-                        let space = spaces.and_then(|d| d.get(name).ok()).ok_or_else(|| {
-                            format!("the colour space `{}` is not in the resources", lossy(name))
-                        })?;
-                        self.colour_space(space)?;
-                    }
-                }
-                "gs" => {
-                    let name = first_name(operands).ok_or_else(bad)?;
-                    let states = self.resource_dict(resources, b"ExtGState")?;
-                    let state = states.and_then(|d| d.get(name).ok()).ok_or_else(|| {
-                        format!(
-                            "the graphics state `{}` is not in the resources",
-                            lossy(name)
-                        )
-                    })?;
-                    if deref(self.doc, state)?.as_dict().is_err() {
-                        return Err(format!(
-                            "the graphics state `{}` is not a dictionary",
-                            lossy(name)
-                        ));
-                    }
-                }
-                "Tf" => {
-                    let name = first_name(operands).ok_or_else(bad)?;
-                    if operands.len() < 2 || operands.get(1).is_none_or(|o| !is_number(o)) {
-                        return Err(bad());
-                    }
-                    let fonts = self.resource_dict(resources, b"Font")?;
-                    let font = fonts.and_then(|d| d.get(name).ok()).ok_or_else(|| {
-                        format!("the font `{}` is not in the resources", lossy(name))
-                    })?;
-                    let font = deref(self.doc, font)?
-                        .as_dict()
-                        .map_err(|_| format!("the font `{}` is not a dictionary", lossy(name)))?;
-                    check_font(self.doc, font)
-                        .map_err(|e| format!("the font `{}` {e}", lossy(name)))?;
-                    self.font_set = true;
-                }
-                "Tj" | "'" | "\"" | "TJ" => {
-                    if !self.font_set {
-                        return Err(format!(
-                            "the operator `{op}` shows text before any font is set"
-                        ));
-                    }
-                    match (op, operands.first()) {
-                        ("Tj", Some(Object::String(..))) => {}
-                        ("Tj", _) => return Err(bad()),
-                        ("TJ", None) => return Err(bad()),
-                        _ => {}
-                    }
-                }
-                "Do" => {
-                    let name = first_name(operands).ok_or_else(bad)?;
-                    let objects = self.resource_dict(resources, b"XObject")?;
-                    let object = objects.and_then(|d| d.get(name).ok()).ok_or_else(|| {
-                        format!("the XObject `{}` is not in the resources", lossy(name))
-                    })?;
-                    let stream = deref(self.doc, object)?
-                        .as_stream()
-                        .map_err(|_| format!("the XObject `{}` is not a stream", lossy(name)))?;
-                    let form_resources = match stream.dict.get(b"Resources") {
-                        Ok(r) => deref(self.doc, r)?.as_dict().unwrap_or(resources),
-                        Err(_) => resources,
-                    };
-                    check_inflated_size(
-                        stream,
-                        &format!("the XObject `{}`", lossy(name)),
-                        self.budget,
-                    )?;
-                    // pdf-extract runs every XObject's data as content, images included: only forms decode.
-                    let data = if stream.filters().is_ok() {
-                        stream
-                            .decompressed_content()
-                            .unwrap_or_else(|_| stream.content.clone())
-                    } else {
-                        stream.content.clone()
-                    };
-                    let is_form = matches!(stream.dict.get(b"Subtype"), Ok(Object::Name(n)) if n.as_slice() == b"Form");
-                    if is_form {
-                        self.content(&data, form_resources, depth + 1)?;
-                    } else if Content::decode(&data).is_err() {
-                        return Err(format!(
-                            "the XObject `{}` cannot be read as content",
-                            lossy(name)
-                        ));
-                    } else {
-                        self.content(&data, form_resources, depth + 1)?;
-                    }
-                }
-                _ => {}
-            }
+            self.operation(
+                operation.operator.as_str(),
+                &operation.operands,
+                resources,
+                depth,
+            )?;
         }
         Ok(())
+    }
+
+    /// Checks one operator `op` with its `operands` as pdf-extract will interpret it.
+    fn operation(
+        &mut self,
+        op: &str,
+        operands: &[Object],
+        resources: &Dictionary,
+        depth: usize,
+    ) -> Result<(), String> {
+        match op {
+            "q" => {
+                self.saved_states += 1;
+                if self.saved_states > MAX_SAVED_STATES {
+                    return Err(format!(
+                        "the page saves more than {MAX_SAVED_STATES} graphics states (`q`) without restoring them, more than its text extraction may hold in memory"
+                    ));
+                }
+            }
+            "Q" => self.saved_states = self.saved_states.saturating_sub(1),
+            _ => {}
+        }
+        let bad = || format!("the operator `{op}` has operands pdf-extract cannot read");
+        let numbers = |n: usize, exact: bool| -> Result<(), String> {
+            let count_ok = if exact {
+                operands.len() == n
+            } else {
+                operands.len() >= n
+            };
+            if count_ok && operands.iter().take(n).all(is_number) {
+                Ok(())
+            } else {
+                Err(bad())
+            }
+        };
+        match op {
+            "cm" | "Tm" => numbers(6, true),
+            "Td" | "TD" => numbers(2, true),
+            "c" => numbers(6, false),
+            "v" | "y" | "re" => numbers(4, false),
+            "m" | "l" => numbers(2, false),
+            "Tc" | "Tw" | "Tz" | "TL" | "Ts" | "w" => numbers(1, false),
+            "SC" | "SCN" | "sc" | "scn"
+                if !operands
+                    .iter()
+                    .all(|o| is_number(o) || matches!(o, Object::Name(_))) =>
+            {
+                Err(bad())
+            }
+            "CS" | "cs" => {
+                let name = first_name(operands).ok_or_else(bad)?;
+                self.colour_space_named(name, resources)
+            }
+            "gs" => {
+                let name = first_name(operands).ok_or_else(bad)?;
+                self.graphics_state(name, resources)
+            }
+            "Tf" => {
+                let name = first_name(operands).ok_or_else(bad)?;
+                if operands.len() < 2 || operands.get(1).is_none_or(|o| !is_number(o)) {
+                    return Err(bad());
+                }
+                self.font(name, resources)
+            }
+            "Tj" | "'" | "\"" | "TJ" => {
+                if !self.font_set {
+                    return Err(format!(
+                        "the operator `{op}` shows text before any font is set"
+                    ));
+                }
+                match (op, operands.first()) {
+                    ("Tj", Some(Object::String(..))) => Ok(()),
+                    ("Tj", _) | ("TJ", None) => Err(bad()),
+                    _ => Ok(()),
+                }
+            }
+            "Do" => {
+                let name = first_name(operands).ok_or_else(bad)?;
+                self.xobject(name, resources, depth)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// `CS`/`cs` with the colour space `name`: a device space, or one the resources define and pdf-extract reads.
+    fn colour_space_named(&mut self, name: &[u8], resources: &Dictionary) -> Result<(), String> {
+        if matches!(
+            name,
+            b"DeviceGray" | b"DeviceRGB" | b"DeviceCMYK" | b"Pattern"
+        ) {
+            return Ok(());
+        }
+        let spaces = self.resource_dict(resources, b"ColorSpace")?;
+        let space = spaces
+            .and_then(|d| d.get(name).ok())
+            .ok_or_else(|| format!("the colour space `{}` is not in the resources", lossy(name)))?;
+        self.colour_space(space)
+    }
+
+    /// `gs` with the graphics state `name`: a dictionary of the resources.
+    fn graphics_state(&self, name: &[u8], resources: &Dictionary) -> Result<(), String> {
+        let states = self.resource_dict(resources, b"ExtGState")?;
+        let state = states.and_then(|d| d.get(name).ok()).ok_or_else(|| {
+            format!(
+                "the graphics state `{}` is not in the resources",
+                lossy(name)
+            )
+        })?;
+        if deref(self.doc, state)?.as_dict().is_err() {
+            return Err(format!(
+                "the graphics state `{}` is not a dictionary",
+                lossy(name)
+            ));
+        }
+        Ok(())
+    }
+
+    /// `Tf` with the font `name`: a font of the resources that pdf-extract can read ([`check_font`]).
+    fn font(&mut self, name: &[u8], resources: &Dictionary) -> Result<(), String> {
+        let fonts = self.resource_dict(resources, b"Font")?;
+        let font = fonts
+            .and_then(|d| d.get(name).ok())
+            .ok_or_else(|| format!("the font `{}` is not in the resources", lossy(name)))?;
+        let font = deref(self.doc, font)?
+            .as_dict()
+            .map_err(|_| format!("the font `{}` is not a dictionary", lossy(name)))?;
+        check_font(self.doc, font).map_err(|e| format!("the font `{}` {e}", lossy(name)))?;
+        self.font_set = true;
+        Ok(())
+    }
+
+    /// `Do` with the XObject `name`: a stream of the resources under the inflation budget, whose data (run as
+    /// content by pdf-extract, images included) is checked as content in turn.
+    fn xobject(&mut self, name: &[u8], resources: &Dictionary, depth: usize) -> Result<(), String> {
+        let objects = self.resource_dict(resources, b"XObject")?;
+        let object = objects
+            .and_then(|d| d.get(name).ok())
+            .ok_or_else(|| format!("the XObject `{}` is not in the resources", lossy(name)))?;
+        let stream = deref(self.doc, object)?
+            .as_stream()
+            .map_err(|_| format!("the XObject `{}` is not a stream", lossy(name)))?;
+        let form_resources = match stream.dict.get(b"Resources") {
+            Ok(r) => deref(self.doc, r)?.as_dict().unwrap_or(resources),
+            Err(_) => resources,
+        };
+        check_inflated_size(
+            stream,
+            &format!("the XObject `{}`", lossy(name)),
+            self.budget,
+        )?;
+        // pdf-extract runs every XObject's data as content, images included: only forms decode.
+        let data = if stream.filters().is_ok() {
+            stream
+                .decompressed_content()
+                .unwrap_or_else(|_| stream.content.clone())
+        } else {
+            stream.content.clone()
+        };
+        let is_form =
+            matches!(stream.dict.get(b"Subtype"), Ok(Object::Name(n)) if n.as_slice() == b"Form");
+        if !is_form && Content::decode(&data).is_err() {
+            return Err(format!(
+                "the XObject `{}` cannot be read as content",
+                lossy(name)
+            ));
+        }
+        self.content(&data, form_resources, depth + 1)
     }
 
     /// The resource sub-dictionary `key` (`Font`, `XObject`, ...), `None` when absent. Errors: present but not a
@@ -705,94 +739,12 @@ fn check_font(doc: &Document, font: &Dictionary) -> Result<(), String> {
         }
     }
     if subtype == b"Type0" {
-        let descendants = font
-            .get(b"DescendantFonts")
-            .ok()
-            .map(|d| deref(doc, d))
-            .transpose()?
-            .and_then(|d| d.as_array().ok())
-            .ok_or("has no DescendantFonts")?;
-        let cid = descendants
-            .first()
-            .map(|d| deref(doc, d))
-            .transpose()?
-            .and_then(|d| d.as_dict().ok())
-            .ok_or("has no descendant font dictionary")?;
-        match font.get(b"Encoding").map(|e| deref(doc, e)) {
-            Ok(Ok(Object::Name(n))) if matches!(n.as_slice(), b"Identity-H" | b"Identity-V") => {}
-            Ok(Ok(Object::Stream(_))) => {}
-            Ok(Err(e)) => return Err(e),
-            _ => return Err("has an encoding pdf-extract cannot read".to_string()),
-        }
-        let descriptor = cid
-            .get(b"FontDescriptor")
-            .ok()
-            .map(|d| deref(doc, d))
-            .transpose()?
-            .ok_or("has no FontDescriptor")?;
-        if descriptor.as_dict().is_err() {
-            return Err("has a FontDescriptor that is not a dictionary".to_string());
-        }
-        if let Ok(w) = cid.get(b"W") {
-            check_cid_widths(doc, deref(doc, w)?)?;
-        }
-        return Ok(());
+        return check_composite_font(doc, font);
     }
-    match font.get(b"Encoding").map(|e| deref(doc, e)) {
-        Err(_) => {}
-        Ok(Err(e)) => return Err(e),
-        Ok(Ok(Object::Name(n))) => check_encoding_name(n)?,
-        Ok(Ok(Object::Dictionary(encoding))) => {
-            if let Ok(base) = encoding.get(b"BaseEncoding") {
-                if let Object::Name(n) = deref(doc, base)? {
-                    check_encoding_name(n)?;
-                }
-            }
-            if let Ok(differences) = encoding.get(b"Differences") {
-                if let Object::Array(items) = deref(doc, differences)? {
-                    let mut code: i64 = 0;
-                    for item in items {
-                        match deref(doc, item)? {
-                            Object::Integer(i) => code = *i,
-                            Object::Name(_) => {
-                                if !(0..256).contains(&code) {
-                                    return Err("has an encoding difference outside codes 0-255"
-                                        .to_string());
-                                }
-                                code += 1;
-                            }
-                            _ => {
-                                return Err(
-                                    "has an encoding difference that is neither a code nor a name"
-                                        .to_string(),
-                                )
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        Ok(Ok(_)) => return Err("has an encoding pdf-extract cannot read".to_string()),
-    }
-    if let Ok(widths) = font.get(b"Widths") {
-        let widths = deref(doc, widths)?;
-        let items = widths
-            .as_array()
-            .map_err(|_| "has Widths that are not an array".to_string())?;
-        if !items
-            .iter()
-            .all(|w| deref(doc, w).map(is_number).unwrap_or(false))
-        {
-            return Err("has Widths that are not all numbers".to_string());
-        }
-        match font.get(b"FirstChar").map(|f| deref(doc, f)) {
-            Ok(Ok(Object::Integer(_))) => {}
-            _ => return Err("has Widths without a FirstChar".to_string()),
-        }
-    }
+    check_simple_encoding(doc, font)?;
+    check_simple_widths(doc, font)?;
     if let Ok(descriptor) = font.get(b"FontDescriptor") {
-        let descriptor = deref(doc, descriptor)?;
-        if let Ok(descriptor) = descriptor.as_dict() {
+        if let Ok(descriptor) = deref(doc, descriptor)?.as_dict() {
             if let Ok(file3) = descriptor.get(b"FontFile3") {
                 if let Object::Stream(stream) = deref(doc, file3)? {
                     if !matches!(stream.dict.get(b"Subtype"), Ok(Object::Name(_))) {
@@ -803,6 +755,104 @@ fn check_font(doc: &Document, font: &Dictionary) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A `Type0` font: a descendant font dictionary with a `FontDescriptor`, an Identity or embedded CMap encoding,
+/// and widths pdf-extract can read.
+fn check_composite_font(doc: &Document, font: &Dictionary) -> Result<(), String> {
+    let descendants = font
+        .get(b"DescendantFonts")
+        .ok()
+        .map(|d| deref(doc, d))
+        .transpose()?
+        .and_then(|d| d.as_array().ok())
+        .ok_or("has no DescendantFonts")?;
+    let cid = descendants
+        .first()
+        .map(|d| deref(doc, d))
+        .transpose()?
+        .and_then(|d| d.as_dict().ok())
+        .ok_or("has no descendant font dictionary")?;
+    match font.get(b"Encoding").map(|e| deref(doc, e)) {
+        Ok(Ok(Object::Name(n))) if matches!(n.as_slice(), b"Identity-H" | b"Identity-V") => {}
+        Ok(Ok(Object::Stream(_))) => {}
+        Ok(Err(e)) => return Err(e),
+        _ => return Err("has an encoding pdf-extract cannot read".to_string()),
+    }
+    let descriptor = cid
+        .get(b"FontDescriptor")
+        .ok()
+        .map(|d| deref(doc, d))
+        .transpose()?
+        .ok_or("has no FontDescriptor")?;
+    if descriptor.as_dict().is_err() {
+        return Err("has a FontDescriptor that is not a dictionary".to_string());
+    }
+    if let Ok(w) = cid.get(b"W") {
+        check_cid_widths(doc, deref(doc, w)?)?;
+    }
+    Ok(())
+}
+
+/// A simple font's `Encoding`: absent, a name pdf-extract knows, or a dictionary of a known base encoding and
+/// differences inside codes 0-255.
+fn check_simple_encoding(doc: &Document, font: &Dictionary) -> Result<(), String> {
+    let encoding = match font.get(b"Encoding").map(|e| deref(doc, e)) {
+        Err(_) => return Ok(()),
+        Ok(Err(e)) => return Err(e),
+        Ok(Ok(Object::Name(n))) => return check_encoding_name(n),
+        Ok(Ok(Object::Dictionary(encoding))) => encoding,
+        Ok(Ok(_)) => return Err("has an encoding pdf-extract cannot read".to_string()),
+    };
+    if let Ok(base) = encoding.get(b"BaseEncoding") {
+        if let Object::Name(n) = deref(doc, base)? {
+            check_encoding_name(n)?;
+        }
+    }
+    let Ok(differences) = encoding.get(b"Differences") else {
+        return Ok(());
+    };
+    let Object::Array(items) = deref(doc, differences)? else {
+        return Ok(());
+    };
+    let mut code: i64 = 0;
+    for item in items {
+        match deref(doc, item)? {
+            Object::Integer(i) => code = *i,
+            Object::Name(_) => {
+                if !(0..256).contains(&code) {
+                    return Err("has an encoding difference outside codes 0-255".to_string());
+                }
+                code += 1;
+            }
+            _ => {
+                return Err(
+                    "has an encoding difference that is neither a code nor a name".to_string(),
+                )
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A simple font's `Widths`: absent, or an array of numbers with a `FirstChar`.
+fn check_simple_widths(doc: &Document, font: &Dictionary) -> Result<(), String> {
+    let Ok(widths) = font.get(b"Widths") else {
+        return Ok(());
+    };
+    let items = deref(doc, widths)?
+        .as_array()
+        .map_err(|_| "has Widths that are not an array".to_string())?;
+    if !items
+        .iter()
+        .all(|w| deref(doc, w).map(is_number).unwrap_or(false))
+    {
+        return Err("has Widths that are not all numbers".to_string());
+    }
+    match font.get(b"FirstChar").map(|f| deref(doc, f)) {
+        Ok(Ok(Object::Integer(_))) => Ok(()),
+        _ => Err("has Widths without a FirstChar".to_string()),
+    }
 }
 
 /// pdf-extract knows three named simple-font encodings and panics on any other.
