@@ -142,114 +142,142 @@ const BLOCKS: &[&str] = &[
 
 /// XHTML reduced to text lines and its title.
 fn xhtml_text(nodes: &[Node]) -> Chapter {
-    let mut lines = Vec::new();
-    let mut current = String::new();
-    let mut prefix = String::new();
-    let mut skip = 0usize;
-    let mut head_title: Option<String> = None;
-    let mut in_title = false;
-    let mut first_heading: Option<String> = None;
-    let mut heading_level: Option<usize> = None;
-    let mut list_depth = 0usize;
-    let mut in_pre = false;
-    let flush =
-        |current: &mut String, prefix: &mut String, lines: &mut Vec<String>, in_pre: bool| {
-            let text = if in_pre {
-                current.trim_end().to_string()
-            } else {
-                current.split_whitespace().collect::<Vec<_>>().join(" ")
-            };
-            if !text.is_empty() {
-                lines.push(format!("{prefix}{text}"));
-            }
-            current.clear();
-            prefix.clear();
-        };
+    let mut walk = XhtmlWalk::default();
     for node in nodes {
         match node {
-            Node::Open { name, .. } => {
-                let name = name.to_ascii_lowercase();
-                match name.as_str() {
-                    "script" | "style" => skip += 1,
-                    "title" => in_title = true,
-                    _ if skip > 0 => {}
-                    "br" => {
-                        flush(&mut current, &mut prefix, &mut lines, in_pre);
-                    }
-                    "td" | "th" if !current.trim().is_empty() => current.push_str(" | "),
-                    "ul" | "ol" => {
-                        flush(&mut current, &mut prefix, &mut lines, in_pre);
-                        list_depth += 1;
-                    }
-                    block if BLOCKS.contains(&block) => {
-                        flush(&mut current, &mut prefix, &mut lines, in_pre);
-                        if let Some(level) = block
-                            .strip_prefix('h')
-                            .and_then(|l| l.parse::<usize>().ok())
-                        {
-                            heading_level = Some(level);
-                            prefix = format!("{} ", "#".repeat(level));
-                        } else if block == "li" {
-                            prefix = format!("{}- ", "  ".repeat(list_depth.saturating_sub(1)));
-                        } else if block == "pre" {
-                            in_pre = true;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            Node::Close(name) => {
-                let name = name.to_ascii_lowercase();
-                match name.as_str() {
-                    "script" | "style" => skip = skip.saturating_sub(1),
-                    "title" => in_title = false,
-                    _ if skip > 0 => {}
-                    "ul" | "ol" => {
-                        flush(&mut current, &mut prefix, &mut lines, in_pre);
-                        list_depth = list_depth.saturating_sub(1);
-                    }
-                    block if BLOCKS.contains(&block) => {
-                        if heading_level.is_some() && first_heading.is_none() {
-                            let text = current.split_whitespace().collect::<Vec<_>>().join(" ");
-                            if !text.is_empty() {
-                                first_heading = Some(text);
-                            }
-                        }
-                        flush(&mut current, &mut prefix, &mut lines, in_pre);
-                        heading_level = None;
-                        if block == "pre" {
-                            in_pre = false;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            Node::Text(text) => {
-                if in_title {
-                    head_title.get_or_insert_with(String::new).push_str(text);
-                } else if skip == 0 {
-                    if in_pre {
-                        for (index, piece) in text.split('\n').enumerate() {
-                            if index > 0 {
-                                lines.push(format!("{prefix}{}", current.trim_end()));
-                                current.clear();
-                                prefix.clear();
-                            }
-                            current.push_str(piece);
-                        }
-                    } else {
-                        current.push_str(text);
-                    }
-                }
-            }
+            Node::Open { name, .. } => walk.open(&name.to_ascii_lowercase()),
+            Node::Close(name) => walk.close(&name.to_ascii_lowercase()),
+            Node::Text(text) => walk.text(text),
         }
     }
-    flush(&mut current, &mut prefix, &mut lines, in_pre);
-    let head_title = head_title
+    walk.flush();
+    let head_title = walk
+        .head_title
         .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
         .filter(|t| !t.is_empty());
     Chapter {
-        title: first_heading.or(head_title),
-        lines,
+        title: walk.first_heading.or(head_title),
+        lines: walk.lines,
+    }
+}
+
+/// One walk over a chapter's XHTML ([`xhtml_text`]): the lines so far, the line being built, and where it is.
+#[derive(Default)]
+struct XhtmlWalk {
+    lines: Vec<String>,
+    current: String,
+    /// What the line being built starts with: a heading's `#`s, a list item's `- `.
+    prefix: String,
+    /// Depth inside `script` and `style`, whose text is not the chapter's.
+    skip: usize,
+    head_title: Option<String>,
+    in_title: bool,
+    first_heading: Option<String>,
+    heading_level: Option<usize>,
+    list_depth: usize,
+    in_pre: bool,
+}
+
+impl XhtmlWalk {
+    /// Ends the line being built (collapsing its white space, but inside `pre`).
+    fn flush(&mut self) {
+        let text = if self.in_pre {
+            self.current.trim_end().to_string()
+        } else {
+            self.current
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        if !text.is_empty() {
+            self.lines.push(format!("{}{text}", self.prefix));
+        }
+        self.current.clear();
+        self.prefix.clear();
+    }
+
+    fn open(&mut self, name: &str) {
+        match name {
+            "script" | "style" => self.skip += 1,
+            "title" => self.in_title = true,
+            _ if self.skip > 0 => {}
+            "br" => self.flush(),
+            "td" | "th" if !self.current.trim().is_empty() => self.current.push_str(" | "),
+            "ul" | "ol" => {
+                self.flush();
+                self.list_depth += 1;
+            }
+            block if BLOCKS.contains(&block) => {
+                self.flush();
+                if let Some(level) = block
+                    .strip_prefix('h')
+                    .and_then(|l| l.parse::<usize>().ok())
+                {
+                    self.heading_level = Some(level);
+                    self.prefix = format!("{} ", "#".repeat(level));
+                } else if block == "li" {
+                    self.prefix = format!("{}- ", "  ".repeat(self.list_depth.saturating_sub(1)));
+                } else if block == "pre" {
+                    self.in_pre = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn close(&mut self, name: &str) {
+        match name {
+            "script" | "style" => self.skip = self.skip.saturating_sub(1),
+            "title" => self.in_title = false,
+            _ if self.skip > 0 => {}
+            "ul" | "ol" => {
+                self.flush();
+                self.list_depth = self.list_depth.saturating_sub(1);
+            }
+            block if BLOCKS.contains(&block) => {
+                if self.heading_level.is_some() && self.first_heading.is_none() {
+                    let text = self
+                        .current
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    if !text.is_empty() {
+                        self.first_heading = Some(text);
+                    }
+                }
+                self.flush();
+                self.heading_level = None;
+                if block == "pre" {
+                    self.in_pre = false;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        if self.in_title {
+            self.head_title
+                .get_or_insert_with(String::new)
+                .push_str(text);
+            return;
+        }
+        if self.skip > 0 {
+            return;
+        }
+        if !self.in_pre {
+            self.current.push_str(text);
+            return;
+        }
+        // Inside `pre` each line break ends a line, white space kept.
+        for (index, piece) in text.split('\n').enumerate() {
+            if index > 0 {
+                self.lines
+                    .push(format!("{}{}", self.prefix, self.current.trim_end()));
+                self.current.clear();
+                self.prefix.clear();
+            }
+            self.current.push_str(piece);
+        }
     }
 }
