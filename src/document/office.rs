@@ -952,106 +952,137 @@ pub(super) fn join_path(base: &str, target: &str) -> String {
 
 /// The paragraphs of a DrawingML shape tree: `(is_title, lines)` per shape, in order.
 fn drawing_shapes(nodes: &[Node], notes: bool) -> Vec<(bool, Vec<String>)> {
-    let mut shapes = Vec::new();
-    let mut depth = 0usize;
-    let mut current: Option<(bool, Vec<String>, bool)> = None; // (title, lines, skipped placeholder)
-    let mut paragraph: Option<String> = None;
-    let mut in_text = false;
-    // A table row being read (its cells), and the cell being read: a row becomes one line, cells joined by ` | `.
-    let mut row: Option<Vec<String>> = None;
-    let mut cell: Option<String> = None;
-    // A picture being read (`p:pic`) and its label (from its `p:cNvPr`).
-    let mut picture: Option<Option<String>> = None;
+    let mut walk = ShapeWalk {
+        notes,
+        ..ShapeWalk::default()
+    };
     for node in nodes {
         match node {
-            Node::Open { name, .. } => match name.as_str() {
-                "pic" if depth == 0 => picture = Some(None),
-                "cNvPr" => {
-                    if let Some(label @ None) = picture.as_mut() {
-                        *label = picture_label(node);
-                    }
-                }
-                "sp" | "graphicFrame" => {
-                    depth += 1;
-                    if depth == 1 {
-                        current = Some((false, Vec::new(), false));
-                    }
-                }
-                "ph" => {
-                    if let Some(shape) = current.as_mut() {
-                        let kind = node.attribute("type").unwrap_or("body");
-                        shape.0 = kind == "title" || kind == "ctrTitle";
-                        shape.2 = notes && kind != "body";
-                        shape.2 |= matches!(kind, "sldNum" | "dt" | "ftr" | "hdr" | "sldImg");
-                    }
-                }
-                "p" => paragraph = Some(String::new()),
-                "t" => in_text = true,
-                "br" => {
-                    if let Some(p) = paragraph.as_mut() {
-                        p.push('\n');
-                    }
-                }
-                "tr" => row = Some(Vec::new()),
-                "tc" => cell = Some(String::new()),
-                _ => {}
-            },
-            Node::Close(name) => match name.as_str() {
-                "pic" if depth == 0 => {
-                    if let Some(label) = picture.take() {
-                        shapes.push((false, vec![picture_marker(label.as_deref())]));
-                    }
-                }
-                "sp" | "graphicFrame" => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        if let Some((title, lines, skip)) = current.take() {
-                            if !skip && !lines.is_empty() {
-                                shapes.push((title, lines));
-                            }
-                        }
-                    }
-                }
-                "p" => {
-                    if let (Some(p), Some(shape)) = (paragraph.take(), current.as_mut()) {
-                        let p = p.trim().to_string();
-                        match cell.as_mut() {
-                            Some(cell) if !p.is_empty() => {
-                                if !cell.is_empty() {
-                                    cell.push(' ');
-                                }
-                                cell.push_str(&p.replace('\n', " ").replace('|', "\\|"));
-                            }
-                            Some(_) => {}
-                            None if !p.is_empty() => shape.1.push(p),
-                            None => {}
-                        }
-                    }
-                }
-                "tc" => {
-                    if let (Some(done), Some(row)) = (cell.take(), row.as_mut()) {
-                        row.push(done);
-                    }
-                }
-                "tr" => {
-                    if let (Some(done), Some(shape)) = (row.take(), current.as_mut()) {
-                        if done.iter().any(|cell| !cell.is_empty()) {
-                            shape.1.push(done.join(" | "));
-                        }
-                    }
-                }
-                "t" => in_text = false,
-                _ => {}
-            },
-            Node::Text(text) if in_text => {
-                if let Some(p) = paragraph.as_mut() {
+            Node::Open { name, .. } => walk.open(name, node),
+            Node::Close(name) => walk.close(name),
+            Node::Text(text) if walk.in_text => {
+                if let Some(p) = walk.paragraph.as_mut() {
                     p.push_str(text);
                 }
             }
             Node::Text(_) => {}
         }
     }
-    shapes
+    walk.shapes
+}
+
+/// A shape being read: whether it is the title, its lines, and whether it is a placeholder that is skipped.
+type Shape = (bool, Vec<String>, bool);
+
+/// One walk over a slide's shapes ([`drawing_shapes`]): a method per kind of element.
+#[derive(Default)]
+struct ShapeWalk {
+    /// The part is a notes page (only its body placeholder is kept).
+    notes: bool,
+    shapes: Vec<(bool, Vec<String>)>,
+    /// Depth inside `p:sp` and `p:graphicFrame`.
+    depth: usize,
+    current: Option<Shape>,
+    paragraph: Option<String>,
+    in_text: bool,
+    /// A table row being read (its cells), and the cell being read: a row becomes one line, cells joined by ` | `.
+    row: Option<Vec<String>>,
+    cell: Option<String>,
+    /// A picture being read (`p:pic`) and its label (from its `p:cNvPr`).
+    picture: Option<Option<String>>,
+}
+
+impl ShapeWalk {
+    fn open(&mut self, name: &str, node: &Node) {
+        match name {
+            "pic" if self.depth == 0 => self.picture = Some(None),
+            "cNvPr" => {
+                if let Some(label @ None) = self.picture.as_mut() {
+                    *label = picture_label(node);
+                }
+            }
+            "sp" | "graphicFrame" => {
+                self.depth += 1;
+                if self.depth == 1 {
+                    self.current = Some((false, Vec::new(), false));
+                }
+            }
+            "ph" => {
+                if let Some(shape) = self.current.as_mut() {
+                    let kind = node.attribute("type").unwrap_or("body");
+                    shape.0 = kind == "title" || kind == "ctrTitle";
+                    shape.2 = self.notes && kind != "body";
+                    shape.2 |= matches!(kind, "sldNum" | "dt" | "ftr" | "hdr" | "sldImg");
+                }
+            }
+            "p" => self.paragraph = Some(String::new()),
+            "t" => self.in_text = true,
+            "br" => {
+                if let Some(p) = self.paragraph.as_mut() {
+                    p.push('\n');
+                }
+            }
+            "tr" => self.row = Some(Vec::new()),
+            "tc" => self.cell = Some(String::new()),
+            _ => {}
+        }
+    }
+
+    fn close(&mut self, name: &str) {
+        match name {
+            "pic" if self.depth == 0 => {
+                if let Some(label) = self.picture.take() {
+                    self.shapes
+                        .push((false, vec![picture_marker(label.as_deref())]));
+                }
+            }
+            "sp" | "graphicFrame" => {
+                self.depth = self.depth.saturating_sub(1);
+                if self.depth == 0 {
+                    if let Some((title, lines, skip)) = self.current.take() {
+                        if !skip && !lines.is_empty() {
+                            self.shapes.push((title, lines));
+                        }
+                    }
+                }
+            }
+            "p" => self.close_paragraph(),
+            "tc" => {
+                if let (Some(done), Some(row)) = (self.cell.take(), self.row.as_mut()) {
+                    row.push(done);
+                }
+            }
+            "tr" => {
+                if let (Some(done), Some(shape)) = (self.row.take(), self.current.as_mut()) {
+                    if done.iter().any(|cell| !cell.is_empty()) {
+                        shape.1.push(done.join(" | "));
+                    }
+                }
+            }
+            "t" => self.in_text = false,
+            _ => {}
+        }
+    }
+
+    /// A paragraph ends: its text joins the table cell being read (a `|` of it escaped), else the shape's lines.
+    fn close_paragraph(&mut self) {
+        let (Some(p), Some(shape)) = (self.paragraph.take(), self.current.as_mut()) else {
+            return;
+        };
+        let p = p.trim().to_string();
+        if p.is_empty() {
+            return;
+        }
+        match self.cell.as_mut() {
+            Some(cell) => {
+                if !cell.is_empty() {
+                    cell.push(' ');
+                }
+                cell.push_str(&p.replace('\n', " ").replace('|', "\\|"));
+            }
+            None => shape.1.push(p),
+        }
+    }
 }
 
 /// Writes one slide: marker with its title (and `(hidden)` for a slide hidden in the show), the other shapes'
