@@ -287,91 +287,103 @@ fn check_ods_grid(bytes: &[u8], limits: &ExtractionLimits) -> Result<(), Documen
     let mut reader = quick_xml::Reader::from_reader(content.as_slice());
     reader.config_mut().check_end_names = false;
     let mut buffer = Vec::new();
-    let mut sheet = String::new();
-    let mut rows: Vec<OdsRow> = Vec::new();
-    let mut row: Option<(OdsRow, u64)> = None;
-    // The open cell: its column repeats and whether it holds anything yet.
-    let mut cell: Option<(u64, bool)> = None;
+    let mut grid = OdsGrid::default();
     loop {
         let Ok(event) = reader.read_event_into(&mut buffer) else {
             return Ok(());
         };
-        let (start, empty) = match &event {
-            Event::Start(start) => (Some(start), false),
-            Event::Empty(start) => (Some(start), true),
-            _ => (None, false),
-        };
-        if let Some(start) = start {
-            let attribute = |name: &[u8]| {
-                start
-                    .attributes()
-                    .flatten()
-                    .find(|attribute| attribute.key.as_ref() == name)
-                    .map(|attribute| String::from_utf8_lossy(&attribute.value).into_owned())
-            };
-            let repeats = |name: &[u8]| {
-                attribute(name)
-                    .and_then(|value| value.trim().parse::<u64>().ok())
-                    .unwrap_or(1)
-                    .max(1)
-            };
-            match start.name().as_ref() {
-                b"table:table" => {
-                    sheet = attribute(b"table:name").unwrap_or_default();
-                    rows.clear();
-                }
-                b"table:table-row" => {
-                    let counted = OdsRow {
-                        repeats: repeats(b"table:number-rows-repeated"),
-                        span: None,
-                    };
-                    if empty {
-                        rows.push(counted);
-                    } else {
-                        row = Some((counted, 0));
-                    }
-                }
-                b"table:table-cell" | b"table:covered-table-cell" => {
-                    let holds = attribute(b"office:value-type").is_some()
-                        || attribute(b"table:formula").is_some();
-                    let columns = repeats(b"table:number-columns-repeated");
-                    if empty {
-                        close_ods_cell(&mut row, columns, holds);
-                    } else {
-                        cell = Some((columns, holds));
-                    }
-                }
-                _ => {
-                    if let Some((_, holds)) = cell.as_mut() {
-                        *holds = true;
-                    }
-                }
-            }
-        }
         match &event {
-            Event::Text(text) if !text.iter().all(u8::is_ascii_whitespace) => {
-                if let Some((_, holds)) = cell.as_mut() {
-                    *holds = true;
-                }
-            }
-            Event::End(end) => match end.name().as_ref() {
-                b"table:table-cell" | b"table:covered-table-cell" => {
-                    if let Some((columns, holds)) = cell.take() {
-                        close_ods_cell(&mut row, columns, holds);
-                    }
-                }
-                b"table:table-row" => {
-                    if let Some((counted, _)) = row.take() {
-                        rows.push(counted);
-                    }
-                }
-                b"table:table" => ods_sheet_fits(&sheet, &rows)?,
-                _ => {}
-            },
+            Event::Start(start) => grid.start(start, false),
+            Event::Empty(start) => grid.start(start, true),
+            Event::Text(text) if !text.iter().all(u8::is_ascii_whitespace) => grid.cell_holds(),
+            Event::End(end) => grid.end(end.name().as_ref())?,
             Event::Eof => return Ok(()),
             _ => {}
         }
         buffer.clear();
+    }
+}
+
+/// The cells of the sheet being streamed by [`check_ods_grid`].
+#[derive(Default)]
+struct OdsGrid {
+    sheet: String,
+    rows: Vec<OdsRow>,
+    row: Option<(OdsRow, u64)>,
+    /// The open cell: its column repeats and whether it holds anything yet.
+    cell: Option<(u64, bool)>,
+}
+
+impl OdsGrid {
+    /// An element starts (`empty`: it ends there too).
+    fn start(&mut self, start: &quick_xml::events::BytesStart, empty: bool) {
+        let attribute = |name: &[u8]| {
+            start
+                .attributes()
+                .flatten()
+                .find(|attribute| attribute.key.as_ref() == name)
+                .map(|attribute| String::from_utf8_lossy(&attribute.value).into_owned())
+        };
+        let repeats = |name: &[u8]| {
+            attribute(name)
+                .and_then(|value| value.trim().parse::<u64>().ok())
+                .unwrap_or(1)
+                .max(1)
+        };
+        match start.name().as_ref() {
+            b"table:table" => {
+                self.sheet = attribute(b"table:name").unwrap_or_default();
+                self.rows.clear();
+            }
+            b"table:table-row" => {
+                let counted = OdsRow {
+                    repeats: repeats(b"table:number-rows-repeated"),
+                    span: None,
+                };
+                if empty {
+                    self.rows.push(counted);
+                } else {
+                    self.row = Some((counted, 0));
+                }
+            }
+            b"table:table-cell" | b"table:covered-table-cell" => {
+                let holds = attribute(b"office:value-type").is_some()
+                    || attribute(b"table:formula").is_some();
+                let columns = repeats(b"table:number-columns-repeated");
+                if empty {
+                    close_ods_cell(&mut self.row, columns, holds);
+                } else {
+                    self.cell = Some((columns, holds));
+                }
+            }
+            _ => self.cell_holds(),
+        }
+    }
+
+    /// The open cell holds something (text, or an element inside it).
+    fn cell_holds(&mut self) {
+        if let Some((_, holds)) = self.cell.as_mut() {
+            *holds = true;
+        }
+    }
+
+    /// An element ends; a sheet that ends is checked against the cap.
+    fn end(&mut self, name: &[u8]) -> Result<(), DocumentError> {
+        match name {
+            b"table:table-cell" | b"table:covered-table-cell" => {
+                if let Some((columns, holds)) = self.cell.take() {
+                    close_ods_cell(&mut self.row, columns, holds);
+                }
+            }
+            b"table:table-row" => {
+                if let Some((counted, _)) = self.row.take() {
+                    self.rows.push(counted);
+                }
+            }
+            b"table:table" => ods_sheet_fits(&self.sheet, &self.rows)?,
+            _ => {}
+        }
+        Ok(())
     }
 }
 
