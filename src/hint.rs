@@ -54,7 +54,7 @@ pub fn hint_past_key(
     file_size: u64,
     withheld: Option<&Withheld>,
 ) -> String {
-    let path = crate::text::path_in_prose(path);
+    let path = crate::prose::path_in_prose(path);
     let mut out = String::new();
     if window.total_lines == 0 {
         let _ = write!(out, "{path} is empty (0 lines).");
@@ -174,24 +174,6 @@ pub fn hint_past_key(
         );
     }
     out
-}
-
-/// A span of lines in words: `"line 7"` when `first == last`, else `"lines 7-9"` (1-based, inclusive).
-pub fn line_span(first: u64, last: u64) -> String {
-    if first == last {
-        format!("line {first}")
-    } else {
-        format!("lines {first}-{last}")
-    }
-}
-
-/// `"1 line"` or `"N lines"`: a count of lines with its noun in the right number.
-pub fn line_count(count: u64) -> String {
-    if count == 1 {
-        "1 line".to_string()
-    } else {
-        format!("{count} lines")
-    }
 }
 
 /// The call that continues after a window whose cursor is `next_offset` (1-based line) and `next_column` (0-based

@@ -21,8 +21,9 @@ use crate::index::{
 };
 use crate::legacy::{first_unencodable, LegacyFiles, Unencodable};
 use crate::names::{confusable_difference, shown_name, tilde_note, tilde_sentence};
+use crate::prose::{line_count, MARKER_PREFIX};
 use crate::returned::{
-    change_notice, compare, line_count, replacement_line, FileVersion, FileVersions, ReturnedLines,
+    change_notice, compare, replacement_line, FileVersion, FileVersions, ReturnedLines,
 };
 use crate::sandbox::{
     described, find_root, normalize, outside_error, resolve, validate_path, FileKind, FileSystem,
@@ -33,9 +34,7 @@ use crate::session::{contains_component_output, Decision, DedupKey, SessionMemor
 use crate::sniff::{binary_advice, sniff_block, Verdict};
 use crate::source::{ByteSource, CrAsLf, FileOrText, MemorySource, ReadAhead};
 use crate::tokens::{gutter_tokens, parse_refusal, TokenEstimator};
-use crate::window::{
-    read_window, Truncation, Window, WindowRequest, WindowSettings, MARKER_PREFIX,
-};
+use crate::window::{read_window, Truncation, Window, WindowRequest, WindowSettings};
 
 /// Directory entries looked at for "did you mean" suggestions at most.
 const SUGGESTION_SCAN: usize = 10_000;
@@ -349,7 +348,7 @@ const STUB_CLAMPED_NAMED: usize = 3;
 /// that nothing after the window is left; and the calls that read the rest of its clamped lines.
 fn stub_of(window: &Window, path: &str) -> UnchangedStub {
     let raw = path;
-    let path = crate::text::path_in_prose(raw);
+    let path = crate::prose::path_in_prose(raw);
     let mut message = if window.total_lines == 0 {
         format!("{MARKER_PREFIX}unchanged] {path} is still empty (0 lines), as when you read it earlier in this session; there is nothing to read in it.")
     } else {
@@ -441,12 +440,12 @@ fn stub_of(window: &Window, path: &str) -> UnchangedStub {
 /// not the last one, or lies past a link (`/w/a/b is missing`, `/w/real/x.txt is missing, past the link /w/d,
 /// which points to real`); `None` when the last component itself is missing and no link was followed.
 fn missing_detail(absolute: &str, missing: &Missing) -> Option<String> {
-    let shown = crate::text::path_in_prose(&missing.path);
+    let shown = crate::prose::path_in_prose(&missing.path);
     match &missing.via_link {
         Some((link, target)) => Some(format!(
             "{shown} is missing, past the link {}, which points to {}",
-            crate::text::path_in_prose(link),
-            crate::text::path_in_prose(target)
+            crate::prose::path_in_prose(link),
+            crate::prose::path_in_prose(target)
         )),
         None if missing.path != absolute => Some(format!("{shown} is missing")),
         None => None,
@@ -1208,7 +1207,7 @@ fn declare_tail_cut(mut result: ReadResult, tail: &TailRequest, budget: &Budget)
     let verb = if shown == 1 { "is" } else { "are" };
     let clause = format!(
         " You asked for the last {}; {shown} {verb} shown ({}).",
-        crate::hint::line_count(tail.asked),
+        crate::prose::line_count(tail.asked),
         causes.join("; ")
     );
     // The clause goes right after the first sentence (lines shown, the end of the file), else at the end.
@@ -1453,7 +1452,7 @@ fn raw_bytes_error(error: ReadError, request: &ReadRequest) -> ReadError {
         return error;
     }
     let path = error.path.clone().unwrap_or_else(|| request.path.clone());
-    let shown = crate::text::path_in_prose(&path);
+    let shown = crate::prose::path_in_prose(&path);
     ReadError {
         message: format!(
             "{shown} is binary: extract=false asks for the file's own bytes, and they are not text. Leave extract out (it defaults to true) to read the text read-window extracts from a document (notebooks, Word, Excel, PowerPoint, OpenDocument, EPUB and PDF files)."
@@ -1650,19 +1649,19 @@ impl Reader {
             shape: shape_of(&self.config),
         };
         let window = &result.window;
-        let shown = crate::text::path_in_prose(&resolved.path);
+        let shown = crate::prose::path_in_prose(&resolved.path);
         let outcome = match self.memory.decide(&key, window_hash(window), &self.config) {
             Decision::Blocked { count, cycle } => Err(ReadError::new(
                 ErrorKind::LoopBlocked,
                 if cycle > 1 {
                     format!(
                         "{MARKER_PREFIX}loop-blocked] You have read {} of {} {count} times in a cycle of {cycle} unchanged windows read over and over. Stop re-reading them: use the content you already have, read a range you have not read, or change the file first.",
-                        crate::hint::line_span(window.start_line, window.end_line), shown
+                        crate::prose::line_span(window.start_line, window.end_line), shown
                     )
                 } else {
                     format!(
                         "{MARKER_PREFIX}loop-blocked] You have read {} of {} {count} times in a row and {} not changed. Stop re-reading {}: use the content you already have, read a different range, or change the file first.",
-                        crate::hint::line_span(window.start_line, window.end_line), shown,
+                        crate::prose::line_span(window.start_line, window.end_line), shown,
                         if window.start_line == window.end_line { "it has" } else { "they have" },
                         if window.start_line == window.end_line { "it" } else { "them" }
                     )
@@ -2045,7 +2044,7 @@ fn version_change<File: ByteSource>(
 /// be served as asked), with `total-lines` the new count. Other errors, and files that did not change, are left
 /// as they are.
 fn changed_error(error: ReadError, seen: &VersionChange, offset: u64, path: &str) -> ReadError {
-    let path = crate::text::path_in_prose(path);
+    let path = crate::prose::path_in_prose(path);
     let (Some(notice), Some(total)) = (&seen.notice, error.total_lines) else {
         return error;
     };

@@ -8,8 +8,8 @@
 //! link, and the file system opens it one name at a time without following any ([`crate::beneath`]).
 
 use crate::error::{ErrorKind, FsError, ReadError};
+use crate::prose::path_in_prose;
 use crate::source::ByteSource;
-use crate::text::path_in_prose;
 
 /// Links followed in one resolution at most (Linux's `MAXSYMLINKS`).
 pub const MAX_LINK_HOPS: u32 = 40;

@@ -125,7 +125,7 @@ pub fn magic_type(sample: &[u8]) -> Option<&'static str> {
 /// move for its family (decompress, list the archive's entries, view the image, inspect the executable; documents
 /// are not read as text yet).
 pub fn binary_advice(kind: &str, path: &str) -> String {
-    let path = crate::text::path_in_prose(path);
+    let path = crate::prose::path_in_prose(path);
     let decompressor = match kind {
         "gzip archive" => Some("zcat"),
         "bzip2 archive" => Some("bzcat"),
