@@ -67,7 +67,7 @@ pub trait Directory: Sized {
 /// A directory the spill can create files in.
 pub trait WritableDirectory: Directory {
     /// An open spill file.
-    type Writer: crate::spill::SpillWriter;
+    type Writer: crate::sandbox::SpillWriter;
     /// Creates the regular file `name` exclusively, for writing, never following a link at the name; `Ok(None)`
     /// when the name is taken.
     fn create_new_at(&self, name: &str) -> Result<Option<Self::Writer>, FsError>;
@@ -225,7 +225,7 @@ impl<D: Directory> FileSystem for Beneath<D> {
     }
 }
 
-impl<D: WritableDirectory> crate::spill::SpillFs for Beneath<D> {
+impl<D: WritableDirectory> crate::sandbox::SpillFs for Beneath<D> {
     type Writer = D::Writer;
 
     fn create_new(&mut self, root: usize, relative: &str) -> Result<Option<D::Writer>, FsError> {
@@ -295,8 +295,8 @@ mod tests {
         }
     }
 
-    impl crate::spill::SpillFs for Swapping {
-        type Writer = <NativeFileSystem as crate::spill::SpillFs>::Writer;
+    impl crate::sandbox::SpillFs for Swapping {
+        type Writer = <NativeFileSystem as crate::sandbox::SpillFs>::Writer;
         fn create_new(
             &mut self,
             root: usize,

@@ -17,7 +17,7 @@
 //!
 //! The core is pure (no I/O) and builds natively: [`decode`], [`scan`], [`index`], [`window`], [`tokens`],
 //! [`hint`], [`text`], [`prose`] (the words they share), [`sniff`], [`legacy`], [`names`], [`guards`], [`sandbox`] (and [`beneath`], which opens what it resolved), [`session`], [`capture`] (the head and tail
-//! of a command's output stream), [`spill`] (that stream on disk, over the [`spill::SpillFs`] trait), and
+//! of a command's output stream), [`spill`] (that stream on disk, over the [`sandbox::SpillFs`] trait), and
 //! [`reader`], which runs the data flow of one read over the [`reader::FileSystem`] trait. The WASI edge (`wasi_fs`) and the export glue (`component`) exist only
 //! for `target_arch = "wasm32"`.
 
