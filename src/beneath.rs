@@ -6,7 +6,7 @@
 //! saw it: from the preopen's handle, each directory with `open_directory_at` (no link followed), then the last
 //! name relative to the last directory. When another process swaps a directory or file of the path for a link
 //! between the check and the open (a `rename` inside the grant), the open fails with [`FsError::Changed`]
-//! instead of following the link; [`crate::reader`] then walks the path again, a bounded number of times
+//! instead of following the link; [`crate::read`] then walks the path again, a bounded number of times
 //! ([`MAX_WALK_TRIES`]), so the credential rules see the link and no byte is read from a name that was not
 //! checked.
 //!
@@ -243,7 +243,7 @@ mod tests {
     use crate::config::ConfigInput;
     use crate::error::ErrorKind;
     use crate::native_fs::NativeFileSystem;
-    use crate::reader::{read_once, ReadRequest};
+    use crate::read::{read_once, ReadRequest};
 
     /// The native file system, with `swap` run before the file-system calls numbered in `swap_before` (counted
     /// from 1 over stats and opens): another process renaming entries between the walk's checks and the open.

@@ -420,7 +420,7 @@ fn create_spill<F: SpillFs + ?Sized>(
 mod tests {
     use super::*;
     use crate::native_fs::NativeFileSystem;
-    use crate::reader::{read_once, ReadOutcome, ReadRequest};
+    use crate::read::{read_once, ReadOutcome, ReadRequest};
 
     fn mount(dir: &std::path::Path) -> NativeFileSystem {
         NativeFileSystem::mount(&[(dir.to_path_buf(), "/out".to_string())])

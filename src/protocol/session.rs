@@ -13,7 +13,7 @@ use super::requests::{parse_request, CaptureEnd, Request};
 use super::tools::{definitions, Format};
 use crate::capture::CaptureInput;
 use crate::error::ReadError;
-use crate::reader::{self, Reader};
+use crate::read::{self, Reader};
 use crate::sandbox::{self, describe_roots, normalize, FileKind, ResolveError};
 use crate::spill::{Capture, SpillFs};
 
@@ -145,7 +145,7 @@ impl<F: SpillFs> ProtocolSession<F> {
                 outcome_json(&outcome)
             }
             Request::ReadOnce(read) => {
-                match reader::read_once(self.config.input(), &mut self.fs, &read) {
+                match read::read_once(self.config.input(), &mut self.fs, &read) {
                     Ok(result) => window_json(&result),
                     Err(error) => error_json(&error),
                 }

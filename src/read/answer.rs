@@ -1,0 +1,456 @@
+//! Stage 8: the result and stub types, the window result of an opened file and the stub of an unchanged repeat.
+
+use super::*;
+
+/// What the budget counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetUnit {
+    /// Characters of formatted content.
+    Characters,
+    /// Estimated tokens of formatted content.
+    Tokens,
+}
+
+/// The budget's figures for one window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BudgetReport {
+    /// The unit.
+    pub unit: BudgetUnit,
+    /// The limit (in token mode the cap times the headroom).
+    pub limit: u64,
+    /// What the content costs.
+    pub used: u64,
+    /// In token mode, the cap.
+    pub cap: Option<u64>,
+}
+
+impl BudgetReport {
+    /// The report of a window that used `used` of `limit` under `budget`.
+    pub fn of(budget: &Budget, limit: u64, used: u64) -> Self {
+        let (unit, cap) = match *budget {
+            Budget::Characters(_) => (BudgetUnit::Characters, None),
+            Budget::Tokens { cap, .. } => (BudgetUnit::Tokens, Some(cap)),
+        };
+        BudgetReport {
+            unit,
+            limit,
+            used,
+            cap,
+        }
+    }
+}
+
+/// How the encoding was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EncodingOrigin {
+    /// The file declares it: a byte order mark (UTF-8, UTF-16 or UTF-32).
+    Declared,
+    /// Detected from the content: valid UTF-8, UTF-16 by its zero bytes, or a legacy encoding by `chardetng` on a
+    /// sample of the file's start (see [`crate::legacy`]).
+    Detected,
+}
+
+impl EncodingOrigin {
+    /// The name used in results: `declared` or `detected`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EncodingOrigin::Declared => "declared",
+            EncodingOrigin::Detected => "detected",
+        }
+    }
+}
+
+/// How the file was decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncodingFacts {
+    /// The encoding.
+    pub encoding: TextEncoding,
+    /// A byte order mark was stripped.
+    pub bom: bool,
+    /// Whether the file declared the encoding (a byte order mark) or it was detected from the content.
+    pub origin: EncodingOrigin,
+    /// The file's line endings.
+    pub line_endings: LineEndings,
+    /// Invalid sequences replaced in this window.
+    pub replaced_invalid: u64,
+    /// For a legacy encoding guessed among single-byte encodings that decode the file differently, the runner-up
+    /// the hint names (`could also be iso-8859-15`); `None` otherwise.
+    pub runner_up: Option<&'static encoding_rs::Encoding>,
+}
+
+/// A window with everything a result reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadResult {
+    /// The window: content, lines, cursor, truncation.
+    pub window: Window,
+    /// The resolved guest path.
+    pub path: String,
+    /// The sentence for the model.
+    pub hint: String,
+    /// The file's size in bytes.
+    pub file_size: u64,
+    /// Encoding facts.
+    pub encoding: EncodingFacts,
+    /// Budget figures.
+    pub budget: BudgetReport,
+    /// Warnings: a loop warning, a config value replaced by its default.
+    pub warnings: Vec<String>,
+    /// For a document read as its extracted text: its format, parts (page/sheet/slide map) and empty pages.
+    pub document: Option<DocumentFacts>,
+}
+
+/// The answer to an unchanged repeat of a window. It carries the cursor of the window it stands for, so paging
+/// goes on through a stub.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnchangedStub {
+    /// The resolved guest path.
+    pub path: String,
+    /// The first line of the window (1-based).
+    pub start_line: u64,
+    /// The last line of the window (1-based; 0 for an empty file).
+    pub end_line: u64,
+    /// Lines in the file.
+    pub total_lines: u64,
+    /// The window's cursor: the next line (1-based), absent when nothing after the window is left.
+    pub next_offset: Option<u64>,
+    /// The window's cursor inside a line: the column (0-based characters) where `next_offset` continues.
+    pub next_column: Option<u64>,
+    /// Tells the model that the earlier result is still current, then the call that continues (or that nothing
+    /// after the window is left, and the calls that read the rest of its clamped lines).
+    pub message: String,
+}
+
+/// What a session read returns.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // One outcome per read, moved once: boxing would only add an allocation.
+pub enum ReadOutcome {
+    /// The window's content.
+    Window(ReadResult),
+    /// A stub: the model already has this window.
+    Unchanged(UnchangedStub),
+}
+
+/// The window a host should ask for after its engine refused one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryWindow {
+    /// The first line, as in the refused request.
+    pub offset: u64,
+    /// Lines that should fit.
+    pub limit: u64,
+    /// The engine's count of the refused window.
+    pub refused_tokens: u64,
+    /// The engine's cap.
+    pub cap_tokens: u64,
+    /// The call to make, in words.
+    pub hint: String,
+}
+
+/// Counters of a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionStats {
+    /// Positioned reads issued since the session began.
+    pub positioned_reads: u64,
+    /// Files whose line index is kept.
+    pub indexed_files: u32,
+    /// Bytes the line indexes occupy.
+    pub index_bytes: u64,
+}
+
+/// Clamped lines a stub names one by one; the rest are counted.
+pub(super) const STUB_CLAMPED_NAMED: usize = 3;
+
+/// The stub that stands for `window` of `path`: its lines and cursor, and a message that says the earlier result
+/// is still current and then how to go on, generated from the window's own fields: the call that continues, or
+/// that nothing after the window is left; and the calls that read the rest of its clamped lines.
+pub(super) fn stub_of(window: &Window, path: &str) -> UnchangedStub {
+    let raw = path;
+    let path = crate::prose::path_in_prose(raw);
+    let mut message = if window.total_lines == 0 {
+        format!("{MARKER_PREFIX}unchanged] {path} is still empty (0 lines), as when you read it earlier in this session; there is nothing to read in it.")
+    } else {
+        let (lines, have) = if window.start_line == window.end_line {
+            (
+                format!("Line {}", window.start_line),
+                "has not changed since you read it",
+            )
+        } else {
+            (
+                format!("Lines {}-{}", window.start_line, window.end_line),
+                "have not changed since you read them",
+            )
+        };
+        let column = if window.start_column > 0 {
+            format!(
+                " (line {} from column {})",
+                window.start_line, window.start_column
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "{MARKER_PREFIX}unchanged] {lines}{column} of {} in {path} {have} earlier in this session; that result is still current, so it is not sent again.",
+            window.total_lines
+        )
+    };
+    let clamped = window.clamped_lines.as_slice();
+    match (window.next_offset, window.next_column) {
+        (Some(offset), Some(column)) => message.push_str(&format!(
+            " Line {offset} continues: use offset={offset} column={column} to continue."
+        )),
+        (Some(offset), None) => message.push_str(&format!(" Use offset={offset} to continue.")),
+        (None, _) if clamped.is_empty() && window.total_lines > 0 => message.push_str(&format!(
+            " Nothing after line {} is left to read.",
+            window.end_line
+        )),
+        (None, _) if !clamped.is_empty() => message.push_str(&format!(
+            " Nothing after line {} is left, but clamped text inside the window is:",
+            window.end_line
+        )),
+        (None, _) => {}
+    }
+    match clamped {
+        [] => {}
+        [only] => {
+            let subject = if message.ends_with(':') {
+                "line"
+            } else {
+                "Line"
+            };
+            message.push_str(&format!(
+                " {subject} {} was clamped ({} of its {} characters shown); read the rest with offset={} column={}.",
+                only.line, only.shown_chars, only.total_chars, only.line, only.next_column
+            ));
+        }
+        clamped => {
+            let named: Vec<String> = clamped
+                .iter()
+                .take(STUB_CLAMPED_NAMED)
+                .map(|line| format!("offset={} column={}", line.line, line.next_column))
+                .collect();
+            message.push_str(&format!(
+                " {} lines were clamped; read their rest with {}",
+                clamped.len(),
+                named.join(", ")
+            ));
+            if clamped.len() > STUB_CLAMPED_NAMED {
+                message.push_str(&format!(
+                    " and {} more (see clamped_lines of the earlier result)",
+                    clamped.len() - STUB_CLAMPED_NAMED
+                ));
+            }
+            message.push('.');
+        }
+    }
+    UnchangedStub {
+        path: raw.to_string(),
+        start_line: window.start_line,
+        end_line: window.end_line,
+        total_lines: window.total_lines,
+        next_offset: window.next_offset,
+        next_column: window.next_column,
+        message,
+    }
+}
+
+/// The result of reading the window of an opened file.
+pub(super) fn window_result<File: ByteSource>(
+    opened: &mut Opened<File>,
+    config: &Config,
+    density: f64,
+    request: &WindowRequest,
+    tail: Option<&TailRequest>,
+    resolved: &Resolved,
+    requested: &str,
+) -> Result<ReadResult, ReadError> {
+    let settings = WindowSettings {
+        max_line_chars: config.max_line_chars,
+        budget: config.budget,
+        density,
+    };
+    let Some(tail) = tail else {
+        return window_result_at(
+            opened, config, &settings, request, None, resolved, requested,
+        );
+    };
+    // A tail read: the last `tail` lines, fewer when they do not fit the budget, so the window still ends at the
+    // last line (a last line alone over the budget is cut inside, with its cursor, as any window).
+    let mut lines = tail.lines;
+    let mut attempts = 0;
+    loop {
+        let total = opened.index.total_lines();
+        let at = WindowRequest {
+            offset: total.saturating_sub(lines).saturating_add(1),
+            column: 0,
+            limit: lines,
+        };
+        let result = window_result_at(
+            opened,
+            config,
+            &settings,
+            &at,
+            Some(lines),
+            resolved,
+            requested,
+        )?;
+        let window = &result.window;
+        let shown_whole = window
+            .lines_returned
+            .saturating_sub(u64::from(window.next_column.is_some()));
+        attempts += 1;
+        if window.next_offset.is_none()
+            || shown_whole == 0
+            || shown_whole >= lines
+            || attempts >= TAIL_ATTEMPTS
+        {
+            return Ok(declare_tail_cut(result, tail, &config.budget));
+        }
+        lines = shown_whole;
+    }
+}
+
+/// The result of reading the window `request` of an opened file; `tail` is the count of a tail read (for the
+/// hint's pointer to the lines before it).
+pub(super) fn window_result_at<File: ByteSource>(
+    opened: &mut Opened<File>,
+    config: &Config,
+    settings: &WindowSettings,
+    request: &WindowRequest,
+    tail: Option<u64>,
+    resolved: &Resolved,
+    requested: &str,
+) -> Result<ReadResult, ReadError> {
+    let settings = *settings;
+    // The checkpoint the window starts from must still sit after the same bytes; if not, the file changed
+    // under an unchanged size and modification time: index it again.
+    if let Some((start, offset, print)) = opened.index.checkpoint_region(request.offset) {
+        let found = region_print(&mut opened.scanner, start, offset)
+            .map_err(|error| error.into_read_error(requested))?;
+        if found != print {
+            opened.index = build_index(&mut opened.scanner, resolved, requested)?;
+        }
+    }
+    let mut window = read_window(
+        &mut opened.scanner,
+        &mut opened.index,
+        request,
+        &settings,
+        requested,
+    )?;
+    // A window that would show any line of a private key block is refused, wherever the key is in the file.
+    if window.lines_returned > 0 {
+        opened.index.key_blocks().check_window(
+            &resolved.path,
+            window.start_line,
+            window.end_line,
+            window.total_lines,
+        )?;
+    }
+    // A window that stops right before a key continues past it: the key is withheld, not a page to read.
+    let withheld = match (window.next_offset, window.next_column) {
+        (Some(next), None) => opened
+            .index
+            .key_blocks()
+            .withheld_run(next, window.total_lines)
+            .map(|(first, last, what)| Withheld { first, last, what }),
+        _ => None,
+    };
+    if let Some(withheld) = &withheld {
+        window.next_offset = (withheld.last < window.total_lines).then_some(withheld.last + 1);
+    }
+    let budget = BudgetReport::of(&config.budget, window.budget_limit, window.budget_used);
+    let encoding = EncodingFacts {
+        encoding: opened.index.encoding(),
+        bom: opened.index.data_start() > 0,
+        origin: if opened.index.data_start() > 0 {
+            EncodingOrigin::Declared
+        } else {
+            EncodingOrigin::Detected
+        },
+        line_endings: opened.index.line_endings(),
+        replaced_invalid: window.replaced_invalid,
+        runner_up: opened.index.runner_up,
+    };
+    let mut hint = hint_past_key(
+        &resolved.path,
+        &window,
+        &config.budget,
+        resolved.stat.size,
+        withheld.as_ref(),
+    );
+    if let Some(tail) = tail {
+        hint.push_str(&tail_clause(&window, tail));
+    }
+    hint.push_str(&encoding_clause(&encoding));
+    Ok(ReadResult {
+        hint,
+        path: resolved.path.clone(),
+        file_size: resolved.stat.size,
+        encoding,
+        budget,
+        warnings: Vec::new(),
+        document: None,
+        window,
+    })
+}
+
+/// The hint's clause for a file decoded from a legacy encoding (` Decoded from windows-1252 (detected from its
+/// content): write changes back in windows-1252.`); empty for UTF-8, UTF-16 and UTF-32.
+///
+/// When the encoding was a guess between single-byte encodings that read the file differently, the clause says so
+/// and names the runner-up (` Decoded from iso-8859-15 (detected from its content, a guess: could also be
+/// windows-1252): write changes back in iso-8859-15.`).
+pub(super) fn encoding_clause(encoding: &EncodingFacts) -> String {
+    match encoding.encoding {
+        TextEncoding::Legacy(_) => {
+            let name = encoding.encoding.name();
+            let guess = match encoding.runner_up {
+                Some(other) => format!(
+                    ", a guess: could also be {}",
+                    crate::decode::legacy_label(other)
+                ),
+                None => String::new(),
+            };
+            format!(
+                " Decoded from {name} (detected from its content{guess}): write changes back in {name}."
+            )
+        }
+        _ => String::new(),
+    }
+}
+
+/// An empty window for `/dev/null`.
+pub(super) fn empty_result(config: &Config, resolved: &Resolved) -> ReadResult {
+    let window = Window {
+        content: String::new(),
+        start_line: 1,
+        start_column: 0,
+        end_line: 0,
+        lines_returned: 0,
+        total_lines: 0,
+        truncated_by: Vec::new(),
+        next_offset: None,
+        next_column: None,
+        clamped_lines: Vec::new(),
+        budget_limit: config.budget.limit(),
+        budget_used: 0,
+        estimated_tokens: None,
+        replaced_invalid: 0,
+    };
+    ReadResult {
+        hint: hint(&resolved.path, &window, &config.budget, 0),
+        path: resolved.path.clone(),
+        file_size: 0,
+        encoding: EncodingFacts {
+            encoding: TextEncoding::Utf8,
+            bom: false,
+            origin: EncodingOrigin::Detected,
+            line_endings: LineEndings::None,
+            replaced_invalid: 0,
+            runner_up: None,
+        },
+        budget: BudgetReport::of(&config.budget, config.budget.limit(), 0),
+        warnings: Vec::new(),
+        document: None,
+        window,
+    }
+}

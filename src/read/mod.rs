@@ -1,0 +1,400 @@
+//! The data flow of one read, stage by stage (DESIGN.md): normalize the request, map the path onto a preopen,
+//! guards by name and by stat, open, sniff and decode, index, window, session memory, result.
+//!
+//! [`Reader`] is a session; [`read_once`] reads with no memory. Both run over any [`FileSystem`], so everything
+//! here is tested natively; the component supplies the WASI one.
+
+use std::hash::{Hash, Hasher};
+
+use crate::config::{Budget, Config, ConfigInput};
+use crate::decode::{Decoder, TextEncoding};
+use crate::document::{
+    self, Candidate, DocumentCache, DocumentErrorKind, DocumentFacts, ExtractedDocument,
+    ExtractionLimits,
+};
+use crate::error::FsError;
+use crate::error::{ErrorKind, ReadError};
+use crate::guards::{check_device_name, CredentialPolicy};
+use crate::hint::{hint, hint_past_key, Withheld};
+use crate::index::{
+    fingerprint, print_prefix, FileIdentity, LineEndings, LineIndex, FINGERPRINT_BYTES,
+};
+use crate::legacy::{first_unencodable, LegacyFiles, Unencodable};
+use crate::names::{confusable_difference, shown_name, tilde_note, tilde_sentence};
+use crate::prose::{line_count, MARKER_PREFIX};
+use crate::returned::{
+    change_notice, compare, replacement_line, FileVersion, FileVersions, ReturnedLines,
+};
+use crate::sandbox::{
+    described, find_root, normalize, outside_error, resolve, validate_path, FileKind, FileSystem,
+    Missing, ResolveError, Resolved,
+};
+use crate::scan::{Scanner, BLOCK_BYTES};
+use crate::session::{contains_component_output, Decision, DedupKey, SessionMemory};
+use crate::sniff::{binary_advice, sniff_block, Verdict};
+use crate::source::{ByteSource, CrAsLf, FileOrText, MemorySource, ReadAhead};
+use crate::tokens::{gutter_tokens, parse_refusal, TokenEstimator};
+use crate::window::{read_window, Truncation, Window, WindowRequest, WindowSettings};
+
+mod answer;
+mod changes;
+mod feedback;
+mod missing;
+mod open;
+mod request;
+mod resolve;
+mod tail;
+#[cfg(test)]
+mod tests;
+mod write_check;
+
+pub use self::answer::{
+    BudgetReport, BudgetUnit, EncodingFacts, EncodingOrigin, ReadOutcome, ReadResult, RetryWindow,
+    SessionStats, UnchangedStub,
+};
+pub use self::request::ReadRequest;
+#[allow(unused_imports)]
+use self::{
+    answer::*, changes::*, missing::*, open::*, request::*, resolve::*, tail::*, write_check::*,
+};
+
+/// A reading session: config, credential policy and session memory.
+#[derive(Debug)]
+pub struct Reader {
+    config: Config,
+    policy: CredentialPolicy,
+    memory: SessionMemory,
+    pending_warnings: Vec<String>,
+    /// The gutter lines and lossy reads this session returned, for `check_write`.
+    returned: ReturnedLines,
+    /// The version of each file at its previous read, for change notices.
+    versions: FileVersions,
+    /// The files read in a legacy encoding, for `check_write`.
+    legacy: LegacyFiles,
+    /// The documents this session extracted, per file version.
+    documents: DocumentCache,
+}
+
+/// A fingerprint of the config values that shape a window.
+fn shape_of(config: &Config) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    config.max_line_chars.hash(&mut hasher);
+    match config.budget {
+        Budget::Characters(limit) => (0u8, limit).hash(&mut hasher),
+        Budget::Tokens { cap, headroom } => (1u8, cap, headroom.to_bits()).hash(&mut hasher),
+    }
+    hasher.finish()
+}
+
+/// What a window says, hashed: content, cursor and line count (so a grown file is not "unchanged").
+fn window_hash(window: &Window) -> u64 {
+    // rustc-hash hashes the content a word at a time (SipHash, the default, a byte at a time costs as much as
+    // building a page); the hash never leaves the session.
+    let mut hasher = rustc_hash::FxHasher::default();
+    window.content.hash(&mut hasher);
+    window.total_lines.hash(&mut hasher);
+    window.next_offset.hash(&mut hasher);
+    window.next_column.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Reads one window with no session memory: no stubs, no tripwire, no index kept.
+///
+/// Errors: every `ErrorKind` but `LoopBlocked` and `EchoedOutput`. Config warnings come with the result.
+pub fn read_once<F: FileSystem + ?Sized>(
+    config: ConfigInput,
+    fs: &mut F,
+    request: &ReadRequest,
+) -> Result<ReadResult, ReadError> {
+    crate::beneath::retried_on_change(fs, |fs| read_once_as_asked(config.clone(), fs, request))
+        .map_err(|error| raw_bytes_error(error, request))
+}
+
+/// A `binary` refusal of a read with `extract` false says what that asked for: the file's own bytes, which are
+/// not text, so the model drops `extract` to read the text extracted from the document (the refusal written for
+/// a read without `extract` speaks of extraction as if it were not available). Any other error as it is.
+fn raw_bytes_error(error: ReadError, request: &ReadRequest) -> ReadError {
+    if request.extract != Some(false) || error.kind != ErrorKind::Binary {
+        return error;
+    }
+    let path = error.path.clone().unwrap_or_else(|| request.path.clone());
+    let shown = crate::prose::path_in_prose(&path);
+    ReadError {
+        message: format!(
+            "{shown} is binary: extract=false asks for the file's own bytes, and they are not text. Leave extract out (it defaults to true) to read the text read-window extracts from a document (notebooks, Word, Excel, PowerPoint, OpenDocument, EPUB and PDF files)."
+        ),
+        ..error
+    }
+}
+
+/// [`read_once`] without the rewording of [`raw_bytes_error`].
+fn read_once_as_asked<F: FileSystem + ?Sized>(
+    config: ConfigInput,
+    fs: &mut F,
+    request: &ReadRequest,
+) -> Result<ReadResult, ReadError> {
+    let (config, warnings) = Config::resolve(config);
+    let policy = CredentialPolicy::new(&config.deny_patterns, &config.allow_patterns);
+    let prepared = prepare(&config, fs, request)?;
+    let resolved = match resolve_guarded(fs, &policy, request, &prepared.absolute) {
+        Ok(resolved) => resolved,
+        Err(ResolveError::NotFound(missing)) => {
+            return Err(
+                not_found_error(fs, &request.path, &prepared.absolute, &missing)
+                    .at_path(&prepared.absolute),
+            )
+        }
+        Err(ResolveError::Other(error)) => return Err(error.at_path(&prepared.absolute)),
+    };
+    let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
+        empty_result(&config, &resolved)
+    } else {
+        let mut opened = open_and_index(
+            fs,
+            &resolved,
+            &request.path,
+            None,
+            &mut DocumentCache::new(),
+            request.extract != Some(false),
+        )
+        .map_err(|error| error.at_path(&resolved.path))?;
+        let mut result = window_result(
+            &mut opened,
+            &config,
+            1.0,
+            &prepared.request,
+            prepared.tail.as_ref(),
+            &resolved,
+            &request.path,
+        )
+        .map_err(|error| error.at_path(&resolved.path))?;
+        attach_document(&mut result, opened.document.as_deref());
+        result
+    };
+    result.warnings = warnings;
+    result.warnings.extend(
+        result
+            .document
+            .as_ref()
+            .and_then(|facts| facts.warning.clone()),
+    );
+    result
+        .warnings
+        .extend(tilde_note(&request.path, &result.path));
+    Ok(result)
+}
+
+impl Reader {
+    /// A session with `config`; invalid values are replaced by defaults and reported once, with the first result.
+    pub fn new(config: ConfigInput) -> Reader {
+        let (config, pending_warnings) = Config::resolve(config);
+        let policy = CredentialPolicy::new(&config.deny_patterns, &config.allow_patterns);
+        Reader {
+            config,
+            policy,
+            memory: SessionMemory::new(),
+            pending_warnings,
+            returned: ReturnedLines::new(),
+            versions: FileVersions::new(),
+            legacy: LegacyFiles::new(),
+            documents: DocumentCache::new(),
+        }
+    }
+
+    /// The config in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Reads a window, through the session memory: content, a stub, or an error. `now_ms` is the monotonic clock.
+    ///
+    /// Errors: every `ErrorKind` but `EchoedOutput`; `LoopBlocked` carries the count.
+    pub fn read<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        request: &ReadRequest,
+        now_ms: u64,
+    ) -> Result<ReadOutcome, ReadError> {
+        let outcome = crate::beneath::retried_on_change(fs, |fs| {
+            self.read_through_memory(fs, request, now_ms)
+        })
+        .map_err(|error| raw_bytes_error(error, request));
+        if let Err(error) = &outcome {
+            // A failed read is a read of something else: the run of repeated reads is broken.
+            if error.kind != ErrorKind::LoopBlocked {
+                self.memory.break_run();
+            }
+        }
+        outcome
+    }
+
+    fn read_through_memory<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        request: &ReadRequest,
+        now_ms: u64,
+    ) -> Result<ReadOutcome, ReadError> {
+        let prepared = prepare(&self.config, fs, request)?;
+        let requested = request.path.as_str();
+        // A missing path is checked again on every read: the memory of misses only counts them.
+        let resolved = match resolve_guarded(fs, &self.policy, request, &prepared.absolute) {
+            Ok(resolved) => resolved,
+            Err(ResolveError::NotFound(missing)) => {
+                let count = self.memory.count_miss(
+                    &prepared.absolute,
+                    now_ms,
+                    self.config.not_found_ttl_ms,
+                );
+                return Err(missing_error(
+                    fs,
+                    &self.config,
+                    requested,
+                    &prepared.absolute,
+                    &missing,
+                    count,
+                )
+                .at_path(&prepared.absolute));
+            }
+            Err(ResolveError::Other(error)) => return Err(error.at_path(&prepared.absolute)),
+        };
+        self.memory.found(&prepared.absolute);
+        self.memory
+            .remember_alias(&prepared.absolute, &resolved.path);
+        let mut change = None;
+        let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
+            empty_result(&self.config, &resolved)
+        } else {
+            let cached = self.memory.take_file(&resolved.path);
+            let mut opened = open_and_index(
+                fs,
+                &resolved,
+                requested,
+                cached,
+                &mut self.documents,
+                request.extract != Some(false),
+            )
+            .map_err(|error| error.at_path(&resolved.path))?;
+            let density = self.memory.density(&resolved.path);
+            let outcome = window_result(
+                &mut opened,
+                &self.config,
+                density,
+                &prepared.request,
+                prepared.tail.as_ref(),
+                &resolved,
+                requested,
+            );
+            let seen = version_change(&self.versions, &resolved.path, &mut opened);
+            // Told of a change, the model drops what it had of the file: no stub may stand for a stale window.
+            if let Some(through) = seen.unchanged_through {
+                self.memory.file_changed(&resolved.path, through);
+            }
+            self.memory.positioned_reads += opened.scanner.reads();
+            self.memory.store_file(&resolved.path, opened.index);
+            match outcome {
+                Ok(mut result) => {
+                    change = Some((seen.version, seen.notice));
+                    attach_document(&mut result, opened.document.as_deref());
+                    result
+                }
+                Err(error) => {
+                    let error = changed_error(error, &seen, prepared.request.offset, requested);
+                    return Err(error.at_path(&resolved.path));
+                }
+            }
+        };
+        // The key is the window as returned, not as asked: two requests that return the same lines (a limit past
+        // the end of the file, a budget that stops both at line 52) are the same read.
+        let key = DedupKey {
+            path: resolved.path.clone(),
+            request: WindowRequest {
+                offset: result.window.start_line,
+                column: result.window.start_column,
+                limit: result.window.lines_returned,
+            },
+            shape: shape_of(&self.config),
+        };
+        let window = &result.window;
+        let shown = crate::prose::path_in_prose(&resolved.path);
+        let outcome = match self.memory.decide(&key, window_hash(window), &self.config) {
+            Decision::Blocked { count, cycle } => Err(ReadError::new(
+                ErrorKind::LoopBlocked,
+                if cycle > 1 {
+                    format!(
+                        "{MARKER_PREFIX}loop-blocked] You have read {} of {} {count} times in a cycle of {cycle} unchanged windows read over and over. Stop re-reading them: use the content you already have, read a range you have not read, or change the file first.",
+                        crate::prose::line_span(window.start_line, window.end_line), shown
+                    )
+                } else {
+                    format!(
+                        "{MARKER_PREFIX}loop-blocked] You have read {} of {} {count} times in a row and {} not changed. Stop re-reading {}: use the content you already have, read a different range, or change the file first.",
+                        crate::prose::line_span(window.start_line, window.end_line), shown,
+                        if window.start_line == window.end_line { "it has" } else { "they have" },
+                        if window.start_line == window.end_line { "it" } else { "them" }
+                    )
+                },
+            )
+            .with_count(count)
+            .at_path(&resolved.path)),
+            Decision::Stub => Ok(ReadOutcome::Unchanged(stub_of(window, &resolved.path))),
+            Decision::Content { warning } => {
+                if let Some(tokens) = window.estimated_tokens {
+                    self.memory.remember_sent(
+                        &resolved.path,
+                        window.start_line,
+                        window.lines_returned,
+                        tokens,
+                    );
+                }
+                result.warnings = std::mem::take(&mut self.pending_warnings);
+                result.warnings.extend(warning);
+                result
+                    .warnings
+                    .extend(tilde_note(requested, &result.path));
+                // A document without a text layer on some pages says so on every window of it.
+                result
+                    .warnings
+                    .extend(result.document.as_ref().and_then(|facts| facts.warning.clone()));
+                Ok(ReadOutcome::Window(result))
+            }
+        };
+        self.after_read(&resolved.path, change, outcome)
+    }
+
+    /// A tool other than a read ran: the tripwire starts over (identical reads, cycles, the count of misses of
+    /// each missing path); the dedup memory stays.
+    pub fn note_other_tool(&mut self) {
+        self.memory.note_other_tool();
+    }
+
+    /// The model's context was compacted: the next read of any window returns full content, and the count of
+    /// misses of each missing path starts over; the tripwire's count of repeated reads is kept.
+    pub fn reset_dedup(&mut self) {
+        self.memory.reset_dedup();
+    }
+
+    /// The host wrote `path`: forget its dedup entries, its count of misses and its index.
+    pub fn wrote<F: FileSystem + ?Sized>(&mut self, fs: &F, path: &str) {
+        let absolute = normalize(path, &working_directory(&self.config, fs));
+        self.memory.wrote(&absolute);
+        let resolved = self
+            .memory
+            .alias(&absolute)
+            .unwrap_or_else(|| absolute.clone());
+        self.documents.forget(&absolute);
+        self.documents.forget(&resolved);
+    }
+
+    fn resolved_alias<F: FileSystem + ?Sized>(&self, fs: &F, path: &str) -> String {
+        let absolute = normalize(path, &working_directory(&self.config, fs));
+        self.memory.alias(&absolute).unwrap_or(absolute)
+    }
+
+    /// Counters of this session.
+    pub fn stats(&self) -> SessionStats {
+        SessionStats {
+            positioned_reads: self.memory.positioned_reads,
+            indexed_files: u32::try_from(self.memory.indexed_files()).unwrap_or(u32::MAX),
+            index_bytes: self.memory.index_bytes(),
+        }
+    }
+}
