@@ -124,7 +124,12 @@ pub fn hint_past_key(
             push_call(&mut out, &call, &window.clamped_lines);
         } else if !window.clamped_lines.is_empty() {
             out.push_str("; no readable line follows it. Text is left unshown: ");
-            push_clamped(&mut out, &window.clamped_lines, false);
+            push_clamped(
+                &mut out,
+                &window.clamped_lines,
+                false,
+                ClampedRest::InThisResult,
+            );
         } else {
             out.push_str("; no readable text follows it.");
         }
@@ -139,7 +144,12 @@ pub fn hint_past_key(
     } else if !window.clamped_lines.is_empty() {
         // No line follows the window, but the clamped lines' tails are unshown: that is what is left.
         out.push_str(". Text is left unshown: ");
-        push_clamped(&mut out, &window.clamped_lines, false);
+        push_clamped(
+            &mut out,
+            &window.clamped_lines,
+            false,
+            ClampedRest::InThisResult,
+        );
     } else {
         // Truncated with no cursor and nothing clamped: a window the reader never makes; claim nothing.
         out.push('.');
@@ -196,14 +206,24 @@ fn push_call(out: &mut String, call: &str, clamped_lines: &[ClampedLine]) {
     out.push_str(call);
     if !clamped_lines.is_empty() {
         out.push(' ');
-        push_clamped(out, clamped_lines, true);
+        push_clamped(out, clamped_lines, true, ClampedRest::InThisResult);
     }
 }
 
+/// Where the clamped lines past the [`CLAMPED_NAMED`] that a sentence names are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClampedRest {
+    /// In this result's `clamped_lines` (a window's hint): `" and the others listed in clamped_lines"`.
+    InThisResult,
+    /// In an earlier result's (a stub, which carries none): `" and N more (see clamped_lines of the earlier
+    /// result)"`.
+    InEarlierResult,
+}
+
 /// Appends the sentence naming the clamped lines and the `offset=L column=C` that reads each one's rest;
-/// `capital` starts it with a capital letter. At most [`CLAMPED_NAMED`] lines are named; the others are left to
-/// `clamped_lines`.
-fn push_clamped(out: &mut String, clamped: &[ClampedLine], capital: bool) {
+/// `capital` starts it with a capital letter. At most [`CLAMPED_NAMED`] lines are named; `rest` says where the
+/// others are listed. The hint and the stub both use it.
+pub fn push_clamped(out: &mut String, clamped: &[ClampedLine], capital: bool, rest: ClampedRest) {
     match clamped {
         [] => {}
         [only] => {
@@ -230,8 +250,22 @@ fn push_clamped(out: &mut String, clamped: &[ClampedLine], capital: bool) {
                 many.len(),
                 named.join(", ")
             );
-            if many.len() > CLAMPED_NAMED {
-                out.push_str(" and the others listed in clamped_lines");
+            if let Some(more) = many
+                .len()
+                .checked_sub(CLAMPED_NAMED)
+                .filter(|&more| more > 0)
+            {
+                match rest {
+                    ClampedRest::InThisResult => {
+                        out.push_str(" and the others listed in clamped_lines")
+                    }
+                    ClampedRest::InEarlierResult => {
+                        let _ = write!(
+                            out,
+                            " and {more} more (see clamped_lines of the earlier result)"
+                        );
+                    }
+                }
             }
             out.push('.');
         }

@@ -156,9 +156,6 @@ pub struct SessionStats {
     pub index_bytes: u64,
 }
 
-/// Clamped lines a stub names one by one; the rest are counted.
-pub(super) const STUB_CLAMPED_NAMED: usize = 3;
-
 /// The stub that stands for `window` of `path`: its lines and cursor, and a message that says the earlier result
 /// is still current and then how to go on, generated from the window's own fields: the call that continues, or
 /// that nothing after the window is left; and the calls that read the rest of its clamped lines.
@@ -193,53 +190,25 @@ pub(super) fn stub_of(window: &Window, path: &str) -> UnchangedStub {
         )
     };
     let clamped = window.clamped_lines.as_slice();
-    match (window.next_offset, window.next_column) {
-        (Some(offset), Some(column)) => message.push_str(&format!(
-            " Line {offset} continues: use offset={offset} column={column} to continue."
-        )),
-        (Some(offset), None) => message.push_str(&format!(" Use offset={offset} to continue.")),
-        (None, _) if clamped.is_empty() && window.total_lines > 0 => message.push_str(&format!(
+    match continuation(window.next_offset, window.next_column) {
+        Some(call) => {
+            message.push(' ');
+            message.push_str(&call);
+        }
+        None if clamped.is_empty() && window.total_lines > 0 => message.push_str(&format!(
             " Nothing after line {} is left to read.",
             window.end_line
         )),
-        (None, _) if !clamped.is_empty() => message.push_str(&format!(
+        None if !clamped.is_empty() => message.push_str(&format!(
             " Nothing after line {} is left, but clamped text inside the window is:",
             window.end_line
         )),
-        (None, _) => {}
+        None => {}
     }
-    match clamped {
-        [] => {}
-        [only] => {
-            let subject = if message.ends_with(':') {
-                "line"
-            } else {
-                "Line"
-            };
-            message.push_str(&format!(
-                " {subject} {} was clamped ({} of its {} characters shown); read the rest with offset={} column={}.",
-                only.line, only.shown_chars, only.total_chars, only.line, only.next_column
-            ));
-        }
-        clamped => {
-            let named: Vec<String> = clamped
-                .iter()
-                .take(STUB_CLAMPED_NAMED)
-                .map(|line| format!("offset={} column={}", line.line, line.next_column))
-                .collect();
-            message.push_str(&format!(
-                " {} lines were clamped; read their rest with {}",
-                clamped.len(),
-                named.join(", ")
-            ));
-            if clamped.len() > STUB_CLAMPED_NAMED {
-                message.push_str(&format!(
-                    " and {} more (see clamped_lines of the earlier result)",
-                    clamped.len() - STUB_CLAMPED_NAMED
-                ));
-            }
-            message.push('.');
-        }
+    if !clamped.is_empty() {
+        let capital = !message.ends_with(':');
+        message.push(' ');
+        push_clamped(&mut message, clamped, capital, ClampedRest::InEarlierResult);
     }
     UnchangedStub {
         path: raw.to_string(),

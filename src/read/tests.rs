@@ -67,6 +67,33 @@ mod stub_and_miss_tests {
     }
 
     #[test]
+    fn a_stub_of_five_clamped_lines_names_three_and_counts_the_rest() {
+        let (directory, mut fs) = setup();
+        let long = "x".repeat(100);
+        std::fs::write(
+            directory.path().join("five.txt"),
+            format!("{long}\n").repeat(5),
+        )
+        .unwrap();
+        let mut reader = Reader::new(ConfigInput {
+            max_line_chars: Some(40),
+            ..ConfigInput::default()
+        });
+        let whole = request("five.txt", 1, None, None);
+        reader.read(&mut fs, &whole, 0).unwrap();
+        assert_eq!(
+            stub(reader.read(&mut fs, &whole, 0)).message,
+            "[read-window: unchanged] Lines 1-5 of 5 in /w/five.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again. Nothing after line 5 is left, but clamped text inside the window is: 5 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40, offset=3 column=40 and 2 more (see clamped_lines of the earlier result)."
+        );
+        let page = request("five.txt", 1, Some(4), None);
+        reader.read(&mut fs, &page, 0).unwrap();
+        assert_eq!(
+            stub(reader.read(&mut fs, &page, 0)).message,
+            "[read-window: unchanged] Lines 1-4 of 5 in /w/five.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again. Use offset=5 to continue. 4 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40, offset=3 column=40 and 1 more (see clamped_lines of the earlier result)."
+        );
+    }
+
+    #[test]
     fn a_stub_inside_a_long_line_names_the_column_and_the_clamped_rest() {
         let (directory, mut fs) = setup();
         let long = "x".repeat(100);
