@@ -156,6 +156,28 @@ pub struct SessionStats {
     pub index_bytes: u64,
 }
 
+/// The `loop-blocked` error of a window of `path` read over and over: in a row (`cycle` 1) or in a cycle of
+/// `cycle` windows, the `count`th time (this one included).
+pub(super) fn loop_blocked(window: &Window, path: &str, count: u32, cycle: u32) -> ReadError {
+    let shown = crate::prose::path_in_prose(path);
+    let span = crate::prose::line_span(window.start_line, window.end_line);
+    let message = if cycle > 1 {
+        format!(
+            "{MARKER_PREFIX}loop-blocked] You have read {span} of {shown} {count} times in a cycle of {cycle} unchanged windows read over and over. Stop re-reading them: use the content you already have, read a range you have not read, or change the file first."
+        )
+    } else {
+        let (have, them) = if window.start_line == window.end_line {
+            ("it has", "it")
+        } else {
+            ("they have", "them")
+        };
+        format!(
+            "{MARKER_PREFIX}loop-blocked] You have read {span} of {shown} {count} times in a row and {have} not changed. Stop re-reading {them}: use the content you already have, read a different range, or change the file first."
+        )
+    };
+    ReadError::new(ErrorKind::LoopBlocked, message).with_count(count)
+}
+
 /// The stub that stands for `window` of `path`: its lines and cursor, and a message that says the earlier result
 /// is still current and then how to go on, generated from the window's own fields: the call that continues, or
 /// that nothing after the window is left; and the calls that read the rest of its clamped lines.

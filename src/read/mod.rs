@@ -228,6 +228,8 @@ impl Reader {
         outcome
     }
 
+    /// One read, stage by stage: the request prepared, the path resolved and guarded (a miss counted), the file
+    /// opened and its window read, the memory's decision on it, then the version recorded.
     fn read_through_memory<F: FileSystem + ?Sized>(
         &mut self,
         fs: &mut F,
@@ -235,74 +237,25 @@ impl Reader {
         now_ms: u64,
     ) -> Result<ReadOutcome, ReadError> {
         let prepared = prepare(&self.config, fs, request)?;
-        let requested = request.path.as_str();
-        // A missing path is checked again on every read: the memory of misses only counts them.
-        let resolved = match resolve_guarded(fs, &self.policy, request, &prepared.absolute) {
-            Ok(resolved) => resolved,
-            Err(ResolveError::NotFound(missing)) => {
-                let count = self.memory.count_miss(
-                    &prepared.absolute,
-                    now_ms,
-                    self.config.not_found_ttl_ms,
-                );
-                return Err(missing_error(
-                    fs,
-                    &self.config,
-                    requested,
-                    &prepared.absolute,
-                    &missing,
-                    count,
-                )
-                .at_path(&prepared.absolute));
-            }
-            Err(ResolveError::Other(error)) => return Err(error.at_path(&prepared.absolute)),
-        };
-        self.memory.found(&prepared.absolute);
-        self.memory
-            .remember_alias(&prepared.absolute, &resolved.path);
-        let mut change = None;
-        let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
-            empty_result(&self.config, &resolved)
+        let resolved = self.resolve_or_count_miss(fs, request, &prepared, now_ms)?;
+        let (result, change) = if resolved.stat.kind == FileKind::CharacterDevice {
+            (empty_result(&self.config, &resolved), None)
         } else {
-            let cached = self.memory.take_file(&resolved.path);
-            let mut opened = open_and_index(
-                fs,
-                &resolved,
-                requested,
-                cached,
-                &mut self.documents,
-                request.extract != Some(false),
-            )
-            .map_err(|error| error.at_path(&resolved.path))?;
-            let density = self.memory.density(&resolved.path);
-            let outcome = window_result(
-                &mut opened,
-                &self.config,
-                density,
-                &prepared.request,
-                prepared.tail.as_ref(),
-                &resolved,
-                requested,
-            );
-            let seen = version_change(&self.versions, &resolved.path, &mut opened);
-            // Told of a change, the model drops what it had of the file: no stub may stand for a stale window.
-            if let Some(through) = seen.unchanged_through {
-                self.memory.file_changed(&resolved.path, through);
-            }
-            self.memory.positioned_reads += opened.scanner.reads();
-            self.memory.store_file(&resolved.path, opened.index);
-            match outcome {
-                Ok(mut result) => {
-                    change = Some((seen.version, seen.notice));
-                    attach_document(&mut result, opened.document.as_deref());
-                    result
-                }
-                Err(error) => {
-                    let error = changed_error(error, &seen, prepared.request.offset, requested);
-                    return Err(error.at_path(&resolved.path));
-                }
-            }
+            let (result, change) = self.open_and_window(fs, request, &prepared, &resolved)?;
+            (result, Some(change))
         };
+        let outcome = self.answer_of(result, &resolved, request.path.as_str());
+        self.after_read(&resolved.path, change, outcome)
+    }
+
+    /// The answer to a read whose window is `result`, as the session memory decides: the window (with the
+    /// session's warnings), a stub for an unchanged repeat, or the `loop-blocked` error.
+    fn answer_of(
+        &mut self,
+        mut result: ReadResult,
+        resolved: &Resolved,
+        requested: &str,
+    ) -> Result<ReadOutcome, ReadError> {
         // The key is the window as returned, not as asked: two requests that return the same lines (a limit past
         // the end of the file, a budget that stops both at line 52) are the same read.
         let key = DedupKey {
@@ -315,26 +268,10 @@ impl Reader {
             shape: shape_of(&self.config),
         };
         let window = &result.window;
-        let shown = crate::prose::path_in_prose(&resolved.path);
-        let outcome = match self.memory.decide(&key, window_hash(window), &self.config) {
-            Decision::Blocked { count, cycle } => Err(ReadError::new(
-                ErrorKind::LoopBlocked,
-                if cycle > 1 {
-                    format!(
-                        "{MARKER_PREFIX}loop-blocked] You have read {} of {} {count} times in a cycle of {cycle} unchanged windows read over and over. Stop re-reading them: use the content you already have, read a range you have not read, or change the file first.",
-                        crate::prose::line_span(window.start_line, window.end_line), shown
-                    )
-                } else {
-                    format!(
-                        "{MARKER_PREFIX}loop-blocked] You have read {} of {} {count} times in a row and {} not changed. Stop re-reading {}: use the content you already have, read a different range, or change the file first.",
-                        crate::prose::line_span(window.start_line, window.end_line), shown,
-                        if window.start_line == window.end_line { "it has" } else { "they have" },
-                        if window.start_line == window.end_line { "it" } else { "them" }
-                    )
-                },
-            )
-            .with_count(count)
-            .at_path(&resolved.path)),
+        match self.memory.decide(&key, window_hash(window), &self.config) {
+            Decision::Blocked { count, cycle } => {
+                Err(loop_blocked(window, &resolved.path, count, cycle).at_path(&resolved.path))
+            }
             Decision::Stub => Ok(ReadOutcome::Unchanged(stub_of(window, &resolved.path))),
             Decision::Content { warning } => {
                 if let Some(tokens) = window.estimated_tokens {
@@ -347,17 +284,17 @@ impl Reader {
                 }
                 result.warnings = std::mem::take(&mut self.pending_warnings);
                 result.warnings.extend(warning);
-                result
-                    .warnings
-                    .extend(tilde_note(requested, &result.path));
+                result.warnings.extend(tilde_note(requested, &result.path));
                 // A document without a text layer on some pages says so on every window of it.
-                result
-                    .warnings
-                    .extend(result.document.as_ref().and_then(|facts| facts.warning.clone()));
+                result.warnings.extend(
+                    result
+                        .document
+                        .as_ref()
+                        .and_then(|facts| facts.warning.clone()),
+                );
                 Ok(ReadOutcome::Window(result))
             }
-        };
-        self.after_read(&resolved.path, change, outcome)
+        }
     }
 
     /// A tool other than a read ran: the tripwire starts over (identical reads, cycles, the count of misses of

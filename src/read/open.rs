@@ -420,3 +420,55 @@ pub(super) fn attach_document(result: &mut ReadResult, document: Option<&Extract
         result.document = Some(facts);
     }
 }
+
+impl Reader {
+    /// The window of the file `resolved`: opened (or its kept index reused) and read, the change against this
+    /// session's previous read of it noted, the index kept for the next read. Returns the result and the version
+    /// it saw with its change notice. Errors: opening or reading fails (a change since the previous read named).
+    pub(super) fn open_and_window<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        request: &ReadRequest,
+        prepared: &Prepared,
+        resolved: &Resolved,
+    ) -> Result<(ReadResult, (FileVersion, Option<String>)), ReadError> {
+        let requested = request.path.as_str();
+        let cached = self.memory.take_file(&resolved.path);
+        let mut opened = open_and_index(
+            fs,
+            resolved,
+            requested,
+            cached,
+            &mut self.documents,
+            request.extract != Some(false),
+        )
+        .map_err(|error| error.at_path(&resolved.path))?;
+        let density = self.memory.density(&resolved.path);
+        let outcome = window_result(
+            &mut opened,
+            &self.config,
+            density,
+            &prepared.request,
+            prepared.tail.as_ref(),
+            resolved,
+            requested,
+        );
+        let seen = version_change(&self.versions, &resolved.path, &mut opened);
+        // Told of a change, the model drops what it had of the file: no stub may stand for a stale window.
+        if let Some(through) = seen.unchanged_through {
+            self.memory.file_changed(&resolved.path, through);
+        }
+        self.memory.positioned_reads += opened.scanner.reads();
+        self.memory.store_file(&resolved.path, opened.index);
+        match outcome {
+            Ok(mut result) => {
+                attach_document(&mut result, opened.document.as_deref());
+                Ok((result, (seen.version, seen.notice)))
+            }
+            Err(error) => {
+                let error = changed_error(error, &seen, prepared.request.offset, requested);
+                Err(error.at_path(&resolved.path))
+            }
+        }
+    }
+}

@@ -89,3 +89,41 @@ pub(super) fn resolve_guarded<F: FileSystem + ?Sized>(
     check_kind(fs, &resolved, requested).map_err(ResolveError::Other)?;
     Ok(resolved)
 }
+
+impl Reader {
+    /// The path of `prepared` resolved onto a preopen and guarded, and remembered as found (with the alias it
+    /// was asked by). A missing path is checked again on every read: the memory of misses only counts them, and
+    /// the count goes into the not-found error.
+    pub(super) fn resolve_or_count_miss<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        request: &ReadRequest,
+        prepared: &Prepared,
+        now_ms: u64,
+    ) -> Result<Resolved, ReadError> {
+        let resolved = match resolve_guarded(fs, &self.policy, request, &prepared.absolute) {
+            Ok(resolved) => resolved,
+            Err(ResolveError::NotFound(missing)) => {
+                let count = self.memory.count_miss(
+                    &prepared.absolute,
+                    now_ms,
+                    self.config.not_found_ttl_ms,
+                );
+                return Err(missing_error(
+                    fs,
+                    &self.config,
+                    &request.path,
+                    &prepared.absolute,
+                    &missing,
+                    count,
+                )
+                .at_path(&prepared.absolute));
+            }
+            Err(ResolveError::Other(error)) => return Err(error.at_path(&prepared.absolute)),
+        };
+        self.memory.found(&prepared.absolute);
+        self.memory
+            .remember_alias(&prepared.absolute, &resolved.path);
+        Ok(resolved)
+    }
+}

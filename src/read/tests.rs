@@ -93,6 +93,48 @@ mod stub_and_miss_tests {
         );
     }
 
+    fn blocked(outcome: Result<ReadOutcome, ReadError>) -> (String, Option<u32>) {
+        match outcome {
+            Err(error) if error.kind == ErrorKind::LoopBlocked => {
+                (error.message, error.already_read)
+            }
+            other => panic!("not blocked: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn loop_blocked_names_the_window_in_a_row_and_in_a_cycle() {
+        let (directory, mut fs) = setup();
+        std::fs::write(directory.path().join("a.txt"), "alpha\n").unwrap();
+        std::fs::write(directory.path().join("b.txt"), "one\ntwo\nthree\n").unwrap();
+        let mut reader = Reader::new(ConfigInput::default());
+        let a = request("a.txt", 1, None, None);
+        let b = request("b.txt", 2, None, None);
+        for _ in 0..2 {
+            reader.read(&mut fs, &b, 0).unwrap();
+        }
+        assert_eq!(
+            blocked(reader.read(&mut fs, &b, 0)),
+            ("[read-window: loop-blocked] You have read lines 2-3 of /w/b.txt 3 times in a row and they have not changed. Stop re-reading them: use the content you already have, read a different range, or change the file first.".to_string(), Some(3))
+        );
+        reader.note_other_tool();
+        for _ in 0..2 {
+            reader.read(&mut fs, &a, 0).unwrap();
+        }
+        assert_eq!(
+            blocked(reader.read(&mut fs, &a, 0)).0,
+            "[read-window: loop-blocked] You have read line 1 of /w/a.txt 3 times in a row and it has not changed. Stop re-reading it: use the content you already have, read a different range, or change the file first."
+        );
+        reader.note_other_tool();
+        for page in [&a, &b, &a, &b] {
+            reader.read(&mut fs, page, 0).unwrap();
+        }
+        assert_eq!(
+            blocked(reader.read(&mut fs, &a, 0)),
+            ("[read-window: loop-blocked] You have read line 1 of /w/a.txt 3 times in a cycle of 2 unchanged windows read over and over. Stop re-reading them: use the content you already have, read a range you have not read, or change the file first.".to_string(), Some(3))
+        );
+    }
+
     #[test]
     fn a_stub_inside_a_long_line_names_the_column_and_the_clamped_rest() {
         let (directory, mut fs) = setup();
