@@ -116,74 +116,27 @@ pub(super) fn open_and_index<F: FileSystem + ?Sized>(
     };
     // A document's lines are those of its extracted text: the index is built over the text, and kept only for the
     // same version of the file (the cache gives the same text for it).
-    let text_resolved;
-    let (resolved, cached) = match &document {
-        Some(document) => {
-            text_resolved = Resolved {
-                stat: crate::sandbox::FileStat {
-                    size: document.text.len() as u64,
-                    ..resolved.stat
-                },
-                ..resolved.clone()
-            };
-            let identity = identity_of(&text_resolved);
+    let text_resolved = document.as_deref().map(|document| Resolved {
+        stat: crate::sandbox::FileStat {
+            size: document.text.len() as u64,
+            ..resolved.stat
+        },
+        ..resolved.clone()
+    });
+    let (resolved, cached) = match &text_resolved {
+        Some(text) => {
+            let identity = identity_of(text);
             (
-                &text_resolved,
+                text,
                 cached.filter(|index| index.identity == Some(identity)),
             )
         }
         None => (resolved, cached),
     };
     let identity = identity_of(resolved);
-    // A file of one block indexed at the same version is checked by its content print (a read of the block the
-    // window needs anyway, hashed 8 bytes a step) rather than sniffed and scanned again; a print that differs (a
-    // rewrite under the same size and modification time) rescans it.
-    let (small, cached) = match cached {
-        Some(index) if identity.size <= BLOCK_BYTES as u64 && index.identity == Some(identity) => {
-            (Some(index), None)
-        }
-        other => (None, other),
-    };
-    let candidate = cached.filter(|index| {
-        index.identity.is_some_and(|known| {
-            known == identity
-                // A file split on `\r` that changed may have gained a `\n`: it is indexed again.
-                || (identity.size > known.size
-                    && known.size > BLOCK_BYTES as u64
-                    && !index.splits_on_cr())
-        }) && identity.size > BLOCK_BYTES as u64
-    });
     let mut scanner = Scanner::new(CrAsLf::new(file), TextEncoding::Utf8);
     scanner.set_size_hint(resolved.stat.size);
-    let mut reusable = None;
-    if let Some(index) = small {
-        scanner.set_encoding(index.encoding());
-        scanner.source_mut().set_active(index.splits_on_cr());
-        let print = print_prefix(
-            &mut scanner,
-            index.encoding(),
-            index.data_start(),
-            index.scanned_bytes(),
-        )
-        .map_err(io)?;
-        if index.scanned_bytes() == identity.size && print == index.content_print() {
-            reusable = Some(index);
-        }
-    }
-    if let Some(index) = candidate {
-        scanner.set_encoding(index.encoding());
-        scanner.source_mut().set_active(index.splits_on_cr());
-        let unchanged = match index.resume_region() {
-            Some((start, end, print)) => {
-                region_print(&mut scanner, start, end).map_err(io)? == print
-            }
-            None => true,
-        };
-        if unchanged {
-            reusable = Some(index);
-        }
-    }
-    let index = match reusable {
+    let index = match verified_reuse(&mut scanner, cached, identity).map_err(io)? {
         Some(mut index) => {
             if index.identity != Some(identity) {
                 index.extend(&mut scanner).map_err(io)?;
@@ -202,6 +155,50 @@ pub(super) fn open_and_index<F: FileSystem + ?Sized>(
         index,
         document,
     })
+}
+
+/// The kept index `cached` when it still describes the file `scanner` reads, now at `identity`; `None` when the
+/// file is to be indexed again. A file of one block indexed at the same version is checked by its content print (a
+/// read of the block the window needs anyway, hashed 8 bytes a step) rather than sniffed and scanned again; a
+/// larger one at the same version, or grown, by the print of its resume region. A print that differs (a rewrite
+/// under the same size and modification time) rescans it. Sets the scanner's encoding and `\r` splitting to the
+/// index's when it checks a print.
+fn verified_reuse<S: ByteSource>(
+    scanner: &mut Scanner<CrAsLf<S>>,
+    cached: Option<LineIndex>,
+    identity: FileIdentity,
+) -> Result<Option<LineIndex>, FsError> {
+    let Some(index) = cached else {
+        return Ok(None);
+    };
+    let known = index.identity;
+    if identity.size <= BLOCK_BYTES as u64 && known == Some(identity) {
+        scanner.set_encoding(index.encoding());
+        scanner.source_mut().set_active(index.splits_on_cr());
+        let print = print_prefix(
+            scanner,
+            index.encoding(),
+            index.data_start(),
+            index.scanned_bytes(),
+        )?;
+        let same = index.scanned_bytes() == identity.size && print == index.content_print();
+        return Ok(same.then_some(index));
+    }
+    let resumable = known.is_some_and(|known| {
+        known == identity
+            // A file split on `\r` that changed may have gained a `\n`: it is indexed again.
+            || (identity.size > known.size && known.size > BLOCK_BYTES as u64 && !index.splits_on_cr())
+    }) && identity.size > BLOCK_BYTES as u64;
+    if !resumable {
+        return Ok(None);
+    }
+    scanner.set_encoding(index.encoding());
+    scanner.source_mut().set_active(index.splits_on_cr());
+    let unchanged = match index.resume_region() {
+        Some((start, end, print)) => region_print(scanner, start, end)? == print,
+        None => true,
+    };
+    Ok(unchanged.then_some(index))
 }
 
 /// The bytes of a file of at most `size` bytes, read whole.
