@@ -311,15 +311,7 @@ pub(super) fn window_result_at<File: ByteSource>(
     requested: &str,
 ) -> Result<ReadResult, ReadError> {
     let settings = *settings;
-    // The checkpoint the window starts from must still sit after the same bytes; if not, the file changed
-    // under an unchanged size and modification time: index it again.
-    if let Some((start, offset, print)) = opened.index.checkpoint_region(request.offset) {
-        let found = region_print(&mut opened.scanner, start, offset)
-            .map_err(|error| error.into_read_error(requested))?;
-        if found != print {
-            opened.index = build_index(&mut opened.scanner, resolved, requested)?;
-        }
-    }
+    recheck_checkpoint(opened, request, resolved, requested)?;
     let mut window = read_window(
         &mut opened.scanner,
         &mut opened.index,
@@ -327,40 +319,9 @@ pub(super) fn window_result_at<File: ByteSource>(
         &settings,
         requested,
     )?;
-    // A window that would show any line of a private key block is refused, wherever the key is in the file.
-    if window.lines_returned > 0 {
-        opened.index.key_blocks().check_window(
-            &resolved.path,
-            window.start_line,
-            window.end_line,
-            window.total_lines,
-        )?;
-    }
-    // A window that stops right before a key continues past it: the key is withheld, not a page to read.
-    let withheld = match (window.next_offset, window.next_column) {
-        (Some(next), None) => opened
-            .index
-            .key_blocks()
-            .withheld_run(next, window.total_lines)
-            .map(|(first, last, what)| Withheld { first, last, what }),
-        _ => None,
-    };
-    if let Some(withheld) = &withheld {
-        window.next_offset = (withheld.last < window.total_lines).then_some(withheld.last + 1);
-    }
+    let withheld = withhold_key_run(&opened.index, &resolved.path, &mut window)?;
     let budget = BudgetReport::of(&config.budget, window.budget_limit, window.budget_used);
-    let encoding = EncodingFacts {
-        encoding: opened.index.encoding(),
-        bom: opened.index.data_start() > 0,
-        origin: if opened.index.data_start() > 0 {
-            EncodingOrigin::Declared
-        } else {
-            EncodingOrigin::Detected
-        },
-        line_endings: opened.index.line_endings(),
-        replaced_invalid: window.replaced_invalid,
-        runner_up: opened.index.runner_up,
-    };
+    let encoding = EncodingFacts::of(&opened.index, &window);
     let mut hint = hint_past_key(
         &resolved.path,
         &window,
@@ -382,6 +343,71 @@ pub(super) fn window_result_at<File: ByteSource>(
         document: None,
         window,
     })
+}
+
+/// The checkpoint the window at `request` starts from must still sit after the same bytes; if not, the file
+/// changed under an unchanged size and modification time, and it is indexed again.
+fn recheck_checkpoint<File: ByteSource>(
+    opened: &mut Opened<File>,
+    request: &WindowRequest,
+    resolved: &Resolved,
+    requested: &str,
+) -> Result<(), ReadError> {
+    if let Some((start, offset, print)) = opened.index.checkpoint_region(request.offset) {
+        let found = region_print(&mut opened.scanner, start, offset)
+            .map_err(|error| error.into_read_error(requested))?;
+        if found != print {
+            opened.index = build_index(&mut opened.scanner, resolved, requested)?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a window of `path` that would show any line of a private key block, wherever the key is in the file;
+/// a window that stops right before a key continues past it (its cursor moved after the key), and the key's run
+/// is returned for the hint: the key is withheld, not a page to read.
+fn withhold_key_run(
+    index: &LineIndex,
+    path: &str,
+    window: &mut Window,
+) -> Result<Option<Withheld>, ReadError> {
+    if window.lines_returned > 0 {
+        index.key_blocks().check_window(
+            path,
+            window.start_line,
+            window.end_line,
+            window.total_lines,
+        )?;
+    }
+    let withheld = match (window.next_offset, window.next_column) {
+        (Some(next), None) => index
+            .key_blocks()
+            .withheld_run(next, window.total_lines)
+            .map(|(first, last, what)| Withheld { first, last, what }),
+        _ => None,
+    };
+    if let Some(withheld) = &withheld {
+        window.next_offset = (withheld.last < window.total_lines).then_some(withheld.last + 1);
+    }
+    Ok(withheld)
+}
+
+impl EncodingFacts {
+    /// The encoding facts of `window`, read from the file whose index is `index`.
+    fn of(index: &LineIndex, window: &Window) -> EncodingFacts {
+        EncodingFacts {
+            encoding: index.encoding(),
+            bom: index.data_start() > 0,
+            origin: if index.data_start() > 0 {
+                EncodingOrigin::Declared
+            } else {
+                EncodingOrigin::Detected
+            },
+            line_endings: index.line_endings(),
+            replaced_invalid: window.replaced_invalid,
+            runner_up: index.runner_up,
+        }
+    }
 }
 
 /// The hint's clause for a file decoded from a legacy encoding (` Decoded from windows-1252 (detected from its
