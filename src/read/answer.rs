@@ -156,6 +156,97 @@ pub struct SessionStats {
     pub index_bytes: u64,
 }
 
+/// A fingerprint of the config values that shape a window.
+pub(super) fn shape_of(config: &Config) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    config.max_line_chars.hash(&mut hasher);
+    match config.budget {
+        Budget::Characters(limit) => (0u8, limit).hash(&mut hasher),
+        Budget::Tokens { cap, headroom } => (1u8, cap, headroom.to_bits()).hash(&mut hasher),
+    }
+    hasher.finish()
+}
+
+/// What a window says, hashed: content, cursor and line count (so a grown file is not "unchanged").
+pub(super) fn window_hash(window: &Window) -> u64 {
+    // rustc-hash hashes the content a word at a time (SipHash, the default, a byte at a time costs as much as
+    // building a page); the hash never leaves the session.
+    let mut hasher = rustc_hash::FxHasher::default();
+    window.content.hash(&mut hasher);
+    window.total_lines.hash(&mut hasher);
+    window.next_offset.hash(&mut hasher);
+    window.next_column.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// A `binary` refusal of a read with `extract` false says what that asked for: the file's own bytes, which are
+/// not text, so the model drops `extract` to read the text extracted from the document (the refusal written for
+/// a read without `extract` speaks of extraction as if it were not available). Any other error as it is.
+pub(super) fn raw_bytes_error(error: ReadError, request: &ReadRequest) -> ReadError {
+    if request.extract != Some(false) || error.kind != ErrorKind::Binary {
+        return error;
+    }
+    let path = error.path.clone().unwrap_or_else(|| request.path.clone());
+    let shown = crate::prose::path_in_prose(&path);
+    ReadError {
+        message: format!(
+            "{shown} is binary: extract=false asks for the file's own bytes, and they are not text. Leave extract out (it defaults to true) to read the text read-window extracts from a document (notebooks, Word, Excel, PowerPoint, OpenDocument, EPUB and PDF files)."
+        ),
+        ..error
+    }
+}
+
+impl Reader {
+    /// The answer to a read whose window is `result`, as the session memory decides: the window (with the
+    /// session's warnings), a stub for an unchanged repeat, or the `loop-blocked` error.
+    pub(super) fn answer_of(
+        &mut self,
+        mut result: ReadResult,
+        resolved: &Resolved,
+        requested: &str,
+    ) -> Result<ReadOutcome, ReadError> {
+        // The key is the window as returned, not as asked: two requests that return the same lines (a limit past
+        // the end of the file, a budget that stops both at line 52) are the same read.
+        let key = DedupKey {
+            path: resolved.path.clone(),
+            request: WindowRequest {
+                offset: result.window.start_line,
+                column: result.window.start_column,
+                limit: result.window.lines_returned,
+            },
+            shape: shape_of(&self.config),
+        };
+        let window = &result.window;
+        match self.memory.decide(&key, window_hash(window), &self.config) {
+            Decision::Blocked { count, cycle } => {
+                Err(loop_blocked(window, &resolved.path, count, cycle).at_path(&resolved.path))
+            }
+            Decision::Stub => Ok(ReadOutcome::Unchanged(stub_of(window, &resolved.path))),
+            Decision::Content { warning } => {
+                if let Some(tokens) = window.estimated_tokens {
+                    self.memory.remember_sent(
+                        &resolved.path,
+                        window.start_line,
+                        window.lines_returned,
+                        tokens,
+                    );
+                }
+                result.warnings = std::mem::take(&mut self.pending_warnings);
+                result.warnings.extend(warning);
+                result.warnings.extend(tilde_note(requested, &result.path));
+                // A document without a text layer on some pages says so on every window of it.
+                result.warnings.extend(
+                    result
+                        .document
+                        .as_ref()
+                        .and_then(|facts| facts.warning.clone()),
+                );
+                Ok(ReadOutcome::Window(result))
+            }
+        }
+    }
+}
+
 /// The `loop-blocked` error of a window of `path` read over and over: in a row (`cycle` 1) or in a cycle of
 /// `cycle` windows, the `count`th time (this one included).
 pub(super) fn loop_blocked(window: &Window, path: &str, count: u32, cycle: u32) -> ReadError {

@@ -53,10 +53,7 @@ pub use self::answer::{
     SessionStats, UnchangedStub,
 };
 pub use self::request::ReadRequest;
-#[allow(unused_imports)]
-use self::{
-    answer::*, changes::*, missing::*, open::*, request::*, resolve::*, tail::*, write_check::*,
-};
+use self::{answer::*, changes::*, missing::*, open::*, request::*, resolve::*, tail::*};
 
 /// A reading session: config, credential policy and session memory.
 #[derive(Debug)]
@@ -75,29 +72,6 @@ pub struct Reader {
     documents: DocumentCache,
 }
 
-/// A fingerprint of the config values that shape a window.
-fn shape_of(config: &Config) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    config.max_line_chars.hash(&mut hasher);
-    match config.budget {
-        Budget::Characters(limit) => (0u8, limit).hash(&mut hasher),
-        Budget::Tokens { cap, headroom } => (1u8, cap, headroom.to_bits()).hash(&mut hasher),
-    }
-    hasher.finish()
-}
-
-/// What a window says, hashed: content, cursor and line count (so a grown file is not "unchanged").
-fn window_hash(window: &Window) -> u64 {
-    // rustc-hash hashes the content a word at a time (SipHash, the default, a byte at a time costs as much as
-    // building a page); the hash never leaves the session.
-    let mut hasher = rustc_hash::FxHasher::default();
-    window.content.hash(&mut hasher);
-    window.total_lines.hash(&mut hasher);
-    window.next_offset.hash(&mut hasher);
-    window.next_column.hash(&mut hasher);
-    hasher.finish()
-}
-
 /// Reads one window with no session memory: no stubs, no tripwire, no index kept.
 ///
 /// Errors: every `ErrorKind` but `LoopBlocked` and `EchoedOutput`. Config warnings come with the result.
@@ -108,23 +82,6 @@ pub fn read_once<F: FileSystem + ?Sized>(
 ) -> Result<ReadResult, ReadError> {
     crate::beneath::retried_on_change(fs, |fs| read_once_as_asked(config.clone(), fs, request))
         .map_err(|error| raw_bytes_error(error, request))
-}
-
-/// A `binary` refusal of a read with `extract` false says what that asked for: the file's own bytes, which are
-/// not text, so the model drops `extract` to read the text extracted from the document (the refusal written for
-/// a read without `extract` speaks of extraction as if it were not available). Any other error as it is.
-fn raw_bytes_error(error: ReadError, request: &ReadRequest) -> ReadError {
-    if request.extract != Some(false) || error.kind != ErrorKind::Binary {
-        return error;
-    }
-    let path = error.path.clone().unwrap_or_else(|| request.path.clone());
-    let shown = crate::prose::path_in_prose(&path);
-    ReadError {
-        message: format!(
-            "{shown} is binary: extract=false asks for the file's own bytes, and they are not text. Leave extract out (it defaults to true) to read the text read-window extracts from a document (notebooks, Word, Excel, PowerPoint, OpenDocument, EPUB and PDF files)."
-        ),
-        ..error
-    }
 }
 
 /// [`read_once`] without the rewording of [`raw_bytes_error`].
@@ -246,55 +203,6 @@ impl Reader {
         };
         let outcome = self.answer_of(result, &resolved, request.path.as_str());
         self.after_read(&resolved.path, change, outcome)
-    }
-
-    /// The answer to a read whose window is `result`, as the session memory decides: the window (with the
-    /// session's warnings), a stub for an unchanged repeat, or the `loop-blocked` error.
-    fn answer_of(
-        &mut self,
-        mut result: ReadResult,
-        resolved: &Resolved,
-        requested: &str,
-    ) -> Result<ReadOutcome, ReadError> {
-        // The key is the window as returned, not as asked: two requests that return the same lines (a limit past
-        // the end of the file, a budget that stops both at line 52) are the same read.
-        let key = DedupKey {
-            path: resolved.path.clone(),
-            request: WindowRequest {
-                offset: result.window.start_line,
-                column: result.window.start_column,
-                limit: result.window.lines_returned,
-            },
-            shape: shape_of(&self.config),
-        };
-        let window = &result.window;
-        match self.memory.decide(&key, window_hash(window), &self.config) {
-            Decision::Blocked { count, cycle } => {
-                Err(loop_blocked(window, &resolved.path, count, cycle).at_path(&resolved.path))
-            }
-            Decision::Stub => Ok(ReadOutcome::Unchanged(stub_of(window, &resolved.path))),
-            Decision::Content { warning } => {
-                if let Some(tokens) = window.estimated_tokens {
-                    self.memory.remember_sent(
-                        &resolved.path,
-                        window.start_line,
-                        window.lines_returned,
-                        tokens,
-                    );
-                }
-                result.warnings = std::mem::take(&mut self.pending_warnings);
-                result.warnings.extend(warning);
-                result.warnings.extend(tilde_note(requested, &result.path));
-                // A document without a text layer on some pages says so on every window of it.
-                result.warnings.extend(
-                    result
-                        .document
-                        .as_ref()
-                        .and_then(|facts| facts.warning.clone()),
-                );
-                Ok(ReadOutcome::Window(result))
-            }
-        }
     }
 
     /// A tool other than a read ran: the tripwire starts over (identical reads, cycles, the count of misses of
