@@ -1,7 +1,5 @@
 //! Unit tests of the data flow of one read.
 
-#![allow(unused_imports)]
-
 use super::*;
 
 #[cfg(test)]
