@@ -6,7 +6,7 @@
 //! saw it: from the preopen's handle, each directory with `open_directory_at` (no link followed), then the last
 //! name relative to the last directory. When another process swaps a directory or file of the path for a link
 //! between the check and the open (a `rename` inside the grant), the open fails with [`FsError::Changed`]
-//! instead of following the link; [`crate::reader`] then walks the path again, a bounded number of times
+//! instead of following the link; [`crate::read`] then walks the path again, a bounded number of times
 //! ([`MAX_WALK_TRIES`]), so the credential rules see the link and no byte is read from a name that was not
 //! checked.
 //!
@@ -67,7 +67,7 @@ pub trait Directory: Sized {
 /// A directory the spill can create files in.
 pub trait WritableDirectory: Directory {
     /// An open spill file.
-    type Writer: crate::spill::SpillWriter;
+    type Writer: crate::sandbox::SpillWriter;
     /// Creates the regular file `name` exclusively, for writing, never following a link at the name; `Ok(None)`
     /// when the name is taken.
     fn create_new_at(&self, name: &str) -> Result<Option<Self::Writer>, FsError>;
@@ -225,7 +225,7 @@ impl<D: Directory> FileSystem for Beneath<D> {
     }
 }
 
-impl<D: WritableDirectory> crate::spill::SpillFs for Beneath<D> {
+impl<D: WritableDirectory> crate::sandbox::SpillFs for Beneath<D> {
     type Writer = D::Writer;
 
     fn create_new(&mut self, root: usize, relative: &str) -> Result<Option<D::Writer>, FsError> {
@@ -243,7 +243,7 @@ mod tests {
     use crate::config::ConfigInput;
     use crate::error::ErrorKind;
     use crate::native_fs::NativeFileSystem;
-    use crate::reader::{read_once, ReadRequest};
+    use crate::read::{read_once, ReadRequest};
 
     /// The native file system, with `swap` run before the file-system calls numbered in `swap_before` (counted
     /// from 1 over stats and opens): another process renaming entries between the walk's checks and the open.
@@ -295,8 +295,8 @@ mod tests {
         }
     }
 
-    impl crate::spill::SpillFs for Swapping {
-        type Writer = <NativeFileSystem as crate::spill::SpillFs>::Writer;
+    impl crate::sandbox::SpillFs for Swapping {
+        type Writer = <NativeFileSystem as crate::sandbox::SpillFs>::Writer;
         fn create_new(
             &mut self,
             root: usize,

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 
 use crate::config::CONFIG_WARNING_PREFIX;
 use crate::decode::{Decoder, TextEncoding};
+use crate::prose::{grouped, line_span, plural};
 
 /// The default window: 50,000 characters of head and tail together.
 pub const DEFAULT_WINDOW_CHARS: u64 = 50_000;
@@ -887,24 +888,6 @@ impl StreamWindow {
     }
 }
 
-/// `n` with thousands separators: `60,556`.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
-/// `n` with thousands separators and the noun that agrees with it: `1 line`, `2 lines`, `60,556 lines`.
-pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", grouped(n), if n == 1 { one } else { many })
-}
-
 /// The lines of the omitted range the spill holds, or why it holds none.
 enum SpillCover {
     /// The spill holds lines up to `.0` of the range (all of it, or up to its cap).
@@ -1101,15 +1084,6 @@ fn whole_hint(summary: &CaptureSummary, spill: &SpillReport, exit_status: Option
     hint
 }
 
-/// `line N` or `lines A-B`.
-fn span(first: u64, last: u64) -> String {
-    if first == last {
-        format!("line {first}")
-    } else {
-        format!("lines {first}-{last}")
-    }
-}
-
 /// The hint of an overflowed output. `column` is where the omitted text starts inside line `first` when the head
 /// ends inside that line (the reader's `column`, 0-based characters); the hint's call then continues there.
 fn overflow_hint(
@@ -1124,15 +1098,15 @@ fn overflow_hint(
     let head = if head_last == 0 {
         String::new()
     } else {
-        format!("{} (head) and ", span(1, head_last))
+        format!("{} (head) and ", line_span(1, head_last))
     };
     let mut hint = format!(
         "Output of {} ({}): showing {head}{} (tail, the end of the output); {} in {} are omitted.",
         plural(total, "line", "lines"),
         plural(summary.total_chars, "character", "characters"),
-        span(tail_first, total),
+        line_span(tail_first, total),
         plural(summary.omitted_chars, "character", "characters"),
-        span(first, last),
+        line_span(first, last),
     );
     let read_to = match spill_cover(spill, last, first) {
         SpillCover::Holds(path, held) => Some((path, held)),
@@ -1360,14 +1334,6 @@ mod tests {
             "The whole output: 1 line (2 characters). The command failed: exit status 137, killed by signal 9 \
              (SIGKILL)."
         );
-    }
-
-    #[test]
-    fn grouped_numbers() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(60_556), "60,556");
-        assert_eq!(grouped(1_000_000), "1,000,000");
     }
 
     fn stream() -> impl Strategy<Value = Vec<u8>> {

@@ -1,4 +1,4 @@
-//! The export glue: WIT types in, core types through [`crate::reader`], WIT types out. Nothing here decides
+//! The export glue: WIT types in, core types through [`crate::read`], WIT types out. Nothing here decides
 //! anything.
 
 use std::cell::RefCell;
@@ -7,9 +7,9 @@ use crate::config::ConfigInput;
 use crate::decode::TextEncoding;
 use crate::error::{ErrorKind as CoreKind, ReadError as CoreError};
 use crate::index::LineEndings as CoreEndings;
-use crate::reader::{
-    self, BudgetUnit as CoreUnit, EncodingOrigin as CoreOrigin, ReadOutcome as CoreOutcome,
-    ReadResult as CoreResult, Reader,
+use crate::read::{
+    self as reader, BudgetUnit as CoreUnit, EncodingOrigin as CoreOrigin,
+    ReadOutcome as CoreOutcome, ReadResult as CoreResult, Reader,
 };
 use crate::text::window_text;
 use crate::wasi_fs::{now_ms, WasiFileSystem};

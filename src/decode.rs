@@ -512,6 +512,30 @@ pub fn decode_all(encoding: TextEncoding, bytes: &[u8]) -> (String, u64) {
     (text, decoder.replaced())
 }
 
+/// `sample` without a trailing incomplete UTF-8 sequence (at most 3 bytes are dropped). Here, in the leaf that
+/// knows encodings, so that `sniff` and `legacy` can both use it without importing each other.
+pub fn trim_incomplete_tail(sample: &[u8]) -> &[u8] {
+    let len = sample.len();
+    for back in 1..=3.min(len) {
+        let byte = sample[len - back];
+        if byte & 0b1100_0000 != 0b1000_0000 {
+            // The lead byte of the last sequence: its length says whether the sequence is complete.
+            let needed = match byte {
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf7 => 4,
+                _ => 1,
+            };
+            return if needed > back {
+                &sample[..len - back]
+            } else {
+                sample
+            };
+        }
+    }
+    sample
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

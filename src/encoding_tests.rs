@@ -9,7 +9,7 @@ use crate::decode::TextEncoding;
 use crate::error::ErrorKind;
 use crate::index::LineEndings;
 use crate::native_fs::NativeFileSystem;
-use crate::reader::{read_once, EncodingOrigin, ReadOutcome, ReadRequest, ReadResult, Reader};
+use crate::read::{read_once, EncodingOrigin, ReadOutcome, ReadRequest, ReadResult, Reader};
 use crate::scan::BLOCK_BYTES;
 
 fn setup() -> (tempfile::TempDir, NativeFileSystem) {

@@ -159,7 +159,7 @@ pub enum FsError {
 impl FsError {
     /// Turns the file-system error into a read error about `path`.
     pub fn into_read_error(self, path: &str) -> ReadError {
-        let path = crate::text::path_in_prose(path);
+        let path = crate::prose::path_in_prose(path);
         match self {
             FsError::NotFound => ReadError::new(
                 ErrorKind::NotFound,

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 use crate::config::ConfigInput;
 use crate::native_fs::NativeFileSystem;
-use crate::reader::{read_once, ReadOutcome, ReadRequest, Reader};
+use crate::read::{read_once, ReadOutcome, ReadRequest, Reader};
 
 /// The case count of a property test whose usual count is `default`: `$READ_WINDOW_FUZZ_CASES` when it is set to a
 /// whole number, else `$PROPTEST_CASES`, else `default`. Lets one long run (`READ_WINDOW_FUZZ_CASES=100000 cargo

@@ -43,7 +43,7 @@ pub fn check_device_name(path: &str) -> Result<(), ReadError> {
             ErrorKind::Device,
             format!(
                 "{} is {what}; {why}, so read-window refuses it. Read a regular file instead.",
-                crate::text::path_in_prose(path)
+                crate::prose::path_in_prose(path)
             ),
         ))
     };
@@ -247,7 +247,7 @@ impl CredentialPolicy {
                 ErrorKind::Credential,
                 format!(
                     "{} holds {} (credential rule `{}`); read-window does not read credential files. {}",
-                    crate::text::path_in_prose(path),
+                    crate::prose::path_in_prose(path),
                     rule.description,
                     rule.pattern,
                     advice_for(&rule.pattern)
@@ -762,7 +762,7 @@ impl KeyBlocks {
         let Some(block) = self.blocks.get(position) else {
             return Ok(());
         };
-        let path = crate::text::path_in_prose(path);
+        let path = crate::prose::path_in_prose(path);
         let begin = block.begin_line;
         let window = if first == last {
             format!("line {first}")

@@ -54,7 +54,7 @@ pub fn hint_past_key(
     file_size: u64,
     withheld: Option<&Withheld>,
 ) -> String {
-    let path = crate::text::path_in_prose(path);
+    let path = crate::prose::path_in_prose(path);
     let mut out = String::new();
     if window.total_lines == 0 {
         let _ = write!(out, "{path} is empty (0 lines).");
@@ -124,7 +124,12 @@ pub fn hint_past_key(
             push_call(&mut out, &call, &window.clamped_lines);
         } else if !window.clamped_lines.is_empty() {
             out.push_str("; no readable line follows it. Text is left unshown: ");
-            push_clamped(&mut out, &window.clamped_lines, false);
+            push_clamped(
+                &mut out,
+                &window.clamped_lines,
+                false,
+                ClampedRest::InThisResult,
+            );
         } else {
             out.push_str("; no readable text follows it.");
         }
@@ -139,7 +144,12 @@ pub fn hint_past_key(
     } else if !window.clamped_lines.is_empty() {
         // No line follows the window, but the clamped lines' tails are unshown: that is what is left.
         out.push_str(". Text is left unshown: ");
-        push_clamped(&mut out, &window.clamped_lines, false);
+        push_clamped(
+            &mut out,
+            &window.clamped_lines,
+            false,
+            ClampedRest::InThisResult,
+        );
     } else {
         // Truncated with no cursor and nothing clamped: a window the reader never makes; claim nothing.
         out.push('.');
@@ -176,24 +186,6 @@ pub fn hint_past_key(
     out
 }
 
-/// A span of lines in words: `"line 7"` when `first == last`, else `"lines 7-9"` (1-based, inclusive).
-pub fn line_span(first: u64, last: u64) -> String {
-    if first == last {
-        format!("line {first}")
-    } else {
-        format!("lines {first}-{last}")
-    }
-}
-
-/// `"1 line"` or `"N lines"`: a count of lines with its noun in the right number.
-pub fn line_count(count: u64) -> String {
-    if count == 1 {
-        "1 line".to_string()
-    } else {
-        format!("{count} lines")
-    }
-}
-
 /// The call that continues after a window whose cursor is `next_offset` (1-based line) and `next_column` (0-based
 /// characters, only when the window ended inside that line): `"Use offset=N to continue."` or `"Line N continues:
 /// use offset=N column=C to continue."`; `None` when there is no cursor (nothing after the window is left, though
@@ -214,14 +206,24 @@ fn push_call(out: &mut String, call: &str, clamped_lines: &[ClampedLine]) {
     out.push_str(call);
     if !clamped_lines.is_empty() {
         out.push(' ');
-        push_clamped(out, clamped_lines, true);
+        push_clamped(out, clamped_lines, true, ClampedRest::InThisResult);
     }
 }
 
+/// Where the clamped lines past the [`CLAMPED_NAMED`] that a sentence names are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClampedRest {
+    /// In this result's `clamped_lines` (a window's hint): `" and the others listed in clamped_lines"`.
+    InThisResult,
+    /// In an earlier result's (a stub, which carries none): `" and N more (see clamped_lines of the earlier
+    /// result)"`.
+    InEarlierResult,
+}
+
 /// Appends the sentence naming the clamped lines and the `offset=L column=C` that reads each one's rest;
-/// `capital` starts it with a capital letter. At most [`CLAMPED_NAMED`] lines are named; the others are left to
-/// `clamped_lines`.
-fn push_clamped(out: &mut String, clamped: &[ClampedLine], capital: bool) {
+/// `capital` starts it with a capital letter. At most [`CLAMPED_NAMED`] lines are named; `rest` says where the
+/// others are listed. The hint and the stub both use it.
+pub fn push_clamped(out: &mut String, clamped: &[ClampedLine], capital: bool, rest: ClampedRest) {
     match clamped {
         [] => {}
         [only] => {
@@ -248,8 +250,22 @@ fn push_clamped(out: &mut String, clamped: &[ClampedLine], capital: bool) {
                 many.len(),
                 named.join(", ")
             );
-            if many.len() > CLAMPED_NAMED {
-                out.push_str(" and the others listed in clamped_lines");
+            if let Some(more) = many
+                .len()
+                .checked_sub(CLAMPED_NAMED)
+                .filter(|&more| more > 0)
+            {
+                match rest {
+                    ClampedRest::InThisResult => {
+                        out.push_str(" and the others listed in clamped_lines")
+                    }
+                    ClampedRest::InEarlierResult => {
+                        let _ = write!(
+                            out,
+                            " and {more} more (see clamped_lines of the earlier result)"
+                        );
+                    }
+                }
             }
             out.push('.');
         }

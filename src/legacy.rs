@@ -14,8 +14,7 @@
 
 use encoding_rs::{DecoderResult, Encoding};
 
-use crate::decode::TextEncoding;
-use crate::sniff::trim_incomplete_tail;
+use crate::decode::{trim_incomplete_tail, TextEncoding};
 
 /// The share of C0 control characters (other than the usual whitespace and escape) a decoded sample may hold, in
 /// parts per thousand.

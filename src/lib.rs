@@ -16,9 +16,9 @@
 //! # Layout
 //!
 //! The core is pure (no I/O) and builds natively: [`decode`], [`scan`], [`index`], [`window`], [`tokens`],
-//! [`hint`], [`text`], [`sniff`], [`legacy`], [`names`], [`guards`], [`sandbox`] (and [`beneath`], which opens what it resolved), [`session`], [`capture`] (the head and tail
-//! of a command's output stream), [`spill`] (that stream on disk, over the [`spill::SpillFs`] trait), and
-//! [`reader`], which runs the data flow of one read over the [`reader::FileSystem`] trait. The WASI edge (`wasi_fs`) and the export glue (`component`) exist only
+//! [`hint`], [`text`], [`prose`] (the words they share), [`sniff`], [`legacy`], [`names`], [`guards`], [`sandbox`] (and [`beneath`], which opens what it resolved), [`session`], [`capture`] (the head and tail
+//! of a command's output stream), [`spill`] (that stream on disk, over the [`sandbox::SpillFs`] trait), and
+//! [`read`] (also named `reader`), which runs the data flow of one read over the [`sandbox::FileSystem`] trait. The WASI edge (`wasi_fs`) and the export glue (`component`) exist only
 //! for `target_arch = "wasm32"`.
 
 pub mod beneath;
@@ -32,8 +32,9 @@ pub mod hint;
 pub mod index;
 pub mod legacy;
 pub mod names;
+pub mod prose;
 pub mod protocol;
-pub mod reader;
+pub mod read;
 pub mod returned;
 pub mod sandbox;
 pub mod scan;
@@ -44,6 +45,9 @@ pub mod spill;
 pub mod text;
 pub mod tokens;
 pub mod window;
+
+/// The name this module had before it became the `read/` folder, kept for the crates that use it.
+pub use read as reader;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native_fs;

@@ -210,7 +210,7 @@ pub struct NativeSpillFile {
     file: File,
 }
 
-impl crate::spill::SpillWriter for NativeSpillFile {
+impl crate::sandbox::SpillWriter for NativeSpillFile {
     fn append(&mut self, bytes: &[u8]) -> Result<(), FsError> {
         use std::io::Write;
         self.file.write_all(bytes).map_err(fs_error)

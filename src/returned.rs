@@ -15,7 +15,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::index::LineIndex;
-use crate::window::MARKER_PREFIX;
+use crate::prose::{line_count, MARKER_PREFIX};
 
 /// Hashes of returned gutter lines kept at most.
 pub const MAX_RETURNED_LINES: usize = 65_536;
@@ -355,15 +355,6 @@ pub fn compare(old: &FileVersion, new: &FileVersion, old_prefix: Option<u64>) ->
     }
 }
 
-/// "1 line" or "N lines".
-pub fn line_count(total: u64) -> String {
-    if total == 1 {
-        "1 line".to_string()
-    } else {
-        format!("{total} lines")
-    }
-}
-
 /// "line A was" or "lines A-B were".
 fn were(first: u64, last: u64) -> String {
     if first >= last {
@@ -375,7 +366,7 @@ fn were(first: u64, last: u64) -> String {
 
 /// The notice a read carries when `path` changed since this session's previous read of it; `None` when it did not.
 pub fn change_notice(path: &str, change: Change) -> Option<String> {
-    let path = crate::text::path_in_prose(path);
+    let path = crate::prose::path_in_prose(path);
     let head = format!("{MARKER_PREFIX}file changed] {path} changed since your previous read of it in this session:");
     let body = match change {
         Change::Unchanged => return None,

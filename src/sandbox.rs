@@ -8,8 +8,8 @@
 //! link, and the file system opens it one name at a time without following any ([`crate::beneath`]).
 
 use crate::error::{ErrorKind, FsError, ReadError};
+use crate::prose::path_in_prose;
 use crate::source::ByteSource;
-use crate::text::path_in_prose;
 
 /// Links followed in one resolution at most (Linux's `MAXSYMLINKS`).
 pub const MAX_LINK_HOPS: u32 = 40;
@@ -484,6 +484,22 @@ fn is_same_or_ancestor(path: &str, other: &str) -> bool {
         || other
             .strip_prefix(path)
             .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// A file the spill appends to.
+pub trait SpillWriter {
+    /// Appends all of `bytes` to the file. Errors: the file system's (a full disk, a revoked permission).
+    fn append(&mut self, bytes: &[u8]) -> Result<(), FsError>;
+}
+
+/// A file system the spill can create files in: the sandbox's [`FileSystem`] plus an exclusive create.
+pub trait SpillFs: FileSystem {
+    /// An open spill file.
+    type Writer: SpillWriter;
+    /// Creates the regular file `relative` under preopen `root` for writing, exclusively and without following a
+    /// link at its name. `Ok(None)` when the name is taken (a file, a directory or a link, dangling or not).
+    /// Errors: the directory is missing, is not writable (a read-only preopen), or the file system refused.
+    fn create_new(&mut self, root: usize, relative: &str) -> Result<Option<Self::Writer>, FsError>;
 }
 
 #[cfg(test)]

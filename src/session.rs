@@ -20,7 +20,8 @@ use std::collections::{HashMap, VecDeque};
 
 use crate::config::Config;
 use crate::index::LineIndex;
-use crate::window::{WindowRequest, MARKER_PREFIX};
+use crate::prose::MARKER_PREFIX;
+use crate::window::WindowRequest;
 
 /// Files whose line index a session keeps at most.
 pub const MAX_INDEXED_FILES: usize = 256;
@@ -182,12 +183,12 @@ impl SessionMemory {
             if cycle > 1 {
                 format!(
                     "{MARKER_PREFIX}loop warning] This is read {count} of {} of {} in a cycle of {cycle} unchanged windows read over and over. Use what you already have; read {block_at} of it will be blocked.",
-                    crate::hint::line_span(first, last), crate::text::path_in_prose(&key.path)
+                    crate::prose::line_span(first, last), crate::prose::path_in_prose(&key.path)
                 )
             } else {
                 format!(
                     "{MARKER_PREFIX}loop warning] This is identical read {count} in a row of {} of {}, unchanged. Use what you already have; read {block_at} will be blocked.",
-                    crate::hint::line_span(first, last), crate::text::path_in_prose(&key.path)
+                    crate::prose::line_span(first, last), crate::prose::path_in_prose(&key.path)
                 )
             }
         });

@@ -6,7 +6,7 @@
 //! multibyte scripts; a sample that ends inside a multibyte character is cut back to the character boundary before
 //! it is judged.
 
-use crate::decode::{decode_all, TextEncoding};
+use crate::decode::{decode_all, trim_incomplete_tail, TextEncoding};
 
 /// Bytes of the file's start that the verdict looks at.
 pub const SAMPLE_BYTES: usize = 8 * 1024;
@@ -125,7 +125,7 @@ pub fn magic_type(sample: &[u8]) -> Option<&'static str> {
 /// move for its family (decompress, list the archive's entries, view the image, inspect the executable; documents
 /// are not read as text yet).
 pub fn binary_advice(kind: &str, path: &str) -> String {
-    let path = crate::text::path_in_prose(path);
+    let path = crate::prose::path_in_prose(path);
     let decompressor = match kind {
         "gzip archive" => Some("zcat"),
         "bzip2 archive" => Some("bzcat"),
@@ -322,29 +322,6 @@ fn sniff_sample(
         encoding: TextEncoding::Utf8,
         bom_bytes: 0,
     }
-}
-
-/// `sample` without a trailing incomplete UTF-8 sequence (at most 3 bytes are dropped).
-pub fn trim_incomplete_tail(sample: &[u8]) -> &[u8] {
-    let len = sample.len();
-    for back in 1..=3.min(len) {
-        let byte = sample[len - back];
-        if byte & 0b1100_0000 != 0b1000_0000 {
-            // The lead byte of the last sequence: its length says whether the sequence is complete.
-            let needed = match byte {
-                0xc0..=0xdf => 2,
-                0xe0..=0xef => 3,
-                0xf0..=0xf7 => 4,
-                _ => 1,
-            };
-            return if needed > back {
-                &sample[..len - back]
-            } else {
-                sample
-            };
-        }
-    }
-    sample
 }
 
 #[cfg(test)]

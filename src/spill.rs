@@ -12,7 +12,9 @@
 
 use crate::capture::{CaptureConfig, CaptureInput, CaptureSummary, SpillReport, StreamWindow};
 use crate::error::{ErrorKind, FsError, ReadError};
-use crate::sandbox::{normalize, resolve, FileKind, FileSystem, ResolveError};
+use crate::sandbox::{normalize, resolve, FileKind, ResolveError};
+/// The traits the spill writes through live beside [`crate::sandbox::FileSystem`], with the other I/O seams.
+pub use crate::sandbox::{SpillFs, SpillWriter};
 use crate::sniff::{sniff, Verdict, SAMPLE_BYTES};
 
 /// How a spill file is named: `capture-N.log`.
@@ -30,22 +32,6 @@ pub fn raw_hold_bytes(config: &CaptureConfig) -> usize {
     usize::try_from(config.window_chars.saturating_mul(16))
         .unwrap_or(usize::MAX)
         .max(MIN_RAW_HOLD_BYTES)
-}
-
-/// A file the spill appends to.
-pub trait SpillWriter {
-    /// Appends all of `bytes` to the file. Errors: the file system's (a full disk, a revoked permission).
-    fn append(&mut self, bytes: &[u8]) -> Result<(), FsError>;
-}
-
-/// A file system the spill can create files in: the sandbox's [`FileSystem`] plus an exclusive create.
-pub trait SpillFs: FileSystem {
-    /// An open spill file.
-    type Writer: SpillWriter;
-    /// Creates the regular file `relative` under preopen `root` for writing, exclusively and without following a
-    /// link at its name. `Ok(None)` when the name is taken (a file, a directory or a link, dangling or not).
-    /// Errors: the directory is missing, is not writable (a read-only preopen), or the file system refused.
-    fn create_new(&mut self, root: usize, relative: &str) -> Result<Option<Self::Writer>, FsError>;
 }
 
 /// The state of the spill.
@@ -434,7 +420,7 @@ fn create_spill<F: SpillFs + ?Sized>(
 mod tests {
     use super::*;
     use crate::native_fs::NativeFileSystem;
-    use crate::reader::{read_once, ReadOutcome, ReadRequest};
+    use crate::read::{read_once, ReadOutcome, ReadRequest};
 
     fn mount(dir: &std::path::Path) -> NativeFileSystem {
         NativeFileSystem::mount(&[(dir.to_path_buf(), "/out".to_string())])

@@ -165,7 +165,7 @@ pub struct WasiSpillFile {
     offset: u64,
 }
 
-impl crate::spill::SpillWriter for WasiSpillFile {
+impl crate::sandbox::SpillWriter for WasiSpillFile {
     fn append(&mut self, mut bytes: &[u8]) -> Result<(), FsError> {
         while !bytes.is_empty() {
             let written = self

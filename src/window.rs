@@ -10,6 +10,7 @@ use crate::config::Budget;
 use crate::decode::Decoder;
 use crate::error::{FsError, ReadError};
 use crate::index::{LineIndex, LongLineRecorder};
+use crate::prose::MARKER_PREFIX;
 use crate::scan::{LineEnd, Scanner};
 use crate::source::ByteSource;
 use crate::tokens::{gutter_tokens, TokenEstimator};
@@ -19,8 +20,6 @@ const LOOKAHEAD_CHARS: u64 = 8;
 /// Bytes of kept text after which its capacity is reserved by projection (see `LineSink::grow_for`) instead of
 /// doubling.
 const PROJECT_FROM_BYTES: usize = 64 * 1024;
-/// Every marker this component writes into content starts with this, so `check-write` can refuse it.
-pub const MARKER_PREFIX: &str = "[read-window: ";
 
 /// Which window to read, after normalization.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -603,7 +602,7 @@ pub fn read_window<S: ByteSource>(
     settings: &WindowSettings,
     path: &str,
 ) -> Result<Window, ReadError> {
-    let shown = crate::text::path_in_prose(path);
+    let shown = crate::prose::path_in_prose(path);
     let path: &str = &shown;
     let total_lines = index.total_lines();
     let meter = Meter::of(settings);
@@ -639,7 +638,7 @@ pub fn read_window<S: ByteSource>(
         return Err(ReadError::invalid(format!(
             "offset {} is past the end of {path}, which has {}. Use an offset from 1 to {total_lines}.",
             request.offset,
-            crate::hint::line_count(total_lines)
+            crate::prose::line_count(total_lines)
         ))
         .with_total_lines(total_lines));
     }
@@ -838,7 +837,7 @@ pub fn read_window<S: ByteSource>(
 }
 
 fn column_past_end(column: u64, line: u64, line_chars: u64, path: &str) -> ReadError {
-    let path = crate::text::path_in_prose(path);
+    let path = crate::prose::path_in_prose(path);
     ReadError::invalid(format!(
         "column {column} is past the end of line {line} of {path}, which has {line_chars} characters. Use a column from 0 to {line_chars}."
     ))

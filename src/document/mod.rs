@@ -460,7 +460,7 @@ pub fn coverage_warning(document: &ExtractedDocument, path: &str) -> Option<Stri
         .collect();
     Some(format!(
         "{}no text layer] {empty} of the {pages} pages of {path} have no extractable text, or almost none (under {EMPTY_PAGE_CHARS} characters each): {}. Their text layer is missing or nearly empty (scanned or image-only pages, or pages that are mostly pictures, such as title slides), so this extraction may not hold what they show. Render those pages as images and look at them before relying on this document.",
-        crate::window::MARKER_PREFIX,
+        crate::prose::MARKER_PREFIX,
         described.join("; ")
     ))
 }

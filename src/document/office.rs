@@ -453,8 +453,8 @@ pub fn extract_docx(
     if flow.insertions + flow.deletions > 0 {
         out.line(&format!(
             "--- tracked changes: {} and {} not yet accepted; the text above shows them accepted (inserted text in, deleted text out) ---",
-            crate::capture::plural(u64::from(flow.insertions), "insertion", "insertions"),
-            crate::capture::plural(u64::from(flow.deletions), "deletion", "deletions")
+            crate::prose::plural(u64::from(flow.insertions), "insertion", "insertions"),
+            crate::prose::plural(u64::from(flow.deletions), "deletion", "deletions")
         ));
     }
     Ok(out.finish(DocumentFormat::Docx))

@@ -7,7 +7,7 @@ use super::*;
 use crate::config::ConfigInput;
 use crate::error::ErrorKind;
 use crate::native_fs::NativeFileSystem;
-use crate::reader::{ReadOutcome, ReadRequest, ReadResult, Reader};
+use crate::read::{ReadOutcome, ReadRequest, ReadResult, Reader};
 
 fn extracted(bytes: &[u8], name: &str) -> ExtractedDocument {
     extract(bytes, name, &ExtractionLimits::default())

@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use crate::document::DocumentFacts;
 use crate::error::ReadError;
-use crate::reader::{
+use crate::read::{
     BudgetReport, BudgetUnit, EncodingFacts, ReadOutcome, ReadResult, RetryWindow, SessionStats,
     UnchangedStub,
 };

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::json_in::{type_name, Fields};
 use crate::capture::CaptureInput;
 use crate::error::ReadError;
-use crate::reader::ReadRequest;
+use crate::read::ReadRequest;
 
 /// One parsed request.
 #[derive(Clone, Debug, PartialEq)]

@@ -13,7 +13,7 @@ use super::requests::{parse_request, CaptureEnd, LinkRefusal, Request};
 use super::tools::{definitions, Format};
 use crate::capture::CaptureInput;
 use crate::error::ReadError;
-use crate::reader::{self, Reader};
+use crate::read::{self, Reader};
 use crate::sandbox::{self, describe_roots, normalize, FileKind, ResolveError};
 use crate::spill::{Capture, SpillFs};
 
@@ -202,8 +202,8 @@ impl<F: SpillFs> ProtocolSession<F> {
     }
 
     /// `read_once`: a window with the session's config and none of its memory.
-    fn read_once(&mut self, read: &reader::ReadRequest) -> Value {
-        match reader::read_once(self.config.input(), &mut self.fs, read) {
+    fn read_once(&mut self, request: &read::ReadRequest) -> Value {
+        match read::read_once(self.config.input(), &mut self.fs, request) {
             Ok(result) => window_json(&result),
             Err(error) => error_json(&error),
         }

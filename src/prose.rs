@@ -1,0 +1,115 @@
+//! The words every stage shares: how a path, a count of lines, a span of lines and a number read in the prose a
+//! model sees (hints, notices, stubs, error messages), and the prefix of every marker. A leaf: it imports nothing
+//! from the crate, so any module can use it without a cycle.
+
+use std::borrow::Cow;
+
+/// Every marker this component writes into content starts with this, so `check-write` can refuse it.
+pub const MARKER_PREFIX: &str = "[read-window: ";
+
+/// A path as the component writes it into prose (hints, notices, stubs, error messages): unchanged when it reads
+/// unambiguously, else quoted and escaped as a string literal (`"notes\nold.txt"`, `"draft.txt "`,
+/// `"a\u{202e}txt.exe"`). Quoted are paths with a control character (a line feed would split the hint), a bidi
+/// control (it reorders what the model reads) or a line or paragraph separator anywhere, or whitespace at the start
+/// or the end (invisible). The quoted form never needs quoting again, so applying this twice is safe. The JSON
+/// fields that carry a path (`path`, `error.path`) keep it raw.
+pub fn path_in_prose(path: &str) -> Cow<'_, str> {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
+            )
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    let edge = |c: Option<char>| c.is_some_and(char::is_whitespace);
+    if path.chars().any(hidden) || edge(path.chars().next()) || edge(path.chars().next_back()) {
+        Cow::Owned(format!("{path:?}"))
+    } else {
+        Cow::Borrowed(path)
+    }
+}
+
+/// A span of lines in words: `"line 7"` when `first == last`, else `"lines 7-9"` (1-based, inclusive).
+pub fn line_span(first: u64, last: u64) -> String {
+    if first == last {
+        format!("line {first}")
+    } else {
+        format!("lines {first}-{last}")
+    }
+}
+
+/// `"1 line"` or `"N lines"`: a count of lines with its noun in the right number.
+pub fn line_count(count: u64) -> String {
+    if count == 1 {
+        "1 line".to_string()
+    } else {
+        format!("{count} lines")
+    }
+}
+
+/// `n` with thousands separators: `60,556`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// `n` with thousands separators and the noun that agrees with it: `1 line`, `2 lines`, `60,556 lines`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", grouped(n), if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_that_would_mislead_in_prose_are_quoted_and_only_those() {
+        for plain in [
+            "/w/a.txt",
+            "/w/my notes.txt",
+            "/w/名前.txt",
+            "/w/\"quoted\".txt",
+            "",
+        ] {
+            assert_eq!(path_in_prose(plain), plain);
+        }
+        assert_eq!(path_in_prose("/w/a\nb.txt"), "\"/w/a\\nb.txt\"");
+        assert_eq!(path_in_prose("/w/draft.txt "), "\"/w/draft.txt \"");
+        assert_eq!(path_in_prose(" /w/x"), "\" /w/x\"");
+        assert_eq!(
+            path_in_prose("/w/a\u{202e}txt.exe"),
+            "\"/w/a\\u{202e}txt.exe\""
+        );
+        assert_eq!(path_in_prose("/w/a\tb\\c"), "\"/w/a\\tb\\\\c\"");
+        // Quoting twice changes nothing.
+        let once = path_in_prose("/w/a\nb.txt").into_owned();
+        assert_eq!(path_in_prose(&once), once);
+    }
+
+    #[test]
+    fn grouped_numbers() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(60_556), "60,556");
+        assert_eq!(grouped(1_000_000), "1,000,000");
+    }
+
+    #[test]
+    fn counts_and_spans_agree_in_number() {
+        assert_eq!(line_count(1), "1 line");
+        assert_eq!(line_count(3), "3 lines");
+        assert_eq!(line_span(7, 7), "line 7");
+        assert_eq!(line_span(7, 9), "lines 7-9");
+        assert_eq!(plural(1, "byte", "bytes"), "1 byte");
+        assert_eq!(plural(60_556, "line", "lines"), "60,556 lines");
+    }
+}

@@ -1,0 +1,245 @@
+//! The data flow of one read, stage by stage (DESIGN.md): normalize the request, map the path onto a preopen,
+//! guards by name and by stat, open, sniff and decode, index, window, session memory, result.
+//!
+//! [`Reader`] is a session; [`read_once`] reads with no memory. Both run over any [`FileSystem`], so everything
+//! here is tested natively; the component supplies the WASI one.
+
+use std::hash::{Hash, Hasher};
+
+use crate::config::{Budget, Config, ConfigInput};
+use crate::decode::{Decoder, TextEncoding};
+use crate::document::{
+    self, Candidate, DocumentCache, DocumentErrorKind, DocumentFacts, ExtractedDocument,
+    ExtractionLimits,
+};
+use crate::error::FsError;
+use crate::error::{ErrorKind, ReadError};
+use crate::guards::{check_device_name, CredentialPolicy};
+use crate::hint::{continuation, hint, hint_past_key, push_clamped, ClampedRest, Withheld};
+use crate::index::{
+    fingerprint, print_prefix, FileIdentity, LineEndings, LineIndex, FINGERPRINT_BYTES,
+};
+use crate::legacy::{first_unencodable, LegacyFiles, Unencodable};
+use crate::names::{confusable_difference, shown_name, tilde_note, tilde_sentence};
+use crate::prose::{line_count, MARKER_PREFIX};
+use crate::returned::{
+    change_notice, compare, replacement_line, FileVersion, FileVersions, ReturnedLines,
+};
+use crate::sandbox::{
+    described, find_root, normalize, outside_error, resolve, validate_path, FileKind, FileSystem,
+    Missing, ResolveError, Resolved,
+};
+use crate::scan::{Scanner, BLOCK_BYTES};
+use crate::session::{contains_component_output, Decision, DedupKey, SessionMemory};
+use crate::sniff::{binary_advice, sniff_block, Verdict};
+use crate::source::{ByteSource, CrAsLf, FileOrText, MemorySource, ReadAhead};
+use crate::tokens::{gutter_tokens, parse_refusal, TokenEstimator};
+use crate::window::{read_window, Truncation, Window, WindowRequest, WindowSettings};
+
+mod answer;
+mod changes;
+mod feedback;
+mod missing;
+mod open;
+mod request;
+mod resolve;
+mod tail;
+#[cfg(test)]
+mod tests;
+mod write_check;
+
+pub use self::answer::{
+    BudgetReport, BudgetUnit, EncodingFacts, EncodingOrigin, ReadOutcome, ReadResult, RetryWindow,
+    SessionStats, UnchangedStub,
+};
+pub use self::request::ReadRequest;
+use self::{answer::*, changes::*, missing::*, open::*, request::*, resolve::*, tail::*};
+
+/// A reading session: config, credential policy and session memory.
+#[derive(Debug)]
+pub struct Reader {
+    config: Config,
+    policy: CredentialPolicy,
+    memory: SessionMemory,
+    pending_warnings: Vec<String>,
+    /// The gutter lines and lossy reads this session returned, for `check_write`.
+    returned: ReturnedLines,
+    /// The version of each file at its previous read, for change notices.
+    versions: FileVersions,
+    /// The files read in a legacy encoding, for `check_write`.
+    legacy: LegacyFiles,
+    /// The documents this session extracted, per file version.
+    documents: DocumentCache,
+}
+
+/// Reads one window with no session memory: no stubs, no tripwire, no index kept.
+///
+/// Errors: every `ErrorKind` but `LoopBlocked` and `EchoedOutput`. Config warnings come with the result.
+pub fn read_once<F: FileSystem + ?Sized>(
+    config: ConfigInput,
+    fs: &mut F,
+    request: &ReadRequest,
+) -> Result<ReadResult, ReadError> {
+    crate::beneath::retried_on_change(fs, |fs| read_once_as_asked(config.clone(), fs, request))
+        .map_err(|error| raw_bytes_error(error, request))
+}
+
+/// [`read_once`] without the rewording of [`raw_bytes_error`].
+fn read_once_as_asked<F: FileSystem + ?Sized>(
+    config: ConfigInput,
+    fs: &mut F,
+    request: &ReadRequest,
+) -> Result<ReadResult, ReadError> {
+    let (config, warnings) = Config::resolve(config);
+    let policy = CredentialPolicy::new(&config.deny_patterns, &config.allow_patterns);
+    let prepared = prepare(&config, fs, request)?;
+    let resolved = match resolve_guarded(fs, &policy, request, &prepared.absolute) {
+        Ok(resolved) => resolved,
+        Err(ResolveError::NotFound(missing)) => {
+            return Err(
+                not_found_error(fs, &request.path, &prepared.absolute, &missing)
+                    .at_path(&prepared.absolute),
+            )
+        }
+        Err(ResolveError::Other(error)) => return Err(error.at_path(&prepared.absolute)),
+    };
+    let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
+        empty_result(&config, &resolved)
+    } else {
+        let mut opened = open_and_index(
+            fs,
+            &resolved,
+            &request.path,
+            None,
+            &mut DocumentCache::new(),
+            request.extract != Some(false),
+        )
+        .map_err(|error| error.at_path(&resolved.path))?;
+        let mut result = window_result(
+            &mut opened,
+            &config,
+            1.0,
+            &prepared.request,
+            prepared.tail.as_ref(),
+            &resolved,
+            &request.path,
+        )
+        .map_err(|error| error.at_path(&resolved.path))?;
+        attach_document(&mut result, opened.document.as_deref());
+        result
+    };
+    result.warnings = warnings;
+    result.warnings.extend(
+        result
+            .document
+            .as_ref()
+            .and_then(|facts| facts.warning.clone()),
+    );
+    result
+        .warnings
+        .extend(tilde_note(&request.path, &result.path));
+    Ok(result)
+}
+
+impl Reader {
+    /// A session with `config`; invalid values are replaced by defaults and reported once, with the first result.
+    pub fn new(config: ConfigInput) -> Reader {
+        let (config, pending_warnings) = Config::resolve(config);
+        let policy = CredentialPolicy::new(&config.deny_patterns, &config.allow_patterns);
+        Reader {
+            config,
+            policy,
+            memory: SessionMemory::new(),
+            pending_warnings,
+            returned: ReturnedLines::new(),
+            versions: FileVersions::new(),
+            legacy: LegacyFiles::new(),
+            documents: DocumentCache::new(),
+        }
+    }
+
+    /// The config in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Reads a window, through the session memory: content, a stub, or an error. `now_ms` is the monotonic clock.
+    ///
+    /// Errors: every `ErrorKind` but `EchoedOutput`; `LoopBlocked` carries the count.
+    pub fn read<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        request: &ReadRequest,
+        now_ms: u64,
+    ) -> Result<ReadOutcome, ReadError> {
+        let outcome = crate::beneath::retried_on_change(fs, |fs| {
+            self.read_through_memory(fs, request, now_ms)
+        })
+        .map_err(|error| raw_bytes_error(error, request));
+        if let Err(error) = &outcome {
+            // A failed read is a read of something else: the run of repeated reads is broken.
+            if error.kind != ErrorKind::LoopBlocked {
+                self.memory.break_run();
+            }
+        }
+        outcome
+    }
+
+    /// One read, stage by stage: the request prepared, the path resolved and guarded (a miss counted), the file
+    /// opened and its window read, the memory's decision on it, then the version recorded.
+    fn read_through_memory<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        request: &ReadRequest,
+        now_ms: u64,
+    ) -> Result<ReadOutcome, ReadError> {
+        let prepared = prepare(&self.config, fs, request)?;
+        let resolved = self.resolve_or_count_miss(fs, request, &prepared, now_ms)?;
+        let (result, change) = if resolved.stat.kind == FileKind::CharacterDevice {
+            (empty_result(&self.config, &resolved), None)
+        } else {
+            let (result, change) = self.open_and_window(fs, request, &prepared, &resolved)?;
+            (result, Some(change))
+        };
+        let outcome = self.answer_of(result, &resolved, request.path.as_str());
+        self.after_read(&resolved.path, change, outcome)
+    }
+
+    /// A tool other than a read ran: the tripwire starts over (identical reads, cycles, the count of misses of
+    /// each missing path); the dedup memory stays.
+    pub fn note_other_tool(&mut self) {
+        self.memory.note_other_tool();
+    }
+
+    /// The model's context was compacted: the next read of any window returns full content, and the count of
+    /// misses of each missing path starts over; the tripwire's count of repeated reads is kept.
+    pub fn reset_dedup(&mut self) {
+        self.memory.reset_dedup();
+    }
+
+    /// The host wrote `path`: forget its dedup entries, its count of misses and its index.
+    pub fn wrote<F: FileSystem + ?Sized>(&mut self, fs: &F, path: &str) {
+        let absolute = normalize(path, &working_directory(&self.config, fs));
+        self.memory.wrote(&absolute);
+        let resolved = self
+            .memory
+            .alias(&absolute)
+            .unwrap_or_else(|| absolute.clone());
+        self.documents.forget(&absolute);
+        self.documents.forget(&resolved);
+    }
+
+    fn resolved_alias<F: FileSystem + ?Sized>(&self, fs: &F, path: &str) -> String {
+        let absolute = normalize(path, &working_directory(&self.config, fs));
+        self.memory.alias(&absolute).unwrap_or(absolute)
+    }
+
+    /// Counters of this session.
+    pub fn stats(&self) -> SessionStats {
+        SessionStats {
+            positioned_reads: self.memory.positioned_reads,
+            indexed_files: u32::try_from(self.memory.indexed_files()).unwrap_or(u32::MAX),
+            index_bytes: self.memory.index_bytes(),
+        }
+    }
+}

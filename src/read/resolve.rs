@@ -1,0 +1,129 @@
+//! Stages 2 and 3 glue: the path resolved onto a preopen and guarded by name and by stat, the kind checked.
+
+use super::*;
+
+/// Entries of a directory counted for its `not_a_file` message at most.
+pub(super) const DIRECTORY_COUNT_CAP: usize = 10_000;
+
+/// How many entries the directory `resolved` holds, in words (`3 entries`, `more than 10000 entries`, `no
+/// entries`); empty when it cannot be listed.
+pub(super) fn directory_entries<F: FileSystem + ?Sized>(fs: &mut F, resolved: &Resolved) -> String {
+    match fs.list_directory(resolved.root, &resolved.relative, DIRECTORY_COUNT_CAP + 1) {
+        Ok(entries) if entries.len() > DIRECTORY_COUNT_CAP => format!(
+            " of more than {DIRECTORY_COUNT_CAP} entries{}",
+            entries.not_utf8_note()
+        ),
+        Ok(entries) if entries.is_empty() => " with no entries".to_string(),
+        Ok(entries) if entries.len() == 1 => format!(" of 1 entry{}", entries.not_utf8_note()),
+        Ok(entries) => format!(" of {} entries{}", entries.len(), entries.not_utf8_note()),
+        Err(_) => String::new(),
+    }
+}
+
+/// Refuses by stat what is not a regular file; `/dev/null` reads as empty. A directory's message says how many
+/// entries it holds (counted up to `DIRECTORY_COUNT_CAP`).
+pub(super) fn check_kind<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    resolved: &Resolved,
+    requested: &str,
+) -> Result<(), ReadError> {
+    match resolved.stat.kind {
+        FileKind::Regular => Ok(()),
+        FileKind::CharacterDevice if resolved.path == "/dev/null" => Ok(()),
+        FileKind::Directory => Err(ReadError::new(
+            ErrorKind::NotAFile,
+            format!(
+                "{} is a directory{}, not a file. List it with a directory tool, or read a file inside it.",
+                described(requested, &resolved.path),
+                directory_entries(fs, resolved)
+            ),
+        )),
+        kind => Err(ReadError::new(
+            ErrorKind::SpecialFile,
+            format!(
+                "{} is {}; reading it could block or never end, so read-window refuses it without opening it.",
+                described(requested, &resolved.path),
+                kind.describe()
+            ),
+        )),
+    }
+}
+
+/// Resolves and guards a request's path; on a missing path, the error and whether it is cacheable.
+///
+/// The credential rules see every name on the way: the paths the host passed before it rewrote the request
+/// (`asked_via`), the path asked for, each link the walk followed and the file reached.
+pub(super) fn resolve_guarded<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    policy: &CredentialPolicy,
+    request: &ReadRequest,
+    absolute: &str,
+) -> Result<Resolved, ResolveError> {
+    let requested = request.path.as_str();
+    check_device_name(absolute).map_err(ResolveError::Other)?;
+    let roots = fs.roots().to_vec();
+    if find_root(&roots, absolute).is_none() {
+        return Err(ResolveError::Other(outside_error(
+            requested, absolute, &roots,
+        )));
+    }
+    for passed in &request.asked_via {
+        // The refusal names the path the caller asked through, not the one the host rewrote it to.
+        policy
+            .check(passed)
+            .map_err(|refusal| ResolveError::Other(refusal.at_path(passed)))?;
+    }
+    let resolved = resolve(fs, requested, absolute)?;
+    check_device_name(&resolved.path).map_err(ResolveError::Other)?;
+    policy.check(absolute).map_err(ResolveError::Other)?;
+    for link in resolved
+        .links
+        .iter()
+        .filter(|link| link.as_str() != absolute)
+    {
+        policy.check(link).map_err(ResolveError::Other)?;
+    }
+    if resolved.path != absolute {
+        policy.check(&resolved.path).map_err(ResolveError::Other)?;
+    }
+    check_kind(fs, &resolved, requested).map_err(ResolveError::Other)?;
+    Ok(resolved)
+}
+
+impl Reader {
+    /// The path of `prepared` resolved onto a preopen and guarded, and remembered as found (with the alias it
+    /// was asked by). A missing path is checked again on every read: the memory of misses only counts them, and
+    /// the count goes into the not-found error.
+    pub(super) fn resolve_or_count_miss<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        request: &ReadRequest,
+        prepared: &Prepared,
+        now_ms: u64,
+    ) -> Result<Resolved, ReadError> {
+        let resolved = match resolve_guarded(fs, &self.policy, request, &prepared.absolute) {
+            Ok(resolved) => resolved,
+            Err(ResolveError::NotFound(missing)) => {
+                let count = self.memory.count_miss(
+                    &prepared.absolute,
+                    now_ms,
+                    self.config.not_found_ttl_ms,
+                );
+                return Err(missing_error(
+                    fs,
+                    &self.config,
+                    &request.path,
+                    &prepared.absolute,
+                    &missing,
+                    count,
+                )
+                .at_path(&prepared.absolute));
+            }
+            Err(ResolveError::Other(error)) => return Err(error.at_path(&prepared.absolute)),
+        };
+        self.memory.found(&prepared.absolute);
+        self.memory
+            .remember_alias(&prepared.absolute, &resolved.path);
+        Ok(resolved)
+    }
+}
