@@ -107,6 +107,26 @@ impl Settings {
     /// a deny or allow pattern is malformed, or a value is out of its range; see [`check`]). Whether the working
     /// directory lies under a root is [`check_working_directory`]'s job, once the roots are known.
     pub fn config(&self) -> Result<Config, String> {
+        let file = self.file_config()?;
+        let working_directory = self.cwd_option()?;
+        let budget = self.budget_option(&file)?;
+        let options = self.options(working_directory, budget);
+        let config = merge(file.clone(), options);
+        check(&config, |field| {
+            if self.given_as_option(field) {
+                Some(Origin::Option)
+            } else if given_in_file(&file, field) {
+                Some(Origin::File)
+            } else {
+                None
+            }
+        })?;
+        Ok(config)
+    }
+
+    /// The config file's config (every field absent without `--config`). Errors: the file cannot be read or
+    /// parsed, or its `working_directory` is relative.
+    fn file_config(&self) -> Result<Config, String> {
         let file = match &self.config_file {
             Some(path) => read_config_file(path)?,
             None => Config::default(),
@@ -119,45 +139,54 @@ impl Settings {
                 ));
             }
         }
-        let working_directory = match &self.cwd {
-            Some(dir) => {
-                let canonical = dir
-                    .canonicalize()
-                    .map_err(|e| format!("--cwd {}: {e}", dir.display()))?;
-                if !canonical.is_dir() {
-                    return Err(format!("--cwd {}: not a directory", dir.display()));
-                }
-                Some(canonical.to_string_lossy().into_owned())
-            }
-            None => None,
+        Ok(file)
+    }
+
+    /// `--cwd`, canonical; `None` without it. Errors: it cannot be resolved or is not a directory.
+    fn cwd_option(&self) -> Result<Option<String>, String> {
+        let Some(dir) = &self.cwd else {
+            return Ok(None);
+        };
+        let canonical = dir
+            .canonicalize()
+            .map_err(|e| format!("--cwd {}: {e}", dir.display()))?;
+        if !canonical.is_dir() {
+            return Err(format!("--cwd {}: not a directory", dir.display()));
+        }
+        Ok(Some(canonical.to_string_lossy().into_owned()))
+    }
+
+    /// The budget the options give: `--max-chars`, else a token budget from `--max-tokens` and
+    /// `--token-headroom` with the file's token fields under them; `None` when no budget option is given.
+    /// Errors: `--token-headroom` with no token cap in the options or the file.
+    fn budget_option(&self, file: &Config) -> Result<Option<Budget>, String> {
+        let file_tokens = match &file.budget {
+            Some(Budget::Tokens(tokens)) => Some(*tokens),
+            _ => None,
         };
         if let (Some(headroom), None) = (self.token_headroom, self.max_tokens) {
-            let file_cap = match &file.budget {
-                Some(Budget::Tokens(tokens)) => tokens.cap,
-                _ => None,
-            };
-            if file_cap.is_none() {
+            if file_tokens.and_then(|tokens| tokens.cap).is_none() {
                 return Err(format!(
                     "--token-headroom {headroom} needs a token cap: give --max-tokens N too (or \
                      `budget.tokens.cap` in the config file); a headroom is a share of a token cap."
                 ));
             }
         }
-        let budget = match (self.max_chars, self.max_tokens, self.token_headroom) {
-            (Some(chars), _, _) => Some(Budget::Characters(chars)),
-            (None, None, None) => None,
-            (None, cap, headroom) => {
-                let file_tokens = match &file.budget {
-                    Some(Budget::Tokens(tokens)) => Some(*tokens),
-                    _ => None,
-                };
-                Some(Budget::Tokens(TokenBudget {
+        Ok(
+            match (self.max_chars, self.max_tokens, self.token_headroom) {
+                (Some(chars), _, _) => Some(Budget::Characters(chars)),
+                (None, None, None) => None,
+                (None, cap, headroom) => Some(Budget::Tokens(TokenBudget {
                     cap: cap.or(file_tokens.and_then(|tokens| tokens.cap)),
                     headroom: headroom.or(file_tokens.and_then(|tokens| tokens.headroom)),
-                }))
-            }
-        };
-        let options = Config {
+                })),
+            },
+        )
+    }
+
+    /// The config the options alone give, with `working_directory` and `budget` worked out already.
+    fn options(&self, working_directory: Option<String>, budget: Option<Budget>) -> Config {
+        Config {
             max_lines: self.max_lines,
             max_line_length: self.max_line_length,
             budget,
@@ -168,48 +197,45 @@ impl Settings {
             not_found_ttl_ms: self.not_found_ttl_ms,
             deny_patterns: (!self.deny.is_empty()).then(|| self.deny.clone()),
             allow_patterns: (!self.allow.is_empty()).then(|| self.allow.clone()),
-        };
-        let in_file = |field: &str| match field {
-            "max-lines" => file.max_lines.is_some(),
-            "max-line-length" => file.max_line_length.is_some(),
-            "budget.characters" => matches!(file.budget, Some(Budget::Characters(_))),
-            "budget.tokens.cap" => {
-                matches!(&file.budget, Some(Budget::Tokens(tokens)) if tokens.cap.is_some())
-            }
-            "budget.tokens.headroom" => {
-                matches!(&file.budget, Some(Budget::Tokens(tokens)) if tokens.headroom.is_some())
-            }
-            "loop-warn-at" => file.loop_warn_at.is_some(),
-            "loop-block-at" => file.loop_block_at.is_some(),
-            "not-found-ttl-ms" => file.not_found_ttl_ms.is_some(),
-            "deny-patterns" => file.deny_patterns.is_some(),
-            "allow-patterns" => file.allow_patterns.is_some(),
+        }
+    }
+
+    /// True when an option gives the config field `field` (named as [`check`] names it).
+    fn given_as_option(&self, field: &str) -> bool {
+        match field {
+            "max-lines" => self.max_lines.is_some(),
+            "max-line-length" => self.max_line_length.is_some(),
+            "budget.characters" => self.max_chars.is_some(),
+            "budget.tokens.cap" => self.max_tokens.is_some(),
+            "budget.tokens.headroom" => self.token_headroom.is_some(),
+            "loop-warn-at" => self.loop_warn_at.is_some(),
+            "loop-block-at" => self.loop_block_at.is_some(),
+            "not-found-ttl-ms" => self.not_found_ttl_ms.is_some(),
+            "deny-patterns" => !self.deny.is_empty(),
+            "allow-patterns" => !self.allow.is_empty(),
             _ => false,
-        };
-        let config = merge(file.clone(), options);
-        check(&config, |field| {
-            let option = match field {
-                "max-lines" => self.max_lines.is_some(),
-                "max-line-length" => self.max_line_length.is_some(),
-                "budget.characters" => self.max_chars.is_some(),
-                "budget.tokens.cap" => self.max_tokens.is_some(),
-                "budget.tokens.headroom" => self.token_headroom.is_some(),
-                "loop-warn-at" => self.loop_warn_at.is_some(),
-                "loop-block-at" => self.loop_block_at.is_some(),
-                "not-found-ttl-ms" => self.not_found_ttl_ms.is_some(),
-                "deny-patterns" => !self.deny.is_empty(),
-                "allow-patterns" => !self.allow.is_empty(),
-                _ => false,
-            };
-            if option {
-                Some(Origin::Option)
-            } else if in_file(field) {
-                Some(Origin::File)
-            } else {
-                None
-            }
-        })?;
-        Ok(config)
+        }
+    }
+}
+
+/// True when the config file `file` gives the config field `field` (named as [`check`] names it).
+fn given_in_file(file: &Config, field: &str) -> bool {
+    match field {
+        "max-lines" => file.max_lines.is_some(),
+        "max-line-length" => file.max_line_length.is_some(),
+        "budget.characters" => matches!(file.budget, Some(Budget::Characters(_))),
+        "budget.tokens.cap" => {
+            matches!(&file.budget, Some(Budget::Tokens(tokens)) if tokens.cap.is_some())
+        }
+        "budget.tokens.headroom" => {
+            matches!(&file.budget, Some(Budget::Tokens(tokens)) if tokens.headroom.is_some())
+        }
+        "loop-warn-at" => file.loop_warn_at.is_some(),
+        "loop-block-at" => file.loop_block_at.is_some(),
+        "not-found-ttl-ms" => file.not_found_ttl_ms.is_some(),
+        "deny-patterns" => file.deny_patterns.is_some(),
+        "allow-patterns" => file.allow_patterns.is_some(),
+        _ => false,
     }
 }
 

@@ -28,7 +28,6 @@
 //! removed.
 
 use std::borrow::Cow;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,6 +43,11 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 use tokio::sync::Mutex;
 
+mod roots;
+
+pub use roots::{check_fallback, Roots};
+use roots::{client_grants, describe_grants, describe_roots, ClientRoots};
+
 /// How long the server waits for the client's answer to `roots/list`.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -57,15 +61,6 @@ column=next_column when given). A repeated read of an unchanged window returns a
 unchanged]\" stub: the content you already received is still current, and the stub ends with the call that \
 continues. Before writing text that came from read_file into a file, check it with check_write: line-number \
 gutters (`N|`) and `[read-window: ...]` markers must never end up in a file.";
-
-/// Where the session's directories come from.
-#[derive(Clone, Debug)]
-pub enum Roots {
-    /// `--root` options: these directories, whatever the client offers.
-    Fixed(Grants),
-    /// No `--root`: the client's roots when it offers some, else these (the current directory).
-    ClientOr(Grants),
-}
 
 /// Serves MCP on stdin and stdout until the client disconnects.
 ///
@@ -321,204 +316,6 @@ fn host_error_result(cause: &str, message: &str) -> CallToolResult {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Roots
-
-/// What the client's roots come to.
-enum ClientRoots {
-    /// The usable roots the client offers (a `file://` URI of a directory, UTF-8), as grants.
-    Granted(Grants),
-    /// The client does not declare the roots capability, does not answer `roots/list` in time, or lists none:
-    /// the server reads its current directory.
-    NotOffered,
-    /// The client lists roots and none can be granted: each root with why (`"https://x" (not a local file://
-    /// URI)`).
-    Unusable(Vec<String>),
-}
-
-/// The client's roots as grants, see [`ClientRoots`].
-// Roots are deprecated from the 2026 revision on (SEP-2577); this server speaks the revisions before it.
-#[allow(deprecated)]
-async fn client_grants(peer: &Peer<RoleServer>) -> ClientRoots {
-    let declared = peer
-        .peer_info()
-        .is_some_and(|info| info.capabilities.roots.is_some());
-    if !declared {
-        return ClientRoots::NotOffered;
-    }
-    let listed = match tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
-        Ok(Ok(result)) => result.roots,
-        Ok(Err(error)) => {
-            eprintln!(
-                "read-window mcp: roots/list failed ({error}); reading the current directory"
-            );
-            return ClientRoots::NotOffered;
-        }
-        Err(_) => {
-            eprintln!(
-                "read-window mcp: no answer to roots/list within {} s; reading the current directory",
-                ROOTS_TIMEOUT.as_secs()
-            );
-            return ClientRoots::NotOffered;
-        }
-    };
-    let mut grants = Grants::new();
-    let mut reasons = Vec::new();
-    for root in &listed {
-        let Some(path) = file_uri_path(&root.uri) else {
-            eprintln!(
-                "read-window mcp: skipping the root {:?}: not a local file:// URI",
-                root.uri
-            );
-            reasons.push(format!("{:?} (not a local file:// URI)", root.uri));
-            continue;
-        };
-        match grants.clone().dir(&path) {
-            Ok(more) => {
-                let is_new = more.dirs().last().is_some_and(|added| {
-                    grants
-                        .dirs()
-                        .iter()
-                        .all(|grant| grant.host() != added.host())
-                });
-                if is_new {
-                    grants = more;
-                }
-            }
-            Err(error) => {
-                eprintln!("read-window mcp: skipping the root {:?}: {error}", root.uri);
-                reasons.push(format!("{:?} ({error})", root.uri));
-            }
-        }
-    }
-    if grants.is_empty() {
-        if listed.is_empty() {
-            return ClientRoots::NotOffered;
-        }
-        return ClientRoots::Unusable(reasons);
-    }
-    ClientRoots::Granted(grants)
-}
-
-/// What the server will read, in one line for stderr at start.
-pub fn describe_roots(roots: &Roots) -> String {
-    match roots {
-        Roots::Fixed(grants) => format!(
-            "reading {} (read-only, from --root)",
-            describe_grants(grants)
-        ),
-        Roots::ClientOr(fallback) => format!(
-            "no --root given: reading the roots the client offers, or, when it offers none, the current directory \
-             {} (read-only)",
-            describe_grants(fallback)
-        ),
-    }
-}
-
-/// Refuses a fallback grant that would open a whole file system or home directory to the model without anyone
-/// having asked for it: with no `--root`, the current directory is read when the client offers no roots, and
-/// a server started from `/` or `$HOME` (as some clients start servers) would read everything there.
-///
-/// Errors: a message naming the directory and `--root`, when `roots` is [`Roots::ClientOr`] and a fallback
-/// directory is `/` or the home directory (`$HOME`, compared canonically).
-pub fn check_fallback(roots: &Roots) -> Result<(), String> {
-    let Roots::ClientOr(fallback) = roots else {
-        return Ok(());
-    };
-    let home = std::env::var_os("HOME")
-        .filter(|home| !home.is_empty())
-        .and_then(|home| std::path::PathBuf::from(home).canonicalize().ok());
-    for grant in fallback.dirs() {
-        let what = if grant.host() == std::path::Path::new("/") {
-            "the root of the file system"
-        } else if home.as_deref() == Some(grant.host()) {
-            "your home directory"
-        } else {
-            continue;
-        };
-        return Err(format!(
-            "mcp: the current directory is {} ({what}), and without --root the server reads it whenever the \
-             client offers no roots. Name the directory to read with --root (for example `read-window --root \
-             /path/to/project mcp`; `--root {}` if you do mean it), or start the server in the project's directory.",
-            grant.host().display(),
-            grant.host().display()
-        ));
-    }
-    Ok(())
-}
-
-fn describe_grants(grants: &Grants) -> String {
-    grants
-        .dirs()
-        .iter()
-        .map(|grant| grant.host().display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The local path of a `file://` URI (`file:///abs/path` or `file://localhost/abs/path`, percent-decoded, any
-/// query or fragment dropped); `None` for another scheme, a remote host or a malformed escape.
-pub fn file_uri_path(uri: &str) -> Option<PathBuf> {
-    let scheme = uri.get(..7)?;
-    if !scheme.eq_ignore_ascii_case("file://") {
-        return None;
-    }
-    let rest = uri.get(7..)?;
-    let slash = rest.find('/')?;
-    let (host, path) = rest.split_at(slash);
-    if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
-        return None;
-    }
-    let path = path.split(['?', '#']).next()?;
-    let bytes = percent_decode(path)?;
-    path_from_bytes(bytes)
-}
-
-/// Decodes `%XX` escapes; `None` when a `%` is not followed by two hex digits.
-fn percent_decode(text: &str) -> Option<Vec<u8>> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let high = hex_value(*bytes.get(i + 1)?)?;
-            let low = hex_value(*bytes.get(i + 2)?)?;
-            out.push(high << 4 | low);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    Some(out)
-}
-
-fn hex_value(byte: u8) -> Option<u8> {
-    match byte {
-        b'0'..=b'9' => Some(byte - b'0'),
-        b'a'..=b'f' => Some(byte - b'a' + 10),
-        b'A'..=b'F' => Some(byte - b'A' + 10),
-        _ => None,
-    }
-}
-
-#[cfg(unix)]
-fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
-    use std::os::unix::ffi::OsStringExt;
-    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
-}
-
-#[cfg(not(unix))]
-fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
-    let text = String::from_utf8(bytes).ok()?;
-    // `file:///C:/dir` names `C:/dir`.
-    let trimmed = match text.as_bytes() {
-        [b'/', drive, b':', ..] if drive.is_ascii_alphabetic() => &text[1..],
-        _ => text.as_str(),
-    };
-    Some(PathBuf::from(trimmed))
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // Tools
 
 /// The two tools as the component defines them (`read_file` and `check_write`, with their input and output
@@ -533,24 +330,6 @@ pub fn tools_for(max_lines: u64) -> Vec<Tool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn file_uris_become_paths() {
-        assert_eq!(
-            file_uri_path("file:///home/me/proj"),
-            Some(PathBuf::from("/home/me/proj"))
-        );
-        assert_eq!(
-            file_uri_path("FILE://localhost/a%20b/c%2Fd?x#y"),
-            Some(PathBuf::from("/a b/c/d"))
-        );
-        assert_eq!(file_uri_path("file://server/share"), None);
-        assert_eq!(file_uri_path("https://example.com/x"), None);
-        assert_eq!(file_uri_path("file:///bad%2"), None);
-        assert_eq!(file_uri_path("file:///bad%zz"), None);
-        assert_eq!(file_uri_path("file://"), None);
-        assert_eq!(file_uri_path("fil"), None);
-    }
 
     #[test]
     fn tools_declare_their_schemas() {

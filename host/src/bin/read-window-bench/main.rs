@@ -1,0 +1,444 @@
+//! `read-window-bench`: reads windows of generated files through the read-window component and, side by side in
+//! the same process, through the tools it replaces (`sed -n 'A,Bp' FILE | cut -b1-8001` in a subprocess) and a
+//! native Rust reader of the same window (a plain `BufReader` skipping lines: the physical floor on this
+//! machine). It prints Markdown tables of medians, with peak linear memory of the component and peak RSS of this
+//! process for each scenario.
+//!
+//! ```text
+//! cargo run --release -p read-window-host --bin read-window-bench            # the full run: a 1 GB log
+//! cargo run --release -p read-window-host --bin read-window-bench -- --quick # a 100 MB log instead
+//! ```
+//!
+//! Options: `--quick` (or `READ_WINDOW_BENCH_QUICK=1`) makes the big log 100 MB instead of 1 GB; `--dir DIR`
+//! generates the files under DIR instead of the system temp directory; `--only small|pages|one-line|one-shot` runs
+//! one section (repeatable); `one-shot` (section 5) runs the release `read-window` binary beside this one (or
+//! `$READ_WINDOW_BENCH_CLI`) as a whole process; `READ_WINDOW_BENCH_WASM=path.wasm` loads another build of the component (an unstripped
+//! one lets `perf` name its functions, with `READ_WINDOW_PROFILE=perfmap` so wasmtime writes the perf map). The generated files are removed at exit. See docs/benchmarks.md.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use read_window::config::ConfigInput;
+use read_window::native_fs::NativeFileSystem;
+use read_window::reader as core;
+
+mod fixtures;
+mod measure;
+mod one_line;
+mod one_shot;
+mod pages;
+mod readers;
+mod small;
+
+use fixtures::*;
+use measure::*;
+use one_line::*;
+use one_shot::*;
+use pages::*;
+use readers::*;
+use small::*;
+
+use read_window_host::{
+    Budget, Config, Grants, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult, ReadWindow,
+};
+
+const MIB: f64 = 1024.0 * 1024.0;
+/// `cut -b1-8001`: the bytes of a line the sed pipeline keeps.
+const CUT_BYTES: usize = 8001;
+/// Lines of a page of the big log.
+const PAGE_LINES: u64 = 2_000;
+/// The character budget of the big-log pages: room for 2,000 lines of about 100 characters plus gutters.
+const PAGE_BUDGET_CHARS: u32 = 400_000;
+
+type Outcome = Result<Result<ReadOutcome, ReadError>, HostError>;
+
+fn main() {
+    let options = Options::parse();
+    let dir = TempDir::create(options.dir.as_deref());
+    if let Err(message) = run(&options, &dir) {
+        eprintln!("read-window-bench: {message}");
+        drop(dir);
+        std::process::exit(1);
+    }
+}
+
+struct Options {
+    quick: bool,
+    dir: Option<PathBuf>,
+    /// Run only these sections (`small`, `pages`, `one-line`); all when empty.
+    only: Vec<String>,
+}
+
+impl Options {
+    fn wants(&self, section: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|s| s == section)
+    }
+}
+
+impl Options {
+    fn parse() -> Self {
+        let mut options = Options {
+            quick: std::env::var("READ_WINDOW_BENCH_QUICK")
+                .is_ok_and(|v| !v.is_empty() && v != "0"),
+            dir: None,
+            only: Vec::new(),
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--quick" => options.quick = true,
+                "--dir" => options.dir = args.next().map(PathBuf::from),
+                "--only" => {
+                    let section = args.next().unwrap_or_default();
+                    if !["small", "pages", "one-line", "one-shot"].contains(&section.as_str()) {
+                        eprintln!(
+                            "read-window-bench: --only takes small, pages, one-line or one-shot"
+                        );
+                        std::process::exit(2);
+                    }
+                    options.only.push(section);
+                }
+                "-h" | "--help" => {
+                    println!(
+                        "read-window-bench [--quick] [--dir DIR] [--only small|pages|one-line|one-shot]...\n\n  --quick    a 100 MB \
+                         log instead of 1 GB (also READ_WINDOW_BENCH_QUICK=1)\n  --dir DIR  generate the files under \
+                         DIR (default: the system temp directory); they are removed at exit\n  --only S   run only \
+                         section S (repeatable): small (1-2), pages (3), one-line (4), one-shot (5)"
+                    );
+                    std::process::exit(0);
+                }
+                other => {
+                    eprintln!("read-window-bench: unknown argument {other:?} (try --help)");
+                    std::process::exit(2);
+                }
+            }
+        }
+        options
+    }
+}
+
+/// A directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn create(base: Option<&Path>) -> Self {
+        let base = base.map_or_else(std::env::temp_dir, Path::to_path_buf);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = base.join(format!("read-window-bench-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&path)
+            .unwrap_or_else(|e| panic!("cannot create {}: {e}", path.display()));
+        TempDir(path.canonicalize().unwrap_or(path))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split_once(':'))
+                .map(|(_, model)| model.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
+    let log_bytes: u64 = if options.quick {
+        100_000_000
+    } else {
+        1_000_000_000
+    };
+    let big_lines = log_bytes / 100;
+
+    println!("# read-window benchmarks\n");
+    println!(
+        "- Machine: {}, {} cores (available parallelism), {} RAM; kernel {}",
+        cpu_model(),
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        proc_meminfo_total().map_or("unknown".to_string(), |b| format!(
+            "{:.1} GiB",
+            b as f64 / MIB / 1024.0
+        )),
+        std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map_or("unknown".into(), |s| s.trim().to_string()),
+    );
+    println!(
+        "- Mode: {} (big log {}); files generated in {}",
+        if options.quick { "--quick" } else { "full" },
+        fmt_size(log_bytes),
+        if options.dir.is_some() {
+            "the --dir directory"
+        } else {
+            "the system temp directory"
+        }
+    );
+
+    let start = Instant::now();
+    let source = write_source(dir);
+    let log = write_log(dir, "service.log", 100_000);
+    let big = write_log(
+        dir,
+        "big.log",
+        if options.wants("pages") { big_lines } else { 0 },
+    );
+    let json = write_json_one_liner(dir, 50_000_000);
+    let generated = start.elapsed();
+    println!(
+        "- Files: {} lines ({}), {} lines ({}), {} lines ({}), a {} JSON on one line; generated in {}",
+        source.lines,
+        fmt_size(source.bytes),
+        log.lines,
+        fmt_size(log.bytes),
+        big.lines,
+        fmt_size(big.bytes),
+        fmt_size(json.bytes),
+        fmt_duration(generated)
+    );
+
+    let start = Instant::now();
+    // READ_WINDOW_BENCH_WASM loads another build of the component (an unstripped one, to profile it by name).
+    let wasm_path = std::env::var("READ_WINDOW_BENCH_WASM")
+        .unwrap_or_else(|_| read_window_host::COMPONENT_PATH.to_string());
+    let component = ReadWindow::from_file(&wasm_path)
+        .map_err(|e| format!("cannot load the component {wasm_path}: {e:#}"))?;
+    let wasm_bytes = std::fs::metadata(&wasm_path)
+        .map(|meta| meta.len())
+        .unwrap_or(0);
+    let wasm_name = std::path::Path::new(&wasm_path)
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    println!(
+        "- Component: {wasm_name} ({wasm_bytes} bytes) loaded in {} ({})",
+        fmt_duration(start.elapsed()),
+        if component.loaded_from_cache() {
+            "compiled code from the disk cache"
+        } else {
+            "compiled now"
+        }
+    );
+    let rss_reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    println!(
+        "- Peak host RSS: VmHWM of this process{}; the sed pipeline runs in child processes, so its memory is not in it",
+        if rss_reset {
+            ", its high-water mark reset (`/proc/self/clear_refs` = 5) before each row; (+x) is the growth over the RSS at the reset"
+        } else {
+            " (the high-water mark could not be reset: figures are cumulative)"
+        }
+    );
+    println!(
+        "- The files are written and fsynced before any timing, then read from the page cache: times are warm-cache times."
+    );
+    println!("- ⏱ marks machine-dependent figures (times and time ratios). Memory and positioned reads do not depend on the machine's speed.\n");
+
+    let grants = Grants::new().dir(&dir.0).map_err(|e| e.to_string())?;
+    let guest_root = dir.0.to_string_lossy().into_owned();
+    let mut ctx = Ctx {
+        component: &component,
+        grants,
+        native_fs: NativeFileSystem::mount(&[(dir.0.clone(), guest_root)]),
+        started: Instant::now(),
+    };
+
+    let counts = SmallCounts {
+        warm: 301,
+        fresh: 101,
+        subprocess: 101,
+        native: 301,
+    };
+    if options.wants("small") {
+        println!("## 1-2. A small read: warm session, stateless read-once, fresh session; sed | cut and the native floor\n");
+        println!(
+        "Dedup is off (`Config {{ dedup: Some(false), .. }}`) so repeats return content, and the loop tripwire's \
+         thresholds are out of reach (`loop_warn_at: u32::MAX - 1`, `loop_block_at: u32::MAX`): consecutive reads \
+         alternate between the offset shown and the next line, which the cycle tripwire would otherwise block. Ratio = median ÷ the \
+         component's warm-session median for the same window (above 1: slower than the warm session).\n"
+    );
+        let mut rows = small_read(&mut ctx, &source, 40, 21, &counts);
+        rows.extend(small_read(&mut ctx, &log, 50_000, 100, &counts));
+        print_table(&rows, "÷ warm session");
+        print_small_targets(&rows);
+    }
+
+    let runs = 7;
+    let alternations = 10;
+    if options.wants("pages") {
+        println!("## 3. Pages of the {} log\n", fmt_size(big.bytes));
+        let report = big_log(&mut ctx, &big, runs, alternations);
+        println!(
+        "Pages are {PAGE_LINES} lines (`limit` {PAGE_LINES}, the default `max-lines`) with a budget of {PAGE_BUDGET_CHARS} \
+         characters so the whole page fits (a line is 100 bytes). Page 1 starts at line {}; the tenth-from-last page \
+         at line {}. A first read is the first read of the file in a fresh session: it scans the whole file to count \
+         its lines and build the sparse index. A second read reuses the index (in each of {runs} runs: page 1 twice \
+         in one session, then the deep page and page 1 alternately {alternations} times; and a second session that \
+         reads the deep page first and then again). Ratio = median ÷ the component's second read of the same page. \
+         Index size: {} bytes.\n",
+        report.first_offset, report.deep_offset, report.index_bytes
+    );
+        print_table(&report.rows, "÷ component second read");
+        print_page_targets(&report);
+
+        let throughput = |method: &str| {
+            report
+                .rows
+                .iter()
+                .find(|row| row.read.starts_with("page 1 ") && row.method.starts_with(method))
+                .map_or("n/a".to_string(), |row| {
+                    format!(
+                        "{:.2} GB/s",
+                        big.bytes as f64 / row.median().as_secs_f64() / 1e9
+                    )
+                })
+        };
+        println!(
+        "Whole-file scan speed (file size ÷ median) ⏱: component first read {}, the same core natively {}, sed | cut {}.\n",
+        throughput("component, first read"),
+        throughput("same Rust core natively, first read"),
+        throughput("`sed"),
+    );
+    }
+
+    if options.wants("one-shot") {
+        let two_thousand = write_log(dir, "two-thousand.log", 2_000);
+        one_shot(&[&source, &two_thousand], 51)?;
+    }
+
+    if options.wants("one-line") {
+        println!("## 4. The {} single-line JSON\n", fmt_size(json.bytes));
+        let one = one_liner(&mut ctx, &json, runs, 51);
+        println!(
+        "The line has {} characters; a window shows {} of them (the default `max-line-length`) and its cursor moves \
+         {} columns on, so the last window of the cursor chain starts at column {}{}. Ratio = median ÷ the \
+         component's second read of the same window.\n",
+        one.total_chars,
+        one.step,
+        one.step,
+        one.last_column,
+        if one.last_verified { " (checked: it returns no further cursor)" } else { " (CHECK FAILED: it returned a further cursor)" }
+    );
+        print_table(&one.rows, "÷ component second read");
+    }
+    Ok(())
+}
+
+/// The median of `a` ÷ the median of `b`, the rows found by the start of their read label and method.
+fn median_ratio(rows: &[Row], read: &str, a: &str, b: &str) -> Option<f64> {
+    let find = |method: &str| {
+        rows.iter()
+            .find(|row| row.read.starts_with(read) && row.method.starts_with(method))
+            .map(|row| row.median().as_secs_f64())
+    };
+    Some(find(a)? / find(b)?)
+}
+
+/// `x.xx× (target ≤ t×): holds`, or `n/a` when a row is missing.
+fn target_cell(ratio: Option<f64>, target: f64, at_most: bool) -> String {
+    match ratio {
+        Some(ratio) => {
+            let holds = if at_most {
+                ratio <= target
+            } else {
+                ratio >= target
+            };
+            format!(
+                "**{}** (target {} {target}×): {}",
+                fmt_ratio(ratio),
+                if at_most { "≤" } else { "≥" },
+                if holds { "holds" } else { "DOES NOT HOLD" }
+            )
+        }
+        None => "n/a".to_string(),
+    }
+}
+
+/// Issue 15's small-read target from one run: the warm component read ÷ the native `BufReader` floor, and where
+/// the rest goes (the same core natively ÷ the floor: the core; the component ÷ the core natively: wasm and the
+/// boundary).
+fn print_small_targets(rows: &[Row]) {
+    const WARM: &str = "component, warm session";
+    const FLOOR: &str = "native floor";
+    const CORE: &str = "same Rust core compiled natively, warm";
+    println!("Ratios of this run (issue 15) ⏱:\n");
+    for read in ["lines 40-60 ", "lines 50000-50099 "] {
+        let target = if read.starts_with("lines 40-60") {
+            target_cell(median_ratio(rows, read, WARM, FLOOR), 2.5, true)
+        } else {
+            median_ratio(rows, read, WARM, FLOOR).map_or("n/a".to_string(), fmt_ratio)
+        };
+        println!(
+            "- {}: component warm session ÷ native floor = {target}; same core natively ÷ floor = {}; component ÷ same core natively = {}",
+            read.trim_end(),
+            median_ratio(rows, read, CORE, FLOOR).map_or("n/a".to_string(), fmt_ratio),
+            median_ratio(rows, read, WARM, CORE).map_or("n/a".to_string(), fmt_ratio),
+        );
+    }
+    println!();
+}
+
+/// Issue 15's page targets from one run: page 1's second read ÷ the native floor, the deep page ÷ page 1, and the
+/// first scan's rate ÷ the rate of the same core natively.
+fn print_page_targets(report: &BigLogReport) {
+    let rows = &report.rows;
+    let page_1 = median_ratio(rows, "page 1 ", "component, second read", "native floor");
+    // Rates are inverse to times: the component's scan rate ÷ the native core's = native time ÷ component time.
+    let scan = median_ratio(
+        rows,
+        "page 1 ",
+        "same Rust core natively, first read",
+        "component, first read",
+    );
+    let deep_core = rows
+        .iter()
+        .find(|row| {
+            !row.read.starts_with("page 1 ")
+                && row
+                    .method
+                    .starts_with("same Rust core natively, index reused")
+        })
+        .zip(rows.iter().find(|row| {
+            !row.read.starts_with("page 1 ") && row.method.starts_with("component, second read")
+        }))
+        .map(|(core, component)| component.median().as_secs_f64() / core.median().as_secs_f64());
+    println!("Ratios of this run (issue 15) ⏱:\n");
+    println!(
+        "- Page 1, second read (index reused) ÷ native floor = {}",
+        target_cell(page_1, 2.0, true)
+    );
+    println!(
+        "- Deep page, second read ÷ page 1, second read = {}",
+        target_cell(Some(report.deep_ratio), 1.1, true)
+    );
+    println!(
+        "- Deep page, second read ÷ the same core natively (index reused) = {}",
+        deep_core.map_or("n/a".to_string(), fmt_ratio)
+    );
+    println!(
+        "- First scan (page 1, index built): component scan rate ÷ the same core's native scan rate = {}\n",
+        target_cell(scan, 0.6, false)
+    );
+}
+
+fn proc_meminfo_total() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|line| line.starts_with("MemTotal:"))?;
+    line.split_whitespace()
+        .nth(1)?
+        .parse::<u64>()
+        .ok()
+        .map(|kib| kib * 1024)
+}

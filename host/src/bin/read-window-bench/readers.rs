@@ -1,0 +1,184 @@
+//! The readers compared: the component, the core natively, `sed | cut` and a plain native window.
+
+use super::*;
+
+pub(super) fn window(outcome: Outcome, what: &str) -> ReadResult {
+    match outcome {
+        Ok(Ok(ReadOutcome::Window(result))) => result,
+        Ok(Ok(ReadOutcome::Unchanged(stub))) => {
+            panic!("{what}: an unchanged stub: {}", stub.message)
+        }
+        Ok(Err(error)) => panic!("{what}: {:?}: {}", error.kind, error.message),
+        Err(error) => panic!("{what}: host error: {error}"),
+    }
+}
+
+pub(super) fn once(
+    outcome: Result<Result<ReadResult, ReadError>, HostError>,
+    what: &str,
+) -> ReadResult {
+    match outcome {
+        Ok(Ok(result)) => result,
+        Ok(Err(error)) => panic!("{what}: {:?}: {}", error.kind, error.message),
+        Err(error) => panic!("{what}: host error: {error}"),
+    }
+}
+
+pub(super) fn check_lines(result: &ReadResult, offset: u64, lines: u64, what: &str) {
+    assert_eq!(result.start_line, offset, "{what}: start line");
+    assert_eq!(
+        result.lines_returned, lines,
+        "{what}: lines returned ({})",
+        result.hint
+    );
+    assert!(
+        result.content.starts_with(&format!("{offset}|")),
+        "{what}: content starts {:?}",
+        result.content.get(..40)
+    );
+}
+
+pub(super) fn check_core(result: &core::ReadResult, offset: u64, lines: u64, what: &str) {
+    assert_eq!(result.window.start_line, offset, "{what}: start line");
+    assert_eq!(
+        result.window.lines_returned, lines,
+        "{what}: lines returned"
+    );
+}
+
+pub(super) fn core_window(
+    outcome: Result<core::ReadOutcome, read_window::error::ReadError>,
+    what: &str,
+) -> core::ReadResult {
+    match outcome {
+        Ok(core::ReadOutcome::Window(result)) => result,
+        Ok(core::ReadOutcome::Unchanged(stub)) => {
+            panic!("{what}: an unchanged stub: {}", stub.message)
+        }
+        Err(error) => panic!("{what}: {error}"),
+    }
+}
+
+pub(super) fn core_request(
+    path: &str,
+    offset: u64,
+    limit: u64,
+    column: Option<u64>,
+) -> core::ReadRequest {
+    core::ReadRequest {
+        path: path.to_string(),
+        offset: Some(offset),
+        limit: Some(limit),
+        column,
+        tail: None,
+        extract: None,
+        asked_via: Vec::new(),
+    }
+}
+
+/// `sed -n 'A,Bp' FILE | cut -b1-8001` in `sh -c`; returns its stdout.
+pub(super) fn sed_cut(path: &Path, first: u64, last: u64) -> Vec<u8> {
+    let script = format!(
+        "sed -n '{first},{last}p' '{}' | cut -b1-{CUT_BYTES}",
+        path.display()
+    );
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .expect("run sh -c sed | cut");
+    assert!(
+        output.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+pub(super) fn count_lines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// The physical floor: a plain `BufReader` skips `first - 1` lines and keeps `count` lines, each cut at
+/// `CUT_BYTES` bytes.
+pub(super) fn native_window(path: &Path, first: u64, count: u64) -> Vec<u8> {
+    let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).expect("open"));
+    for _ in 1..first {
+        if reader.skip_until(b'\n').expect("skip") == 0 {
+            break;
+        }
+    }
+    let mut out = Vec::with_capacity(count as usize * 128);
+    let mut line = Vec::with_capacity(256);
+    for _ in 0..count {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).expect("read") == 0 {
+            break;
+        }
+        let body = line.strip_suffix(b"\n").unwrap_or(&line);
+        out.extend_from_slice(&body[..body.len().min(CUT_BYTES)]);
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The floor of a window inside one long line: stream the line, count characters (UTF-8 scalar values) up to
+/// `column`, keep the next `chars` characters. Memory is the `BufReader`'s buffer and the kept text.
+/// Bytes of `buffer` for which `test` holds, counted in runs of 255 into a byte (so the loop vectorizes).
+pub(super) fn count_bytes(buffer: &[u8], test: impl Fn(u8) -> bool) -> u64 {
+    let mut total = 0u64;
+    for chunk in buffer.chunks(255) {
+        let mut count = 0u8;
+        for &byte in chunk {
+            count += u8::from(test(byte));
+        }
+        total += u64::from(count);
+    }
+    total
+}
+
+pub(super) fn native_column_window(path: &Path, column: u64, chars: u64) -> Vec<u8> {
+    let mut reader = BufReader::with_capacity(256 * 1024, File::open(path).expect("open"));
+    let mut seen = 0u64;
+    let mut out = Vec::with_capacity(chars as usize * 4);
+    let end = column + chars;
+    loop {
+        let buffer = reader.fill_buf().expect("read");
+        if buffer.is_empty() {
+            break;
+        }
+        let length = buffer.len();
+        // Fast path (both passes vectorize): a block with no line feed that ends before the column.
+        let line_feeds = count_bytes(buffer, |b| b == b'\n');
+        if line_feeds == 0 {
+            let starts = count_bytes(buffer, |b| (b as i8) >= -0x40);
+            if seen + starts <= column {
+                seen += starts;
+                reader.consume(length);
+                continue;
+            }
+        }
+        let mut done = false;
+        for &byte in buffer {
+            if byte == b'\n' {
+                done = true;
+                break;
+            }
+            if (byte as i8) >= -0x40 {
+                if seen >= end {
+                    done = true;
+                    break;
+                }
+                seen += 1;
+            }
+            if seen > column {
+                out.push(byte);
+            }
+        }
+        reader.consume(length);
+        if done {
+            break;
+        }
+    }
+    out
+}
