@@ -5,20 +5,17 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use wasmtime::component::{Component, Linker};
 use wasmtime::error::Context as _;
 use wasmtime::{Engine, OptLevel, Strategy};
 
+use crate::error::EPOCH_TICK;
 use crate::session::{self, HostState, Shared};
 use crate::{bindings, cache, settings, timings};
 use crate::{
     Config, Grants, HostError, ReadError, ReadRequest, ReadResult, Session, SessionLimits,
 };
-
-/// How often the background thread advances the engine's epoch; deadlines are counted in these ticks.
-pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// The absolute path of the component `build.rs` built (`target/component-build/.../read_window.wasm`), for hosts
 /// that load the file (Python, JavaScript, `wasmtime run`). This crate embeds a copy ([`EMBEDDED_COMPONENT`]).

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use wasmtime::Trap;
 
-use crate::engine::EPOCH_TICK;
+/// How often the background thread advances the engine's epoch; deadlines are counted in these ticks.
+pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// The default deadline of one call into the component: 60 seconds.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);

@@ -4,9 +4,6 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::links;
-use crate::{Config, ReadError, ReadRequest};
-
 /// One granted directory: a host directory and the guest path the component sees it at.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Grant {
@@ -218,31 +215,4 @@ fn canonical_dir(path: &Path) -> io::Result<PathBuf> {
         ));
     }
     Ok(canonical)
-}
-
-/// `request` with a path under a root given through a link rewritten onto its guest path ([`Grants::onto_guest`]),
-/// then the absolute links on the way of its path resolved on the host (see the `links` module: WASI cannot
-/// follow them), or the `outside-sandbox` error for a link out of every grant.
-pub(crate) fn through_links(
-    grants: &Grants,
-    config: &Config,
-    request: &ReadRequest,
-) -> Result<ReadRequest, ReadError> {
-    let working_directory = config.working_directory.as_deref();
-    let request = &match grants.onto_guest(&request.path) {
-        Some(path) => ReadRequest {
-            path,
-            ..request.clone()
-        },
-        None => request.clone(),
-    };
-    match links::resolve_absolute_links(grants, working_directory, &request.path) {
-        links::Resolution::AsAsked => Ok(request.clone()),
-        links::Resolution::Guest { resolved, passed } => Ok(ReadRequest {
-            path: resolved,
-            asked_via: Some(passed),
-            ..request.clone()
-        }),
-        links::Resolution::Outside(error) => Err(error),
-    }
 }

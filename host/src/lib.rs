@@ -66,9 +66,11 @@ pub use bindings::exports::read_window::reader::reader::{
 };
 pub use engine::{
     component_path, Allocation, ReadWindow, COMPONENT_PATH, EMBEDDED_COMPONENT,
-    EMBEDDED_COMPONENT_SHA256, EPOCH_TICK, WASM_ENV,
+    EMBEDDED_COMPONENT_SHA256, WASM_ENV,
 };
-pub use error::{HostError, HostErrorKind, SessionLimits, DEFAULT_DEADLINE, DEFAULT_MEMORY_BYTES};
+pub use error::{
+    HostError, HostErrorKind, SessionLimits, DEFAULT_DEADLINE, DEFAULT_MEMORY_BYTES, EPOCH_TICK,
+};
 pub use grants::{Grant, Grants};
 pub use session::Session;
 

@@ -27,7 +27,7 @@
 
 use std::path::{Component, PathBuf};
 
-use crate::{ErrorKind, Grant, Grants, ReadError};
+use crate::{Config, ErrorKind, Grant, Grants, ReadError, ReadRequest};
 
 /// Links followed in one resolution at most (Linux's `MAXSYMLINKS`, as the component).
 const MAX_LINK_HOPS: u32 = 40;
@@ -238,6 +238,32 @@ fn host_to_guest(grants: &Grants, target: &str) -> Option<String> {
         })
         .max_by_key(|(_, _, length)| *length)
         .map(|(grant, names, _)| join_guest(grant.guest(), &names))
+}
+
+/// `request` with a path under a root given through a link rewritten onto its guest path ([`Grants::onto_guest`]),
+/// then the absolute links on the way of its path resolved on the host (WASI cannot follow them), or the `outside-sandbox` error for a link out of every grant.
+pub(crate) fn through_links(
+    grants: &Grants,
+    config: &Config,
+    request: &ReadRequest,
+) -> Result<ReadRequest, ReadError> {
+    let working_directory = config.working_directory.as_deref();
+    let request = &match grants.onto_guest(&request.path) {
+        Some(path) => ReadRequest {
+            path,
+            ..request.clone()
+        },
+        None => request.clone(),
+    };
+    match resolve_absolute_links(grants, working_directory, &request.path) {
+        Resolution::AsAsked => Ok(request.clone()),
+        Resolution::Guest { resolved, passed } => Ok(ReadRequest {
+            path: resolved,
+            asked_via: Some(passed),
+            ..request.clone()
+        }),
+        Resolution::Outside(error) => Err(error),
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use wasmtime::{Engine, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::error::{classify, describe};
-use crate::grants::through_links;
+use crate::links::through_links;
 use crate::pipe::TailPipe;
 use crate::{bindings, cache, json, timings};
 use crate::{

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { ReadWindow } from './index.js';
 
 function sampleSource() {
-  // The file of host/src/bin/bench.rs `write_source`: 100 lines, 9.6 kB.
+  // The file of host/src/bin/read-window-bench/ `write_source`: 100 lines, 9.6 kB.
   const lines = ['//! A generated sample source file for read-window-bench.', '', 'use std::collections::HashMap;', ''];
   for (let n = 0; lines.length < 99; n += 1) {
     if (n % 12 === 0) lines.push(`pub fn step_${n}(table: &mut HashMap<String, u64>, input: &[u8]) -> u64 {`);
