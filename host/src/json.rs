@@ -4,15 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::{
-    BudgetReport, DocumentFacts, HostError, ReadError, ReadOutcome, ReadResult, RetryWindow,
-    SessionStats, UnchangedStub,
-};
-
-/// `{"status":"ok"}`: a note was taken or a check passed.
-pub fn note_json() -> Value {
-    json!({ "status": "ok" })
-}
+use crate::{BudgetReport, DocumentFacts, HostError, ReadError, ReadResult};
 
 /// A window as JSON (see the module docs for the shape).
 pub fn window_json(result: &ReadResult) -> Value {
@@ -110,25 +102,6 @@ fn budget_json(budget: &BudgetReport) -> Value {
     Value::Object(map)
 }
 
-/// A dedup stub as JSON: `status` `unchanged`, no `content` key; the window's lines, the file's `total_lines`, the
-/// window's cursor (`next_offset` 1-based line, `next_column` 0-based characters, each `null` when absent) and the
-/// message with the call that continues.
-pub fn stub_json(stub: &UnchangedStub) -> Value {
-    json!({
-        "status": "unchanged",
-        "content_returned": false,
-        "dedup": true,
-        "path": stub.path,
-        "start_line": stub.start_line,
-        "end_line": stub.end_line,
-        "total_lines": stub.total_lines,
-        "next_offset": stub.next_offset,
-        "next_column": stub.next_column,
-        "message": stub.message,
-        "text": stub.message,
-    })
-}
-
 /// A [`ReadError`] as JSON: `{"status":"error","content_returned":false,"text","error":{"kind","message",
 /// "already_read","path","suggestions","total_lines"}}`; `text` is the message, `suggestions` always a list,
 /// the other optional fields only when present.
@@ -156,26 +129,11 @@ pub fn error_json(error: &ReadError) -> Value {
 
 /// A [`HostError`] as JSON: an error object with `"kind":"host_error"`, its `cause` and `session_restarted`.
 pub fn host_error_json(error: &HostError) -> Value {
-    json!({
-        "status": "error",
-        "content_returned": false,
-        "text": error.message(),
-        "error": {
-            "kind": "host_error",
-            "cause": error.kind().as_str(),
-            "message": error.message(),
-            "session_restarted": error.session_restarted(),
-        },
-    })
-}
-
-/// The answer to a session read: a window, a stub or an error.
-pub fn outcome_json(outcome: &Result<ReadOutcome, ReadError>) -> Value {
-    match outcome {
-        Ok(ReadOutcome::Window(result)) => window_json(result),
-        Ok(ReadOutcome::Unchanged(stub)) => stub_json(stub),
-        Err(error) => error_json(error),
-    }
+    read_window::protocol::answers::host_error_json(
+        error.kind().as_str(),
+        error.message(),
+        error.session_restarted(),
+    )
 }
 
 /// The answer to a stateless read: a window or an error.
@@ -183,51 +141,5 @@ pub fn once_json(outcome: &Result<ReadResult, ReadError>) -> Value {
     match outcome {
         Ok(result) => window_json(result),
         Err(error) => error_json(error),
-    }
-}
-
-/// A note (`{"status":"ok"}`) or an error.
-pub fn unit_json(outcome: &Result<(), ReadError>) -> Value {
-    match outcome {
-        Ok(()) => note_json(),
-        Err(error) => error_json(error),
-    }
-}
-
-/// A retry window (`{"status":"ok","offset","limit","refused_tokens","cap_tokens","hint"}`) or an error.
-pub fn retry_json(outcome: &Result<RetryWindow, ReadError>) -> Value {
-    match outcome {
-        Ok(retry) => json!({
-            "status": "ok",
-            "offset": retry.offset,
-            "limit": retry.limit,
-            "refused_tokens": retry.refused_tokens,
-            "cap_tokens": retry.cap_tokens,
-            "hint": retry.hint,
-        }),
-        Err(error) => error_json(error),
-    }
-}
-
-/// Session counters: `{"status":"ok","positioned_reads","indexed_files","index_bytes"}`.
-pub fn stats_json(stats: &SessionStats) -> Value {
-    json!({
-        "status": "ok",
-        "positioned_reads": stats.positioned_reads,
-        "indexed_files": stats.indexed_files,
-        "index_bytes": stats.index_bytes,
-    })
-}
-
-/// `answer` with the request's `id` as its first field, when the request had one.
-pub fn with_id(id: Option<Value>, answer: Value) -> Value {
-    match (id, answer) {
-        (Some(id), Value::Object(fields)) => {
-            let mut map = Map::with_capacity(fields.len() + 1);
-            map.insert("id".into(), id);
-            map.extend(fields);
-            Value::Object(map)
-        }
-        (_, answer) => answer,
     }
 }

@@ -111,7 +111,9 @@ fn linked_line(grants: &Grants, config: Option<&str>, line: &str) -> Linked {
         }
         // check_write names a file to be written: only a link out of the sandbox stops it here.
         Err(error) if checks_write && error.kind != ErrorKind::OutsideSandbox => Linked::AsAsked,
-        Err(error) => Linked::Refused(json::with_id(id, json::error_json(&error)).to_string()),
+        Err(error) => Linked::Refused(
+            read_window::protocol::answers::with_id(id, json::error_json(&error)).to_string(),
+        ),
     }
 }
 
