@@ -1,29 +1,26 @@
-// `wasi:filesystem` beneath the granted directories, race-free on Linux: every name the component asks for is
-// resolved inside a directory the host holds open, one name at a time, never through a host path.
-//
-// Node has no openat(), but Linux gives one: `/proc/self/fd/N/name` makes the kernel follow the magic link
-// `/proc/self/fd/N` to the directory object N was opened on (not to a path), then resolve the single final `name`
-// in it. Each name is opened that way with O_NOFOLLOW; a link met on the way is read here and followed only when
-// its target is relative, and `..` only pops back to a directory held open on the way, so neither `..`, nor an
-// absolute target, nor a directory swapped for a link by another process (renameat2 RENAME_EXCHANGE) can lead
-// outside the grant: that is `not-permitted`, as in wasmtime. A grant's own directory is opened when its session
-// starts and held until the session closes, so swapping the grant's path later changes nothing. The classes here
-// are the component's `wasi:filesystem/types` import (jco's bindings check `instanceof` against them); every call
-// is a synchronous Node fs call on a file descriptor, and errors are thrown as WASI `error-code` names.
+// `wasi:filesystem` beneath the grants, race-free on Linux: each name the component asks for is resolved inside a
+// directory held open, one at a time, never through a host path. Node has no openat(), but `/proc/self/fd/N/name`
+// is one: the kernel follows the magic link to the directory object N is open on, then resolves `name` in it. Each
+// name is opened so with O_NOFOLLOW; a link met is read here and followed only when its target is relative, and
+// `..` only pops back to a directory held on the way, so no `..`, absolute target or directory swapped for a link
+// (renameat2 RENAME_EXCHANGE) leads out of a grant: `not-permitted`, as in wasmtime. The classes are the
+// component's `wasi:filesystem/types` (the bindings check `instanceof`); errors are thrown as WASI `error-code`s.
 
 import { closeSync, constants, fstatSync, lstatSync, mkdtempSync, openSync, opendirSync, readSync } from 'node:fs';
 import { readlinkSync, renameSync, rmdirSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { attempt } from './errors.js';
+
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
-const MAX_SYMLINKS = 40; // links followed in one resolution at most (Linux's `MAXSYMLINKS`)
+/** Links followed in one resolution at most (Linux's `MAXSYMLINKS`, as the component). */
+export const MAX_SYMLINKS = 40;
 /** How a directory on the way is opened: never through a link at its name. */
 const STEP_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
-/** The path that names what is open at `fd` itself, by the kernel's magic link. */
+/** `/proc/self/fd/N`: what is open at `fd`; `at(fd, name)`: the single `name` inside it (openat). */
 const self = (fd) => `/proc/self/fd/${fd}`;
-/** The path that names the single `name` inside the directory open at `fd`: openat(fd, name). */
 const at = (fd, name) => `${self(fd)}/${name}`;
 
 /** Node error codes and the WASI `error-code` each becomes (preview2-shim's table). */
@@ -62,19 +59,16 @@ function fs(f) {
   }
 }
 
+const TYPES = [['isFile', 'regular-file'], ['isDirectory', 'directory'], ['isSymbolicLink', 'symbolic-link'],
+  ['isFIFO', 'fifo'], ['isSocket', 'socket'], ['isCharacterDevice', 'character-device'], ['isBlockDevice', 'block-device']];
 /** The WASI `descriptor-type` of Node Stats or a Dirent. */
-function typeOf(entry) {
-  const types = [['isFile', 'regular-file'], ['isDirectory', 'directory'], ['isSymbolicLink', 'symbolic-link'],
-    ['isFIFO', 'fifo'], ['isSocket', 'socket'], ['isCharacterDevice', 'character-device'], ['isBlockDevice', 'block-device']];
-  return types.find(([is]) => entry[is]())?.[1] ?? 'unknown';
-}
+const typeOf = (entry) => TYPES.find(([is]) => entry[is]())?.[1] ?? 'unknown';
 
 /** The WASI `descriptor-stat` record of BigInt Node Stats, in preview2-shim's shape. */
 function statRecord(stats) {
   const datetime = (ns) => ({ seconds: ns / 1_000_000_000n, nanoseconds: Number(ns % 1_000_000_000n) });
-  const { nlink: linkCount, size, atimeNs, mtimeNs, ctimeNs } = stats;
-  return { type: typeOf(stats), linkCount, size, dataAccessTimestamp: datetime(atimeNs),
-    dataModificationTimestamp: datetime(mtimeNs), statusChangeTimestamp: datetime(ctimeNs) };
+  return { type: typeOf(stats), linkCount: stats.nlink, size: stats.size, dataAccessTimestamp: datetime(stats.atimeNs),
+    dataModificationTimestamp: datetime(stats.mtimeNs), statusChangeTimestamp: datetime(stats.ctimeNs) };
 }
 
 /** The names of a relative path: no empty names and no `.`; `..` kept (the walk resolves it). */
@@ -152,23 +146,34 @@ function beneath(base, path, followLast, f) {
 }
 
 /** Closes what the component never dropped (an instance abandoned after a trap) once it is collected. */
-const collector = new FinalizationRegistry((close) => {
-  try {
-    close();
-  } catch {
-    // Already closed.
-  }
-});
-
-/** What closes `what` for {@link collector}: made out here, so it holds the number or Dir, not its wrapper. */
-const closing = (close, what) => () => close(what);
+const collector = new FinalizationRegistry(attempt);
 
 /** Every way `wasi:filesystem` offers to change the file system but creating a new file and writing it. */
 export const MUTATIONS = ['writeViaStream', 'appendViaStream', 'setSize', 'setTimes', 'setTimesAt',
   'createDirectoryAt', 'linkAt', 'removeDirectoryAt', 'renameAt', 'symlinkAt', 'unlinkFileAt'];
 
-/** Makes a Descriptor (the class's constructor is not for callers): set by the class's static block. */
-let makeDescriptor;
+/** What every change a grant does not allow gets, as in wasmtime. */
+export function refuse() {
+  throw 'not-permitted';
+}
+
+/**
+ * Throws what a WASI `open-at` with these flags gets beneath a grant (this host's and the fallback's): `unsupported`
+ * for the sync flags, `not-permitted` for any change but a new file (`create` with `exclusive`) in a `writable` one.
+ */
+export function checkOpenFlags(writable, openFlags, descriptorFlags) {
+  if (descriptorFlags.fileIntegritySync || descriptorFlags.dataIntegritySync || descriptorFlags.requestedWriteSync) {
+    throw 'unsupported';
+  }
+  if (openFlags.truncate || descriptorFlags.mutateDirectory) throw 'not-permitted';
+  if ((openFlags.create || descriptorFlags.write) && !(writable && openFlags.create && openFlags.exclusive)) refuse();
+}
+
+/** A link's `target` when relative; an absolute one would show a host path: `not-permitted`, as in wasmtime. */
+export function relativeTarget(target) {
+  if (target.startsWith('/')) refuse();
+  return target;
+}
 
 /**
  * A `wasi:filesystem` descriptor over a file descriptor of this process: a granted directory, or what was opened
@@ -181,37 +186,26 @@ export class Descriptor {
   #canWrite;
   #owned;
 
-  static {
-    makeDescriptor = (fd, { writable, canWrite = false, owned = true }) => {
-      const descriptor = new Descriptor();
-      descriptor.#fd = fd;
-      descriptor.#writable = writable;
-      descriptor.#canWrite = canWrite;
-      descriptor.#owned = owned;
-      if (owned) collector.register(descriptor, closing(closeSync, fd), descriptor);
-      return descriptor;
-    };
+  /** @internal `owned`: closed on dispose (a grant's own directory is not). */
+  constructor(fd, { writable, canWrite = false, owned = true }) {
+    [this.#fd, this.#writable, this.#canWrite, this.#owned] = [fd, writable, canWrite, owned];
+    if (owned) collector.register(this, closeSync.bind(null, fd), this);
   }
 
   /**
    * The WASI `open-at` beneath this directory: the last name through a link only with `symlinkFollow`, a file
-   * without blocking (a FIFO put in its place cannot hang the call). Throws `not-permitted` for a change the grant
-   * does not allow, `unsupported` for the sync flags, and the walk's and the open's error codes.
+   * without blocking (a FIFO put in its place cannot hang the call). Throws as {@link checkOpenFlags}, and the
+   * walk's and the open's error codes.
    * @returns {Descriptor}
    */
   openAt(pathFlags, path, openFlags, descriptorFlags) {
-    if (descriptorFlags.fileIntegritySync || descriptorFlags.dataIntegritySync || descriptorFlags.requestedWriteSync) {
-      throw 'unsupported';
-    }
-    const creates = Boolean(openFlags.create || descriptorFlags.write);
-    if (openFlags.truncate || descriptorFlags.mutateDirectory) throw 'not-permitted';
-    if (creates && !(this.#writable && openFlags.create && openFlags.exclusive)) throw 'not-permitted';
+    checkOpenFlags(this.#writable, openFlags, descriptorFlags);
     let flags = O_NOFOLLOW | O_NONBLOCK;
     if (openFlags.create) flags |= O_CREAT | O_EXCL;
     if (openFlags.directory) flags |= O_DIRECTORY;
     if (descriptorFlags.write) flags |= descriptorFlags.read ? O_RDWR : O_WRONLY;
     const fd = beneath(this.#fd, path, Boolean(pathFlags.symlinkFollow), (dir, name) => openSync(at(dir, name), flags));
-    return makeDescriptor(fd, { writable: this.#writable, canWrite: Boolean(descriptorFlags.write) });
+    return new Descriptor(fd, { writable: this.#writable, canWrite: Boolean(descriptorFlags.write) });
   }
 
   /** The WASI `stat` of this descriptor (fstat). */
@@ -223,12 +217,8 @@ export class Descriptor {
     return statRecord(beneath(this.#fd, path, follow, (dir, name) => lstatSync(at(dir, name), { bigint: true })));
   }
 
-  /** The WASI `readlink-at` beneath this directory; `not-permitted` for an absolute target (never shown). */
-  readlinkAt(path) {
-    const target = beneath(this.#fd, path, false, (dir, name) => readlinkSync(at(dir, name)));
-    if (target.startsWith('/')) throw 'not-permitted';
-    return target;
-  }
+  /** The WASI `readlink-at` beneath this directory ({@link relativeTarget}). */
+  readlinkAt(path) { return relativeTarget(beneath(this.#fd, path, false, (dir, name) => readlinkSync(at(dir, name)))); }
 
   /** The WASI `read`: up to `length` bytes from byte `offset` (pread), and whether the end was reached. */
   read(length, offset) {
@@ -239,12 +229,12 @@ export class Descriptor {
 
   /** The WASI `write` at byte `offset` (pwrite), of a file opened for writing (else `not-permitted`). */
   write(buffer, offset) {
-    if (!this.#canWrite) throw 'not-permitted';
+    if (!this.#canWrite) refuse();
     return BigInt(fs(() => writeSync(this.#fd, buffer, 0, buffer.byteLength, BigInt(offset))));
   }
 
   /** The WASI `read-directory`: a stream of the entries of the directory object itself. */
-  readDirectory() { return makeStream(fs(() => opendirSync(self(this.#fd), { encoding: 'buffer' }))); }
+  readDirectory() { return new DirectoryEntryStream(fs(() => opendirSync(self(this.#fd), { encoding: 'buffer' }))); }
 
   /** Closes the file descriptor (a granted directory's stays open: its grant closes it). */
   [Symbol.dispose]() {
@@ -254,15 +244,8 @@ export class Descriptor {
     this.#fd = -1;
   }
 }
-
-/** What every change a grant does not allow gets, as in wasmtime. */
-export function refuse() {
-  throw 'not-permitted';
-}
 for (const method of MUTATIONS) Object.defineProperty(Descriptor.prototype, method, { value: refuse });
 
-/** Makes a DirectoryEntryStream: set by the class's static block. */
-let makeStream;
 /** Decodes a name strictly: one that is not UTF-8 is refused, as wasmtime does. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -270,13 +253,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export class DirectoryEntryStream {
   #dir;
 
-  static {
-    makeStream = (dir) => {
-      const stream = new DirectoryEntryStream();
-      stream.#dir = dir;
-      collector.register(stream, closing((open) => open.closeSync(), dir), stream);
-      return stream;
-    };
+  /** @internal */
+  constructor(dir) {
+    this.#dir = dir;
+    collector.register(this, dir.closeSync.bind(dir), this);
   }
 
   /** The next entry, `{type, name}`, or undefined; `illegal-byte-sequence` for a name not UTF-8 (then the next). */
@@ -317,7 +297,7 @@ export class Grant {
   }
 
   /** A preopen descriptor of the directory (the grant keeps the file descriptor). @returns {Descriptor} */
-  preopen() { return makeDescriptor(this.#fd, { writable: this.#writable, owned: false }); }
+  preopen() { return new Descriptor(this.#fd, { writable: this.#writable, owned: false }); }
 
   /** Closes the directory; descriptors opened through it stay valid until they are dropped. */
   close() {
@@ -328,9 +308,8 @@ export class Grant {
 
 let raceFree;
 /**
- * Whether names can be resolved inside a held directory as {@link Descriptor} does: Linux with `/proc`, whose
- * `/proc/self/fd/N` follows the directory object, not a path. Tested once by renaming a fresh directory after
- * opening it: the name through the descriptor must still reach it.
+ * Whether {@link Descriptor}'s resolution holds here: Linux, whose `/proc/self/fd/N` follows the directory object,
+ * not a path. Tested once: a fresh directory renamed after it was opened must still be reached through N.
  * @returns {boolean}
  */
 export function isRaceFree() {
@@ -338,25 +317,19 @@ export function isRaceFree() {
   return raceFree;
 }
 
-/** The test of {@link isRaceFree}: true when `/proc/self/fd/N` followed a renamed directory. */
 function probe() {
-  let before;
+  let dir;
   let fd = -1;
   try {
-    before = mkdtempSync(join(tmpdir(), 'read-window-probe-'));
-    fd = openSync(before, STEP_FLAGS);
-    renameSync(before, `${before}-moved`);
+    dir = mkdtempSync(join(tmpdir(), 'read-window-probe-'));
+    fd = openSync(dir, STEP_FLAGS);
+    renameSync(dir, `${dir}-moved`);
     return lstatSync(at(fd, '.'), { bigint: true }).ino === fstatSync(fd, { bigint: true }).ino;
   } catch {
     return false;
   } finally {
     if (fd !== -1) closeSync(fd);
-    for (const path of before === undefined ? [] : [before, `${before}-moved`]) {
-      try {
-        rmdirSync(path); // empty, or not removed: never what another process put in its place
-      } catch {
-        // Not there (renamed).
-      }
-    }
+    // rmdir: only an empty directory, never what another process put in its place.
+    for (const path of dir === undefined ? [] : [dir, `${dir}-moved`]) attempt(() => rmdirSync(path));
   }
 }

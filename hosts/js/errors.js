@@ -1,4 +1,4 @@
-// The host's own failures. Everything else, a trap included, is an answer of the component (docs/protocol.md).
+// The host's own failures (everything else, a trap included, is an answer of the component), and a quiet `try`.
 
 /**
  * The component could not be loaded or a session could not be started (`kind` `"start"`): a missing transpile, a
@@ -16,3 +16,12 @@ export class HostError extends Error {
 
 /** Thrown from `wasi:cli/exit`: a guest that exits must not end the host process (a trap, to the session). */
 export class GuestExit extends Error {}
+
+/** `f()`, or undefined when it throws (what failed is the caller's answer). @template T @returns {T | undefined} */
+export function attempt(f) {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}

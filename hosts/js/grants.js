@@ -1,5 +1,5 @@
-// The grants of a session: normalized, opened (race-free through beneath.js where the platform allows it, else
-// preview2-shim's descriptors with a check after each open), and the WASI imports every instance shares: no
+// A session's grants: normalized, opened (race-free through beneath.js where the platform allows it, else
+// preview2-shim's descriptors checked after each open), and the WASI imports every instance shares: no
 // environment, stdout kept off the host's stdout, exit as a trap.
 
 import { lstatSync, realpathSync, statSync } from 'node:fs';
@@ -9,19 +9,15 @@ import { WASIShim } from '@bytecodealliance/preview2-shim/instantiation';
 import * as shimCli from '@bytecodealliance/preview2-shim/cli';
 import * as shimFilesystem from '@bytecodealliance/preview2-shim/filesystem';
 
-import { Grant, MUTATIONS, isRaceFree, refuse, types as beneathTypes } from './beneath.js';
-import { GuestExit, HostError } from './errors.js';
+import { Grant, MUTATIONS, checkOpenFlags, isRaceFree, refuse, relativeTarget, types } from './beneath.js';
+import { GuestExit, HostError, attempt } from './errors.js';
 
-/** @typedef {import('./index.js').Grants} Grants */
-
-// The fallback where no race-free resolution exists (no /proc/self/fd: macOS, Windows): preview2-shim's
-// descriptors, which check a path by name with lstat and then open the whole host path (Node has no openat), so a
-// directory swapped for a link during the call is followed. What can be checked after an open is: the path asked
-// for must be the opened file's real path (no link on the way: the component resolves links itself) and name the
-// same file (inode) as the descriptor.
+// The fallback where nothing is race-free (no /proc/self/fd: macOS, Windows): preview2-shim checks a path by name
+// with lstat, then opens the whole host path (Node has no openat), so a directory swapped for a link meanwhile is
+// followed. What is checked after an open: the path asked for is the file's real path (no link on the way: the
+// component resolves links itself) and names the same file (inode) as the descriptor.
 
 const base = shimFilesystem.types.Descriptor.prototype;
-
 /** The real host path each fallback descriptor was opened at (checked). */
 const opened = new WeakMap();
 
@@ -32,48 +28,30 @@ const opened = new WeakMap();
  */
 export function checkOpened(descriptor, parent, path, proto) {
   const asked = join(opened.get(parent), path).replace(/(.)[\\/]+$/, '$1');
-  if (!sameFile(asked, descriptor)) {
+  const inode = () => lstatSync(asked, { bigint: true }).ino;
+  if (!attempt(() => realpathSync(asked) === asked && inode() === descriptor.metadataHash().lower)) {
     descriptor[Symbol.dispose]();
-    throw 'not-permitted';
+    refuse();
   }
   opened.set(descriptor, asked);
   return Object.setPrototypeOf(descriptor, proto);
 }
 
-function sameFile(asked, descriptor) {
-  try {
-    return realpathSync(asked) === asked && lstatSync(asked, { bigint: true }).ino === descriptor.metadataHash().lower;
-  } catch {
-    return false;
-  }
-}
-
-/** A prototype over the shim's Descriptor (the bindings check `instanceof` it) whose opens are checked. */
+/** A prototype over the shim's Descriptor (the bindings check `instanceof` it) with beneath.js's rules. */
 function checkedPrototype(writable) {
   const proto = Object.create(base, {
     openAt: {
       value(pathFlags, path, openFlags, descriptorFlags) {
-        if (!writable && (openFlags.create || openFlags.truncate || descriptorFlags.write || descriptorFlags.mutateDirectory)) {
-          throw 'not-permitted';
-        }
+        checkOpenFlags(writable, openFlags, descriptorFlags);
         return checkOpened(base.openAt.call(this, pathFlags, path, openFlags, descriptorFlags), this, path, proto);
       },
     },
-    // An absolute link target would show host paths: not revealed, as wasmtime does (links.js resolves them).
-    readlinkAt: {
-      value(path) {
-        const target = base.readlinkAt.call(this, path);
-        if (target.startsWith('/')) throw 'not-permitted';
-        return target;
-      },
-    },
+    readlinkAt: { value(path) { return relativeTarget(base.readlinkAt.call(this, path)); } },
   });
-  // A read-only grant refuses every change with `not-permitted`, as a wasmtime read-only preopen does.
-  if (!writable) for (const method of [...MUTATIONS, 'write']) Object.defineProperty(proto, method, { value: refuse });
+  for (const method of writable ? MUTATIONS : [...MUTATIONS, 'write']) Object.defineProperty(proto, method, { value: refuse });
   return proto;
 }
 
-/** The descriptors opened through a read-only grant, and through a writable one (a capture's spill directory). */
 const [readOnly, writable] = [checkedPrototype(false), checkedPrototype(true)];
 // A grant's own descriptor: preview2-shim 0.26 can neither list nor stat a preopen, so the component would miss the
 // similar names of a path not found at the top of a grant; both go through `.`.
@@ -88,11 +66,7 @@ const preopenFixes = {
       }
     },
   },
-  stat: {
-    value() {
-      return this.statAt({ symlinkFollow: false }, '.');
-    },
-  },
+  stat: { value() { return this.statAt({ symlinkFollow: false }, '.'); } },
 };
 const preopens = [Object.create(readOnly, preopenFixes), Object.create(writable, preopenFixes)];
 
@@ -135,13 +109,13 @@ export function openGrants(pairs, writableHosts, { raceFree = isRaceFree() } = {
       throw new HostError('start', `could not grant ${host}: ${error.message}`, { cause: error });
     }
   }
-  return { types: beneathTypes, preopens: grants.map(([grant, guest]) => [grant.preopen(), guest]), close };
+  return { types, preopens: grants.map(([grant, guest]) => [grant.preopen(), guest]), close };
 }
 
 /**
  * {@link Grants} as `[guest, host][]` with real, existing host directories; a root given through a link (granted
  * at its real path) carries the absolute path it was given by as a non-enumerable `given` (links.js `ontoGuest`).
- * @param {Grants} grants
+ * @param {import('./index.js').Grants} grants
  * @returns {[string, string][]}
  * @throws {HostError} kind `start`: no grant, a grant that is not a directory, a guest path that is not absolute.
  */
@@ -156,12 +130,14 @@ export function normalizeGrants(grants) {
     let real;
     try {
       real = realpathSync(host);
+      if (!statSync(real).isDirectory()) throw new Error('not a directory');
     } catch (error) {
       throw new HostError('start', `could not grant ${host}: ${error.message}`, { cause: error });
     }
-    if (!statSync(real).isDirectory()) throw new HostError('start', `could not grant ${host}: not a directory`);
     const at = guest ?? real;
-    if (!at.startsWith('/')) throw new HostError('start', `the guest path of ${host} must be absolute (like /workspace), not ${JSON.stringify(at)}`);
+    if (!at.startsWith('/')) {
+      throw new HostError('start', `the guest path of ${host} must be absolute (like /workspace), not ${JSON.stringify(at)}`);
+    }
     const pair = [at, real];
     const given = resolvePath(host);
     if (guest === null && given !== real) Object.defineProperty(pair, 'given', { value: given, enumerable: false });
