@@ -1,14 +1,13 @@
 // The JavaScript host of the read-window component: a pipe over its `protocol` interface (docs/protocol.md), which
-// parses every request and shapes every answer. This host loads the component (jco's bindings, transpile.mjs),
-// grants directories (grants.js, beneath.js), resolves absolute links before a request (links.js: WASI cannot read
-// them) and restarts a session after a trap. Each session instantiates the component with WASI imports of its own
-// (preview2-shim's preopens are process-global); an instance costs a millisecond or two once `load` compiled it.
+// parses every request and shapes every answer. The host loads the component (jco's bindings, transpile.mjs),
+// grants directories (grants.js, beneath.js), resolves absolute links before a request (links.js: WASI cannot) and
+// restarts a session after a trap. Each session has an instance of its own (preview2-shim's preopens are global).
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { GuestExit, HostError } from './errors.js';
+import { GuestExit, HostError, attempt } from './errors.js';
 import { baseImports, normalizeGrants, openGrants } from './grants.js';
 import { toJson } from './json.js';
 import { linkedRequest } from './links.js';
@@ -19,8 +18,6 @@ export { HostError };
 export const GENERATED_DIR = fileURLToPath(new URL('./generated/', import.meta.url));
 
 const PROTOCOL = 'read-window:reader/protocol@0.3.0';
-const STATE_LOST =
-  'its state (dedup memory, loop counts, not-found cache, line indexes) is lost and later calls start fresh';
 
 /**
  * The directories a session may read, read-only: a host directory (seen at its real absolute path), a list of
@@ -138,7 +135,7 @@ export class Session {
   #spare = null;
   #restarts = 0;
 
-  /** @private Use {@link ReadWindow#session}. */
+  /** @private Use {@link ReadWindow#session}. `writable`: the host directories granted read-write. */
   constructor(reader, grants, writable, config) {
     [this.#reader, this.#grants, this.#writable, this.#config] = [reader, grants, writable, config];
     try {
@@ -177,7 +174,8 @@ export class Session {
       this.#live = null;
       this.#restarts += 1;
       const what = error instanceof GuestExit ? error.message : `the read-window component trapped: ${describe(error)}`;
-      let after = `the session was restarted: ${STATE_LOST}`;
+      let after = 'the session was restarted: its state (dedup memory, loop counts, not-found cache, line indexes) '
+        + 'is lost and later calls start fresh';
       try {
         this.#live = this.#start();
       } catch (restart) {
@@ -195,21 +193,15 @@ export class Session {
 
   /**
    * Answers a request of the protocol (a JSON object as text) with the component's answer (a JSON object as text,
-   * the request's `id` first); the path of a `read`, `read_once` or `check_write` goes through the absolute links
-   * first (links.js). Never throws for a string.
+   * the request's `id` first), the path of a `read`, `read_once` or `check_write` through the absolute links first
+   * (links.js; from the config's `working_directory`, else the first grant). Never throws for a string.
    * @param {string} text
    * @returns {string}
    */
   answer(text) {
     if (typeof text !== 'string') throw new TypeError(`answer() takes the request as JSON text, not ${typeof text}`);
-    let workingDirectory;
-    try {
-      workingDirectory = JSON.parse(this.#config).working_directory;
-    } catch {
-      // No config (the defaults), or a malformed one: the first grant.
-    }
-    workingDirectory = typeof workingDirectory === 'string' ? workingDirectory : undefined;
-    const linked = linkedRequest(this.#grants, workingDirectory, text);
+    const workingDirectory = attempt(() => JSON.parse(this.#config).working_directory);
+    const linked = linkedRequest(this.#grants, typeof workingDirectory === 'string' ? workingDirectory : undefined, text);
     return this.#call(linked, (session) => session.answer(linked));
   }
 
