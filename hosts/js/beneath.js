@@ -39,9 +39,7 @@ const ERROR_CODES = {
 
 /**
  * The WASI `error-code` of an error a Node fs call threw (`io` for a system error not in the table); anything else,
- * a bug here and not the file system, is thrown on (the call traps).
- * @param {unknown} error
- * @returns {string}
+ * a bug here and not the file system, is thrown on (the call traps). @param {unknown} error @returns {string}
  */
 export function errorCode(error) {
   const code = ERROR_CODES[error?.code];
@@ -73,8 +71,6 @@ function statRecord(stats) {
 
 /** The names of a relative path: no empty names and no `.`; `..` kept (the walk resolves it). */
 const namesOf = (path) => path.split('/').filter((name) => name !== '' && name !== '.');
-/** Closes the directories a walk opened (all of `stack` but its first, the descriptor walked from). */
-const release = (stack) => stack.slice(1).forEach((fd) => closeSync(fd));
 
 /** One name of a walk in the directory open at `fd`: `{fd}` of the directory there, `{target}` of a link, or `{}`. */
 function step(fd, name) {
@@ -92,56 +88,44 @@ function step(fd, name) {
 }
 
 /**
- * Resolves the relative `path` beneath the directory open at `base`, a name at a time through directories held
- * open: `..` goes back to the one before (never above `base`), a link is followed when its target is relative (the
- * last name only when `followLast` or the path ends in `/`). The caller acts on `name` in `stack`'s last directory,
- * then calls `release(stack)`. Throws `not-permitted` for an absolute path or target or `..` above `base`, `loop`
- * past 40 links, `not-directory` for a file on the way.
- * @returns {{stack: number[], name: string}}
+ * `f(fd, name)` on what the relative `path` names beneath the directory open at `base`, walked a name at a time
+ * through directories held open (closed after): `..` goes back to the one before, never above `base`; a link is
+ * followed when its target is relative (the last name only when `followLast` or the path ends in `/`). Throws
+ * `not-permitted` for an absolute path or target or `..` above `base`, `loop` past 40 links, `not-directory` for a
+ * file on the way, and `f`'s error code.
  */
-function walk(base, path, followLast) {
-  if (path.startsWith('/')) throw 'not-permitted';
+function beneath(base, path, followLast, f) {
+  if (path.startsWith('/')) refuse();
   const directoryOnly = path.endsWith('/');
   const stack = [base];
   let pending = namesOf(path);
+  let name = '.';
   let links = 0;
   try {
     while (pending.length > 0) {
-      const name = pending.shift();
-      if (name === '..') {
-        if (stack.length === 1) throw 'not-permitted';
+      const next = pending.shift();
+      if (next === '..') {
+        if (stack.length === 1) refuse();
         closeSync(stack.pop());
         continue;
       }
       const last = pending.length === 0;
-      if (last && !followLast && !directoryOnly) return { stack, name };
-      const taken = step(stack.at(-1), name);
+      const taken = last && !followLast && !directoryOnly ? {} : step(stack.at(-1), next);
       if (taken.fd !== undefined) {
         stack.push(taken.fd);
       } else if (taken.target !== undefined) {
-        if (taken.target.startsWith('/')) throw 'not-permitted';
+        if (taken.target.startsWith('/')) refuse();
         if (++links > MAX_SYMLINKS) throw 'loop';
         pending = [...namesOf(taken.target), ...pending];
       } else if (last && !directoryOnly) {
-        return { stack, name };
+        name = next;
       } else {
         throw 'not-directory';
       }
     }
-    return { stack, name: '.' };
-  } catch (code) {
-    release(stack);
-    throw code;
-  }
-}
-
-/** Runs `f(fd, name)` on what `path` names beneath `base` ({@link walk}), then closes the directories walked. */
-function beneath(base, path, followLast, f) {
-  const { stack, name } = walk(base, path, followLast);
-  try {
     return fs(() => f(stack.at(-1), name));
   } finally {
-    release(stack);
+    stack.slice(1).forEach((fd) => closeSync(fd));
   }
 }
 
@@ -177,8 +161,8 @@ export function relativeTarget(target) {
 
 /**
  * A `wasi:filesystem` descriptor over a file descriptor of this process: a granted directory, or what was opened
- * beneath one, its paths resolved by {@link walk}. One of a read-only grant refuses every change (`not-permitted`);
- * one of a writable grant (a spill directory) may also create a new file (`create` with `exclusive`) and write it.
+ * beneath one (paths resolved by {@link beneath}). Every change is `not-permitted`, but in a writable grant (a spill
+ * directory) creating a new file ({@link checkOpenFlags}) and writing it.
  */
 export class Descriptor {
   #fd;
@@ -194,8 +178,7 @@ export class Descriptor {
 
   /**
    * The WASI `open-at` beneath this directory: the last name through a link only with `symlinkFollow`, a file
-   * without blocking (a FIFO put in its place cannot hang the call). Throws as {@link checkOpenFlags}, and the
-   * walk's and the open's error codes.
+   * without blocking (a FIFO put in its place cannot hang the call). Throws as {@link checkOpenFlags} and the walk.
    * @returns {Descriptor}
    */
   openAt(pathFlags, path, openFlags, descriptorFlags) {
@@ -210,7 +193,6 @@ export class Descriptor {
 
   /** The WASI `stat` of this descriptor (fstat). */
   stat() { return statRecord(fs(() => fstatSync(this.#fd, { bigint: true }))); }
-
   /** The WASI `stat-at` of `path` beneath this directory (of a link itself unless `symlinkFollow`). */
   statAt(pathFlags, path) {
     const follow = Boolean(pathFlags.symlinkFollow);
@@ -219,7 +201,6 @@ export class Descriptor {
 
   /** The WASI `readlink-at` beneath this directory ({@link relativeTarget}). */
   readlinkAt(path) { return relativeTarget(beneath(this.#fd, path, false, (dir, name) => readlinkSync(at(dir, name)))); }
-
   /** The WASI `read`: up to `length` bytes from byte `offset` (pread), and whether the end was reached. */
   read(length, offset) {
     const buffer = new Uint8Array(Number(length));
@@ -235,7 +216,6 @@ export class Descriptor {
 
   /** The WASI `read-directory`: a stream of the entries of the directory object itself. */
   readDirectory() { return new DirectoryEntryStream(fs(() => opendirSync(self(this.#fd), { encoding: 'buffer' }))); }
-
   /** Closes the file descriptor (a granted directory's stays open: its grant closes it). */
   [Symbol.dispose]() {
     if (!this.#owned || this.#fd === -1) return;
@@ -248,7 +228,6 @@ for (const method of MUTATIONS) Object.defineProperty(Descriptor.prototype, meth
 
 /** Decodes a name strictly: one that is not UTF-8 is refused, as wasmtime does. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** A `wasi:filesystem` directory-entry stream over a Node `Dir` opened by {@link Descriptor#readDirectory}. */
 export class DirectoryEntryStream {
   #dir;
@@ -287,10 +266,7 @@ export class Grant {
   #fd;
   #writable;
 
-  /**
-   * Opens `hostDir`, an absolute host path (its last name never through a link); `writable`: new files may be
-   * created in it and written (a capture's spill directory). Throws Node's error.
-   */
+  /** Opens the absolute `hostDir` (never through a link at its name); `writable`: a spill directory. Throws Node's. */
   constructor(hostDir, writable) {
     this.#fd = openSync(hostDir, STEP_FLAGS);
     this.#writable = writable;
@@ -298,7 +274,6 @@ export class Grant {
 
   /** A preopen descriptor of the directory (the grant keeps the file descriptor). @returns {Descriptor} */
   preopen() { return new Descriptor(this.#fd, { writable: this.#writable, owned: false }); }
-
   /** Closes the directory; descriptors opened through it stay valid until they are dropped. */
   close() {
     if (this.#fd !== -1) closeSync(this.#fd);
@@ -308,14 +283,10 @@ export class Grant {
 
 let raceFree;
 /**
- * Whether {@link Descriptor}'s resolution holds here: Linux, whose `/proc/self/fd/N` follows the directory object,
- * not a path. Tested once: a fresh directory renamed after it was opened must still be reached through N.
- * @returns {boolean}
+ * Whether {@link Descriptor}'s resolution holds here (Linux, whose `/proc/self/fd/N` follows the directory object,
+ * not a path): tested once, a fresh directory renamed after it was opened must be reached through N. @returns {boolean}
  */
-export function isRaceFree() {
-  raceFree ??= process.platform === 'linux' && probe();
-  return raceFree;
-}
+export const isRaceFree = () => (raceFree ??= process.platform === 'linux' && probe());
 
 function probe() {
   let dir;

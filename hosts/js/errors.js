@@ -1,9 +1,6 @@
 // The host's own failures (everything else, a trap included, is an answer of the component), and a quiet `try`.
 
-/**
- * The component could not be loaded or a session could not be started (`kind` `"start"`): a missing transpile, a
- * grant that is not a directory, an instantiation that failed.
- */
+/** The component did not load or a session did not start (`kind` `"start"`): no transpile, a bad grant, ... */
 export class HostError extends Error {
   /** @param {"start"} kind @param {string} message @param {{cause?: unknown}} [options] */
   constructor(kind, message, { cause } = {}) {
@@ -16,7 +13,6 @@ export class HostError extends Error {
 
 /** Thrown from `wasi:cli/exit`: a guest that exits must not end the host process (a trap, to the session). */
 export class GuestExit extends Error {}
-
 /** `f()`, or undefined when it throws (what failed is the caller's answer). @template T @returns {T | undefined} */
 export function attempt(f) {
   try {

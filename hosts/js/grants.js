@@ -14,16 +14,15 @@ import { GuestExit, HostError, attempt } from './errors.js';
 
 // The fallback where nothing is race-free (no /proc/self/fd: macOS, Windows): preview2-shim checks a path by name
 // with lstat, then opens the whole host path (Node has no openat), so a directory swapped for a link meanwhile is
-// followed. What is checked after an open: the path asked for is the file's real path (no link on the way: the
-// component resolves links itself) and names the same file (inode) as the descriptor.
+// followed. After each open, the path asked for must be the file's real path and the same inode.
 
 const base = shimFilesystem.types.Descriptor.prototype;
 /** The real host path each fallback descriptor was opened at (checked). */
 const opened = new WeakMap();
 
 /**
- * `descriptor`, just opened at `path` beneath `parent`, kept with the prototype `proto` when a fresh look at that
- * path finds the same file (inode) with no link on the way, so inside the grant; else closed, and `not-permitted`.
+ * `descriptor`, just opened at `path` beneath `parent`, given the prototype `proto` when that path, looked at again,
+ * is the same inode with no link on the way (the component resolves links itself); else closed, and `not-permitted`.
  * @returns {object}
  */
 export function checkOpened(descriptor, parent, path, proto) {
@@ -37,8 +36,11 @@ export function checkOpened(descriptor, parent, path, proto) {
   return Object.setPrototypeOf(descriptor, proto);
 }
 
-/** A prototype over the shim's Descriptor (the bindings check `instanceof` it) with beneath.js's rules. */
-function checkedPrototype(writable) {
+/**
+ * A fallback preopen's prototype: `own` over a prototype of the shim's Descriptor (the bindings check `instanceof`
+ * it) with beneath.js's rules, whose opens are checked and have that prototype.
+ */
+function checkedPrototype(writable, own) {
   const proto = Object.create(base, {
     openAt: {
       value(pathFlags, path, openFlags, descriptorFlags) {
@@ -49,13 +51,12 @@ function checkedPrototype(writable) {
     readlinkAt: { value(path) { return relativeTarget(base.readlinkAt.call(this, path)); } },
   });
   for (const method of writable ? MUTATIONS : [...MUTATIONS, 'write']) Object.defineProperty(proto, method, { value: refuse });
-  return proto;
+  return Object.create(proto, own);
 }
 
-const [readOnly, writable] = [checkedPrototype(false), checkedPrototype(true)];
 // A grant's own descriptor: preview2-shim 0.26 can neither list nor stat a preopen, so the component would miss the
 // similar names of a path not found at the top of a grant; both go through `.`.
-const preopenFixes = {
+const preopens = [false, true].map((writable) => checkedPrototype(writable, {
   readDirectory: {
     value() {
       const self = this.openAt({ symlinkFollow: false }, '.', { directory: true }, { read: true });
@@ -67,8 +68,7 @@ const preopenFixes = {
     },
   },
   stat: { value() { return this.statAt({ symlinkFollow: false }, '.'); } },
-};
-const preopens = [Object.create(readOnly, preopenFixes), Object.create(writable, preopenFixes)];
+}));
 
 /** What the fallback warns once per process, when its first session starts. */
 const RACY_WARNING =
@@ -80,11 +80,9 @@ const RACY_WARNING =
 let warned = false;
 
 /**
- * Opens the grants of a session, for its instances' `wasi:filesystem`: on Linux each directory now, held until
- * `close()` (beneath.js); elsewhere preview2-shim's descriptors, checked after each open, with a warning (code
- * `READ_WINDOW_RACY_FILESYSTEM`) the first time. `raceFree: false` takes the fallback anywhere (for tests).
- * @param {[string, string][]} pairs Guest path and real host directory ({@link normalizeGrants}).
- * @param {Set<string>} writableHosts The host directories granted read-write (a capture's spill directory).
+ * Opens a session's grants ({@link normalizeGrants}'s pairs; `writableHosts`: the host directories granted
+ * read-write) for its instances' `wasi:filesystem`: on Linux each directory now, held until `close()` (beneath.js);
+ * elsewhere, or with `raceFree: false`, preview2-shim's, checked, with a warning (`READ_WINDOW_RACY_FILESYSTEM`) once.
  * @returns {{types?: object, preopens: [object, string][], close: () => void}} `types` undefined: preview2-shim's.
  * @throws {HostError} kind `start`: a directory could not be opened.
  */
@@ -113,10 +111,9 @@ export function openGrants(pairs, writableHosts, { raceFree = isRaceFree() } = {
 }
 
 /**
- * {@link Grants} as `[guest, host][]` with real, existing host directories; a root given through a link (granted
- * at its real path) carries the absolute path it was given by as a non-enumerable `given` (links.js `ontoGuest`).
- * @param {import('./index.js').Grants} grants
- * @returns {[string, string][]}
+ * Grants as `[guest, host][]` with real, existing host directories; a root given through a link (granted at its
+ * real path) carries the absolute path it was given by as a non-enumerable `given` (links.js `ontoGuest`).
+ * @param {import('./index.js').Grants} grants @returns {[string, string][]}
  * @throws {HostError} kind `start`: no grant, a grant that is not a directory, a guest path that is not absolute.
  */
 export function normalizeGrants(grants) {

@@ -38,8 +38,7 @@ export class ReadWindow {
 
   /**
    * Loads the transpiled component from `dir` (default {@link GENERATED_DIR}) and compiles its core modules.
-   * @returns {Promise<ReadWindow>}
-   * @throws {HostError} kind `start`: the transpile is missing (run `npm run transpile`) or does not load.
+   * @returns {Promise<ReadWindow>} @throws {HostError} kind `start`: the transpile is missing or does not load.
    */
   static async load({ dir = GENERATED_DIR } = {}) {
     const entry = join(dir, 'read_window.js');
@@ -57,13 +56,10 @@ export class ReadWindow {
 
   /**
    * Starts a session over `grants`: an instance of the component of its own and a protocol session in it.
-   * @param {Grants} grants
-   * @param {object | string} [config] A config object (docs/protocol.md, "Config"), sent as JSON, or its text; a
-   *   malformed one makes every answer the component's `invalid_request` error that says why.
-   * @param {{writable?: Grants}} [options] `writable`: directories granted read-write for a capture's spill file
-   *   (with exactly one, a capture spills there unless `capture_begin` names a `spill_dir`).
-   * @returns {Session}
-   * @throws {HostError} kind `start`: a grant is not a directory, or the instance did not start.
+   * @param {Grants} grants @param {object | string} [config] A config object (docs/protocol.md, "Config") or its
+   *   JSON text; the component answers a malformed one with `invalid_request` errors.
+   * @param {{writable?: Grants}} [options] `writable`: directories granted read-write for a capture's spill file.
+   * @returns {Session} @throws {HostError} kind `start`: a grant is not a directory, or the instance did not start.
    */
   session(grants, config, { writable } = {}) {
     const extra = writable === undefined ? [] : normalizeGrants(writable);
@@ -71,11 +67,7 @@ export class ReadWindow {
     return new Session(this, [...normalizeGrants(grants), ...extra], new Set(extra.map(([, host]) => host)), text);
   }
 
-  /**
-   * A `read_once` ({@link Session#readOnce}) in a session of its own over `grants` with `config`, closed after.
-   * @returns {object} The answer.
-   * @throws {HostError} kind `start`.
-   */
+  /** A `read_once` ({@link Session#readOnce}) in a session of its own, closed after. @throws {HostError} `start`. */
   readOnce(grants, config, pathOrRequest, options) {
     const session = this.session(grants, config);
     try {
@@ -85,11 +77,7 @@ export class ReadWindow {
     }
   }
 
-  /**
-   * An instance whose only file system is the opened `grants` ({@link openGrants}): its `protocol` export.
-   * @returns {{protocol: object, preopens: [object, string][]}}
-   * @internal
-   */
+  /** @internal An instance whose only file system is {@link openGrants}'s. @returns {{protocol, preopens}} */
   _instantiate({ preopens, types }) {
     const imports = { ...this.#imports, 'wasi:filesystem/preopens': { getDirectories: () => preopens.slice() } };
     if (types !== undefined) imports['wasi:filesystem/types'] = types;
@@ -120,10 +108,9 @@ function readRequest(op, pathOrRequest, options) {
 }
 
 /**
- * A reading session: an instance of the component and a protocol session in it (its dedup memory, loop tripwire,
- * misses and line indexes); sessions share nothing. Every method returns the component's answer (docs/protocol.md,
- * "Answers"), parsed: a read error, a malformed argument and a host failure (a trap, after which the session
- * restarts with its config and none of its state) have `status: "error"`. Nothing throws once it started.
+ * A reading session: an instance of the component and a protocol session in it; sessions share nothing. Every
+ * method returns the component's answer (docs/protocol.md, "Answers"), parsed; a read error, a malformed argument
+ * and a host failure (a trap: the session restarts with its config, its state lost) have `status: "error"`.
  */
 export class Session {
   #reader;
@@ -192,31 +179,19 @@ export class Session {
   }
 
   /**
-   * Answers a request of the protocol (a JSON object as text) with the component's answer (a JSON object as text,
-   * the request's `id` first), the path of a `read`, `read_once` or `check_write` through the absolute links first
-   * (links.js; from the config's `working_directory`, else the first grant). Never throws for a string.
-   * @param {string} text
-   * @returns {string}
+   * The component's answer (JSON text) to a request of the protocol (JSON text), the path of a `read`, `read_once`
+   * or `check_write` through the absolute links first (links.js). @param {string} text @returns {string}
    */
   answer(text) {
     if (typeof text !== 'string') throw new TypeError(`answer() takes the request as JSON text, not ${typeof text}`);
-    const workingDirectory = attempt(() => JSON.parse(this.#config).working_directory);
-    const linked = linkedRequest(this.#grants, typeof workingDirectory === 'string' ? workingDirectory : undefined, text);
+    const dir = attempt(() => JSON.parse(this.#config).working_directory); // else the first grant
+    const linked = linkedRequest(this.#grants, typeof dir === 'string' ? dir : undefined, text);
     return this.#call(linked, (session) => session.answer(linked));
   }
 
-  /**
-   * {@link Session#answer} for a request object (sent as JSON, a BigInt as an integer) or its text, parsed.
-   * @param {object | string} request E.g. `{op: "tools", format: "openai", id: 7}`.
-   * @returns {object}
-   */
+  /** {@link Session#answer}, parsed, for a request object (a BigInt as an integer) or its text. @returns {object} */
   request(request) { return JSON.parse(this.answer(typeof request === 'string' ? request : toJson(request))); }
-
-  /**
-   * A `read`: a window, a stub when the session already returned it unchanged, or an error.
-   * @param {string | object} pathOrRequest A guest path, or all the fields: `{path, offset?, limit?, ...}`.
-   * @param {object} [options] With a path, the other fields: `offset`, `limit`, `column`, `tail`, `extract`.
-   */
+  /** A `read` of `(path, {offset, limit, column, tail, extract})` or `({path, ...})`: a window, stub or error. */
   read(pathOrRequest, options) { return this.request(readRequest('read', pathOrRequest, options)); }
   /** A `read_once`: a window with the session's config and none of its memory; as {@link Session#read}. */
   readOnce(pathOrRequest, options) { return this.request(readRequest('read_once', pathOrRequest, options)); }
@@ -246,7 +221,6 @@ export class Session {
 
   /** How many times the session was restarted after a trap. @returns {number} */
   restarts() { return this.#restarts; }
-
   /** Drops the session's instance and closes its directories; a later call starts afresh, its state lost. */
   close() {
     this.#live?.[Symbol.dispose]?.();

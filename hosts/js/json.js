@@ -2,9 +2,7 @@
 
 /**
  * `JSON.parse`, with an integer beyond 2^53 (a u64 such as 18446744073709551615) read as a BigInt, not rounded.
- * @param {string} text
- * @returns {unknown}
- * @throws {SyntaxError}
+ * @param {string} text @returns {unknown} @throws {SyntaxError}
  */
 export function parseJson(text) {
   const big = new Map();
@@ -18,11 +16,7 @@ export function parseJson(text) {
   return big.size === 0 ? JSON.parse(text) : JSON.parse(tagged, (_key, value) => (big.has(value) ? big.get(value) : value));
 }
 
-/**
- * `JSON.stringify` that writes a BigInt as a plain integer (`"null"` for undefined).
- * @param {unknown} value
- * @returns {string}
- */
+/** `JSON.stringify` that writes a BigInt as a plain integer (`"null"` for undefined). @returns {string} */
 export function toJson(value) {
   const text = JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? `\u0000bigint:${item}` : item));
   return text === undefined ? 'null' : text.replace(/"\\u0000bigint:(-?\d+)"/g, '$1');

@@ -58,9 +58,8 @@ export function ontoGuest(pairs, path) {
 const GUARDED = ['/dev', '/proc'];
 
 /**
- * The first link on the way of the normalized guest path `current`, by `lstat` through the grant holding it:
- * `{link, target, dir, rest}` (its guest path, its target, undefined when unreadable, its directory's guest path,
- * the names after it), or undefined when the walk ends first: a guarded or ungranted path, a missing name, a file.
+ * The first link on the way of the normalized guest path `current` (lstat, through the grant holding it): its guest
+ * path, target (undefined if unreadable), directory and the names after it; undefined when the walk ends first.
  */
 function nextLink(pairs, current) {
   if (GUARDED.some((root) => under(root, current) !== undefined)) return undefined;
@@ -82,27 +81,24 @@ function nextLink(pairs, current) {
 }
 
 /**
- * What to hand the component for the guest path `requested`: `{path, askedVia}` (the path resolved when an absolute
- * link was crossed, a trailing `/` kept, with the WIT `asked-via` list: the path asked for, absolute and normalized,
- * and each link followed, in order; else as asked, `askedVia` undefined), or `{refusal}`, the request's
- * `link_refusal`: `{outside: {link, target}}` for an absolute link out of every grant, `'loop'` for more than 40
- * links with an absolute one among them. Never throws.
- * @param {[string, string][]} pairs Guest path and host directory.
- * @param {string | undefined} workingDirectory The config's working directory (default: the first grant).
- * @param {string} requested
- * @returns {{path: string, askedVia: string[] | undefined} | {refusal: object | string}}
+ * What to hand the component for the guest path `requested` (relative to `workingDirectory`, else the first
+ * grant): `{path, askedVia}`, once an absolute link was crossed the path the links lead to (a trailing `/` kept)
+ * and the WIT `asked-via` list (the path asked for, normalized, then each link followed), else as asked with
+ * `askedVia` undefined; or `{refusal}`, the request's `link_refusal`: `{outside: {link, target}}` for an absolute
+ * link out of every grant, `'loop'` past 40 links with an absolute one among them. Never throws.
+ * @param {[string, string][]} pairs Guest path and host directory. @param {string | undefined} workingDirectory
+ * @param {string} requested @returns {{path: string, askedVia: string[] | undefined} | {refusal: object | string}}
  */
 export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
-  if (typeof requested !== 'string' || requested === '' || requested.includes('\0') || pairs.length === 0) {
-    return { path: requested, askedVia: undefined };
-  }
+  const asIs = { path: requested, askedVia: undefined };
+  if (typeof requested !== 'string' || requested === '' || requested.includes('\0') || pairs.length === 0) return asIs;
   const asked = normalize(requested, normalize(workingDirectory ?? pairs[0][0], '/'));
   const followed = [];
   let current = asked;
   let crossed = false;
   for (let next = nextLink(pairs, current); next !== undefined; next = nextLink(pairs, current)) {
-    // Past an absolute link, the component would call that link outside: a loop.
-    if (followed.length >= MAX_SYMLINKS) return crossed ? { refusal: 'loop' } : { path: requested, askedVia: undefined };
+    // Past 40, the component would call a link crossed outside: the loop is told here, else left to the component.
+    if (followed.length >= MAX_SYMLINKS) return crossed ? { refusal: 'loop' } : asIs;
     const { target } = next;
     if (target === undefined) break;
     followed.push(next.link);
@@ -115,7 +111,7 @@ export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
     }
     current = normalize(next.rest, resolved);
   }
-  if (!crossed) return { path: requested, askedVia: undefined };
+  if (!crossed) return asIs;
   const path = requested.endsWith('/') || requested.endsWith('/.') ? `${current}/` : current;
   return { path, askedVia: [asked, ...followed] };
 }
