@@ -14,34 +14,20 @@
 
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import iconv from 'iconv-lite';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import iconv from 'iconv-lite';
 
 import { parseJson, toJson as showJson } from './json.js';
-
-export { parseJson, showJson };
+import { normalize } from './links.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** The guest path the scenario's directory is granted at, on every host. */
 export const GUEST_ROOT = '/scenario';
-
 /** The session a step without a `session` key runs in. */
 export const DEFAULT_SESSION = 'main';
 
@@ -51,49 +37,29 @@ const STEP_KEYS = ['expect', 'session'];
 /** A failure of one step or of the scenario file: its message is the runner's `why`. */
 class Failure extends Error {}
 
+const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 // ---------------------------------------------------------------------------------------------------------------
 // Files
 
 /**
- * The scenario files under `paths`: each file as given, each directory searched recursively for `*.json`, in
- * sorted order (by path components).
+ * The scenario files under `paths`: each file as given, each directory searched recursively for `*.json` (through
+ * links too), sorted by path components, bytewise.
  * @param {string[]} paths
  * @returns {string[]}
  */
 export function collectFiles(paths) {
-  const files = [];
-  for (const path of paths) {
-    if (statSync(path).isDirectory()) {
-      const found = [];
-      walk(path, found);
-      found.sort(comparePaths);
-      files.push(...found);
-    } else {
-      files.push(path);
-    }
-  }
-  return files;
+  const key = (path) => Buffer.from(path.replaceAll('/', '\0')); // `\0` sorts a name before any longer one
+  return paths.flatMap((path) =>
+    statSync(path).isDirectory() ? walk(path).sort((a, b) => Buffer.compare(key(a), key(b))) : [path]);
 }
 
-function walk(dir, found) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory() || (entry.isSymbolicLink() && statSync(path).isDirectory())) {
-      walk(path, found);
-    } else if (entry.name.endsWith('.json')) {
-      found.push(path);
-    }
-  }
-}
-
-function comparePaths(a, b) {
-  const x = a.split('/');
-  const y = b.split('/');
-  for (let i = 0; i < Math.min(x.length, y.length); i += 1) {
-    const order = Buffer.compare(Buffer.from(x[i]), Buffer.from(y[i]));
-    if (order !== 0) return order;
-  }
-  return x.length - y.length;
+    if (entry.isDirectory() || (entry.isSymbolicLink() && statSync(path).isDirectory())) return walk(path);
+    return entry.name.endsWith('.json') ? [path] : [];
+  });
 }
 
 /** `name` (relative, `/`-separated, no `..`) under `dir`. */
@@ -108,7 +74,7 @@ function fixturePath(dir, name) {
 
 function writeFiles(dir, files, key, scenarioDir) {
   if (files === undefined || files === null) return;
-  if (typeof files !== 'object' || Array.isArray(files)) throw new Failure(`\`${key}\` must be an object of path: content`);
+  if (!isObject(files)) throw new Failure(`\`${key}\` must be an object of path: content`);
   for (const [name, content] of Object.entries(files)) {
     let path;
     try {
@@ -120,17 +86,19 @@ function writeFiles(dir, files, key, scenarioDir) {
   }
 }
 
-const BASE64 = /^[A-Za-z0-9+/=\s]*$/;
-
 /** The keys that say what a file object is. */
 const FILE_KINDS = ['base64', 'repeat', 'numbered', 'concat', 'encode', 'symlink', 'symlink_absolute', 'dir', 'fifo'];
 
-/** A non-negative integer field of a file object, or `fallback` when absent (undefined: required). */
-function countField(spec, key, fallback) {
+/** A field of a file object: `fallback` when absent (undefined: required), else `valid(value)` or `why`. */
+function field(spec, key, valid, why, fallback) {
   const value = Object.hasOwn(spec, key) ? spec[key] : fallback;
-  if (!Number.isSafeInteger(value) || value < 0) throw new Failure(`\`${key}\` must be a non-negative integer`);
+  if (!valid(value)) throw new Failure(why);
   return value;
 }
+const count = (spec, key, fallback) =>
+  field(spec, key, (n) => Number.isSafeInteger(n) && n >= 0, `\`${key}\` must be a non-negative integer`, fallback);
+const string = (spec, key, why = `\`${key}\` must be a string`, fallback = undefined) =>
+  field(spec, key, (text) => typeof text === 'string', why, fallback);
 
 /**
  * The bytes of a file value: text (UTF-8), `{base64}`, `{repeat, count}`, `{numbered, count, from, width, suffix}`
@@ -140,59 +108,36 @@ function countField(spec, key, fallback) {
  */
 function fileBytes(content) {
   if (typeof content === 'string') return Buffer.from(content, 'utf8');
-  if (typeof content !== 'object' || content === null || Array.isArray(content)) {
-    throw new Failure('a file is a string or an object');
-  }
-  if (Object.hasOwn(content, 'base64')) {
-    const text = content.base64;
-    if (typeof text !== 'string') throw new Failure('`base64` must be a string');
-    if (!BASE64.test(text)) throw new Failure(`${showJson(text)} is not base64`);
+  if (!isObject(content)) throw new Failure('a file is a string or an object');
+  const has = (key) => Object.hasOwn(content, key);
+  if (has('base64')) {
+    const text = string(content, 'base64');
+    if (!/^[A-Za-z0-9+/=\s]*$/.test(text)) throw new Failure(`${showJson(text)} is not base64`);
     return Buffer.from(text.replace(/[\s=]/g, ''), 'base64');
   }
-  if (Object.hasOwn(content, 'repeat')) {
-    if (typeof content.repeat !== 'string') throw new Failure('`repeat` must be a string');
-    return Buffer.from(content.repeat.repeat(countField(content, 'count')), 'utf8');
+  if (has('repeat')) return Buffer.from(string(content, 'repeat').repeat(count(content, 'count')), 'utf8');
+  if (has('numbered')) {
+    const why = '`numbered` and `suffix` must be strings';
+    const [prefix, suffix] = [string(content, 'numbered', why), string(content, 'suffix', why, '')];
+    const [from, width] = [count(content, 'from', 1), count(content, 'width', 0)];
+    const line = (i) => `${prefix}${String(from + i).padStart(width, '0')}${suffix}\n`;
+    return Buffer.from(Array.from({ length: count(content, 'count') }, (_, i) => line(i)).join(''), 'utf8');
   }
-  if (Object.hasOwn(content, 'numbered')) {
-    const prefix = content.numbered;
-    const suffix = Object.hasOwn(content, 'suffix') ? content.suffix : '';
-    if (typeof prefix !== 'string' || typeof suffix !== 'string') {
-      throw new Failure('`numbered` and `suffix` must be strings');
+  if (has('encode')) {
+    const label = string(content, 'encoding', '`encode` needs an `encoding` (a WHATWG label such as "windows-1251")');
+    if (!iconv.encodingExists(label)) {
+      throw new Failure(`\`encoding\` ${showJson(label)} is not an encoding iconv-lite knows`);
     }
-    const from = countField(content, 'from', 1);
-    const width = countField(content, 'width', 0);
-    const count = countField(content, 'count');
-    const lines = [];
-    for (let n = from; n < from + count; n += 1) lines.push(`${prefix}${String(n).padStart(width, '0')}${suffix}\n`);
-    return Buffer.from(lines.join(''), 'utf8');
-  }
-  if (Object.hasOwn(content, 'encode')) {
-    const label = content.encoding;
-    if (typeof label !== 'string') {
-      throw new Failure('`encode` needs an `encoding` (a WHATWG label such as "windows-1251")');
-    }
-    if (!iconv.encodingExists(label)) throw new Failure(`\`encoding\` ${showJson(label)} is not an encoding iconv-lite knows`);
     const text = new TextDecoder('utf-8', { fatal: true }).decode(fileBytes(content.encode));
     const bytes = iconv.encode(text, label);
     if (iconv.decode(bytes, label) !== text) throw new Failure(`${label} cannot encode the text to \`encode\``);
     return bytes;
   }
-  if (Object.hasOwn(content, 'concat')) {
+  if (has('concat')) {
     if (!Array.isArray(content.concat)) throw new Failure('`concat` must be a list of file values');
     return Buffer.concat(content.concat.map(fileBytes));
   }
   throw new Failure(`a file object needs one of the keys ${FILE_KINDS.join(', ')}`);
-}
-
-/** `relative` joined to the absolute `base`, `.` and `..` resolved by name (no file system access). */
-function lexicalJoin(base, relative) {
-  const parts = base.split('/').filter((part) => part !== '');
-  for (const part of relative.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') parts.pop();
-    else parts.push(part);
-  }
-  return `/${parts.join('/')}`;
 }
 
 /**
@@ -201,27 +146,16 @@ function lexicalJoin(base, relative) {
  */
 function writeOne(path, content, scenarioDir) {
   mkdirSync(dirname(path), { recursive: true });
-  let existing = null;
-  try {
-    existing = lstatSync(path);
-  } catch {
-    // Nothing there.
-  }
-  if (existing?.isDirectory()) rmSync(path, { recursive: true });
-  else if (existing) unlinkSync(path);
-
-  const special = typeof content === 'object' && content !== null && !Array.isArray(content);
-  if (special && Object.hasOwn(content, 'symlink')) {
-    if (typeof content.symlink !== 'string') throw new Failure('`symlink` must be a string');
-    symlinkSync(content.symlink, path);
-  } else if (special && Object.hasOwn(content, 'symlink_absolute')) {
-    if (typeof content.symlink_absolute !== 'string') {
-      throw new Failure("`symlink_absolute` must be a string (a path relative to the scenario's directory)");
-    }
-    symlinkSync(lexicalJoin(realpathSync(scenarioDir), content.symlink_absolute), path);
-  } else if (special && Object.hasOwn(content, 'dir')) {
+  rmSync(path, { recursive: true, force: true });
+  const has = (key) => isObject(content) && Object.hasOwn(content, key);
+  if (has('symlink')) {
+    symlinkSync(string(content, 'symlink'), path);
+  } else if (has('symlink_absolute')) {
+    const why = "`symlink_absolute` must be a string (a path relative to the scenario's directory)";
+    symlinkSync(normalize(`./${string(content, 'symlink_absolute', why)}`, realpathSync(scenarioDir)), path);
+  } else if (has('dir')) {
     mkdirSync(path);
-  } else if (special && Object.hasOwn(content, 'fifo')) {
+  } else if (has('fifo')) {
     // Node has no mkfifo: the system command makes the named pipe.
     const made = spawnSync('mkfifo', [path], { encoding: 'utf8' });
     if (made.error) throw new Failure(`cannot run mkfifo: ${made.error.message}`);
@@ -242,71 +176,50 @@ function writeOne(path, content, scenarioDir) {
  * @throws {Failure} Where and how they differ.
  */
 export function matchValue(expected, actual, place = '') {
-  const at = place === '' ? '/' : place;
+  const fail = (why) => {
+    throw new Failure(`at ${place === '' ? '/' : place}: ${why}`);
+  };
   const show = (value) => (value === undefined ? 'no key' : showJson(value));
-  if (isObject(expected)) {
-    if (Object.hasOwn(expected, '$absent')) {
-      const absent = expected.$absent;
-      if (absent === true && actual === undefined) return;
-      if (absent === false && actual !== undefined) return;
-      if (absent === true) throw new Failure(`at ${at}: expected no key, got ${show(actual)}`);
-      throw new Failure(`at ${at}: expected a key, found none`);
+  if (isObject(expected) && Object.hasOwn(expected, '$absent')) {
+    const absent = expected.$absent;
+    if (absent === true && actual !== undefined) fail(`expected no key, got ${show(actual)}`);
+    if (absent !== true && (absent !== false || actual === undefined)) fail('expected a key, found none');
+  } else if (isObject(expected) && Object.hasOwn(expected, '$contains')) {
+    const needles = [expected.$contains].flat();
+    const wanted = `expected a string containing ${showJson(expected.$contains)}`;
+    if (typeof actual !== 'string') fail(`${wanted}, got ${show(actual)}`);
+    for (const needle of needles) {
+      if (typeof needle !== 'string') fail('`$contains` takes strings');
+      if (!actual.includes(needle)) fail(`expected a string containing ${showJson(needle)}, got ${showJson(actual)}`);
     }
-    if (Object.hasOwn(expected, '$contains')) {
-      const needles = Array.isArray(expected.$contains) ? expected.$contains : [expected.$contains];
-      if (typeof actual !== 'string') {
-        throw new Failure(`at ${at}: expected a string containing ${showJson(expected.$contains)}, got ${show(actual)}`);
-      }
-      for (const needle of needles) {
-        if (typeof needle !== 'string') throw new Failure(`at ${at}: \`$contains\` takes strings`);
-        if (!actual.includes(needle)) {
-          throw new Failure(`at ${at}: expected a string containing ${showJson(needle)}, got ${showJson(actual)}`);
-        }
-      }
-      return;
-    }
-    if (!isObject(actual)) throw new Failure(`at ${at}: expected an object, got ${show(actual)}`);
+  } else if (isObject(expected)) {
+    if (!isObject(actual)) fail(`expected an object, got ${show(actual)}`);
     for (const [key, value] of Object.entries(expected)) {
       matchValue(value, Object.hasOwn(actual, key) ? actual[key] : undefined, `${place}/${key}`);
     }
-    return;
-  }
-  if (actual === undefined) throw new Failure(`at ${at}: expected ${showJson(expected)}, found no key`);
-  if (Array.isArray(expected) && Array.isArray(actual)) {
+  } else if (actual === undefined) {
+    fail(`expected ${showJson(expected)}, found no key`);
+  } else if (Array.isArray(expected) && Array.isArray(actual)) {
     if (expected.length !== actual.length) {
-      throw new Failure(
-        `at ${at}: expected a list of ${expected.length} items, got ${actual.length} items: ${showJson(actual)}`,
-      );
+      fail(`expected a list of ${expected.length} items, got ${actual.length} items: ${showJson(actual)}`);
     }
     expected.forEach((item, index) => matchValue(item, actual[index], `${place}/${index}`));
-    return;
+  } else if (!deepEqual(expected, actual)) {
+    fail(`expected ${showJson(expected)}, got ${showJson(actual)}`);
   }
-  if (!deepEqual(expected, actual)) {
-    throw new Failure(`at ${at}: expected ${showJson(expected)}, got ${showJson(actual)}`);
-  }
-}
-
-function isObject(value) {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Numbers by value, as serde_json compares them: integers exactly (BigInt or Number), others as floats. */
-function numbersEqual(a, b) {
-  const integral = (x) => typeof x === 'bigint' || Number.isInteger(x);
-  return integral(a) && integral(b) ? BigInt(a) === BigInt(b) : Number(a) === Number(b);
 }
 
 const isNumber = (x) => typeof x === 'number' || typeof x === 'bigint';
+const integral = (x) => typeof x === 'bigint' || Number.isInteger(x);
 
+/** Equal JSON values; numbers by value, as serde_json compares them: integers exactly (BigInt or Number). */
 function deepEqual(a, b) {
   if (a === b) return true;
-  if (isNumber(a) && isNumber(b)) return numbersEqual(a, b);
+  if (isNumber(a) && isNumber(b)) return integral(a) && integral(b) ? BigInt(a) === BigInt(b) : Number(a) === Number(b);
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
-  }
-  return false;
+  if (!isObject(a) || !isObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -380,47 +293,37 @@ function runStep(step, context) {
   if (typeof name !== 'string') throw new Failure('`session` must be a string');
   const answer = answerStep(request, name, context);
   if (answer?.error?.kind === 'host_error') throw new Failure(`host failure: ${showJson(answer)}`);
-  if (Object.hasOwn(step, 'expect')) {
-    try {
-      matchValue(step.expect, answer);
-    } catch (error) {
-      throw new Failure(`${error.message}; the answer was ${showJson(answer)}`);
-    }
+  if (!Object.hasOwn(step, 'expect')) return;
+  try {
+    matchValue(step.expect, answer);
+  } catch (error) {
+    throw new Failure(`${error.message}; the answer was ${showJson(answer)}`);
   }
 }
 
-function onlyKeys(request, allowed) {
-  const extra = Object.keys(request).find((key) => !allowed.includes(key));
-  if (extra !== undefined) throw new Failure(`unknown field \`${extra}\`; the fields are ${allowed.join(', ')}`);
-}
-
+/** The answer to a step (the runner's own `write_file` or `remove_file`, else the component's), its `id` first. */
 function answerStep(request, name, { root, session }) {
   const id = Object.hasOwn(request, 'id') ? { id: request.id } : {};
-  let answer;
-  switch (request.op ?? 'read') {
-    case 'write_file': {
-      onlyKeys(request, ['op', 'id', 'path', 'content']);
-      const path = fixturePath(root, request.path);
-      if (!Object.hasOwn(request, 'content')) throw new Failure('`content` is missing');
-      writeOne(path, request.content, root);
-      answer = { status: 'ok' };
-      break;
-    }
-    case 'remove_file': {
-      onlyKeys(request, ['op', 'id', 'path']);
-      const path = fixturePath(root, request.path);
-      try {
-        unlinkSync(path);
-      } catch (error) {
-        throw new Failure(`cannot remove ${path}: ${error.message}`);
-      }
-      answer = { status: 'ok' };
-      break;
-    }
-    default:
-      answer = session(name).request(request);
+  const op = request.op ?? 'read';
+  if (op !== 'write_file' && op !== 'remove_file') {
+    const answer = session(name).request(request);
+    return isObject(answer) ? { ...id, ...answer } : answer;
   }
-  return isObject(answer) ? { ...id, ...answer } : answer;
+  const allowed = op === 'write_file' ? ['op', 'id', 'path', 'content'] : ['op', 'id', 'path'];
+  const extra = Object.keys(request).find((key) => !allowed.includes(key));
+  if (extra !== undefined) throw new Failure(`unknown field \`${extra}\`; the fields are ${allowed.join(', ')}`);
+  const path = fixturePath(root, request.path);
+  if (op === 'write_file') {
+    if (!Object.hasOwn(request, 'content')) throw new Failure('`content` is missing');
+    writeOne(path, request.content, root);
+  } else {
+    try {
+      unlinkSync(path);
+    } catch (error) {
+      throw new Failure(`cannot remove ${path}: ${error.message}`);
+    }
+  }
+  return { ...id, status: 'ok' };
 }
 
 /**
@@ -428,25 +331,21 @@ function answerStep(request, name, { root, session }) {
  * @returns {{name: string, why: string | null}}
  */
 export function runFile(reader, file) {
-  let text;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    return { name: file, why: `cannot read the scenario file: ${error.message}` };
-  }
   let scenario;
+  let stage = 'cannot read the scenario file';
   try {
+    const text = readFileSync(file, 'utf8');
+    stage = 'the scenario file is not valid JSON';
     scenario = parseJson(text);
   } catch (error) {
-    return { name: file, why: `the scenario file is not valid JSON: ${error.message}` };
+    return { name: file, why: `${stage}: ${error.message}` };
   }
   const name = isObject(scenario) && typeof scenario.name === 'string' ? scenario.name : file;
   try {
     runScenario(reader, scenario);
     return { name, why: null };
   } catch (error) {
-    if (error instanceof Failure) return { name, why: error.message };
-    return { name, why: `the runner failed: ${error?.stack ?? error}` };
+    return { name, why: error instanceof Failure ? error.message : `the runner failed: ${error?.stack ?? error}` };
   }
 }
 
@@ -458,57 +357,50 @@ function warnIfStale(generated) {
   try {
     const source = JSON.parse(readFileSync(join(generated, 'source.json'), 'utf8'));
     if (!existsSync(source.wasm)) return;
-    const sha256 = createHash('sha256').update(readFileSync(source.wasm)).digest('hex');
-    if (sha256 !== source.sha256) {
-      console.error(
-        `note: ${source.wasm} changed since the last transpile; these scenarios run the older component ` +
-          '(run `npm run transpile` in hosts/js)',
-      );
+    if (createHash('sha256').update(readFileSync(source.wasm)).digest('hex') !== source.sha256) {
+      console.error(`note: ${source.wasm} changed since the last transpile; these scenarios run the older component ` +
+        '(run `npm run transpile` in hosts/js)');
     }
   } catch {
     // No record: nothing to compare.
   }
 }
 
+/** Says `message` on stderr and exits 2: the runner cannot run. */
+function stop(message) {
+  console.error(message);
+  process.exit(2);
+}
+
 async function main() {
   const args = process.argv.slice(2);
   if (args.length === 0 || args.some((arg) => arg === '-h' || arg === '--help')) {
-    console.error('usage: node hosts/js/scenarios.mjs PATH... (scenario files or directories of them)');
-    process.exit(2);
+    stop('usage: node hosts/js/scenarios.mjs PATH... (scenario files or directories of them)');
   }
   if (!existsSync(join(here, 'node_modules', '@bytecodealliance', 'preview2-shim'))) {
-    console.error('read-window JS host: node_modules is missing: run `npm ci` in hosts/js');
-    process.exit(2);
+    stop('read-window JS host: node_modules is missing: run `npm ci` in hosts/js');
   }
   const generated = join(here, 'generated');
   if (!existsSync(join(generated, 'read_window.js'))) {
-    console.error('read-window JS host: the transpiled component is missing: run `npm run transpile` in hosts/js');
-    process.exit(2);
+    stop('read-window JS host: the transpiled component is missing: run `npm run transpile` in hosts/js');
   }
   warnIfStale(generated);
-
   let files;
   try {
     files = collectFiles(args.map((arg) => resolve(arg)));
   } catch (error) {
-    console.error(`scenarios: ${error.message}`);
-    process.exit(2);
+    stop(`scenarios: ${error.message}`);
   }
-  const host = await import(pathToFileURL(join(here, 'index.js')).href);
-  const reader = await host.ReadWindow.load({ dir: generated });
-  let passed = 0;
+  // Imported only now, so that a missing install is the message above.
+  const { ReadWindow } = await import(pathToFileURL(join(here, 'index.js')).href);
+  const reader = await ReadWindow.load({ dir: generated });
   let failed = 0;
   for (const file of files) {
     const { name, why } = runFile(reader, file);
-    if (why === null) {
-      passed += 1;
-      console.log(`PASS ${name}`);
-    } else {
-      failed += 1;
-      console.log(`FAIL ${name}: ${why}`);
-    }
+    failed += why === null ? 0 : 1;
+    console.log(why === null ? `PASS ${name}` : `FAIL ${name}: ${why}`);
   }
-  console.log(`${passed} passed, ${failed} failed`);
+  console.log(`${files.length - failed} passed, ${failed} failed`);
   process.exitCode = failed === 0 ? 0 : 1;
 }
 
