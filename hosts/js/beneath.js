@@ -1,10 +1,7 @@
-// `wasi:filesystem` beneath the grants, race-free on Linux: each name the component asks for is resolved inside a
-// directory held open, one at a time, never through a host path. Node has no openat(), but `/proc/self/fd/N/name`
-// is one: the kernel follows the magic link to the directory object N is open on, then resolves `name` in it. Each
-// name is opened so with O_NOFOLLOW; a link met is read here and followed only when its target is relative, and
-// `..` only pops back to a directory held on the way, so no `..`, absolute target or directory swapped for a link
-// (renameat2 RENAME_EXCHANGE) leads out of a grant: `not-permitted`, as in wasmtime. The classes are the
-// component's `wasi:filesystem/types` (the bindings check `instanceof`); errors are thrown as WASI `error-code`s.
+// The component's `wasi:filesystem/types` on Linux, race-free: each name is resolved inside a directory held open,
+// one at a time, as `/proc/self/fd/N/name` (an openat: the kernel follows N to its directory object, not a path)
+// with O_NOFOLLOW. Only relative link targets are followed, and `..` only pops back to a directory held on the way,
+// so nothing swapped in (renameat2 RENAME_EXCHANGE) leads out of a grant. Errors are thrown as WASI `error-code`s.
 
 import { closeSync, constants, fstatSync, lstatSync, mkdtempSync, openSync, opendirSync, readSync } from 'node:fs';
 import { readlinkSync, renameSync, rmdirSync, writeSync } from 'node:fs';
@@ -137,9 +134,9 @@ export const MUTATIONS = ['writeViaStream', 'appendViaStream', 'setSize', 'setTi
   'createDirectoryAt', 'linkAt', 'removeDirectoryAt', 'renameAt', 'symlinkAt', 'unlinkFileAt'];
 
 /** What every change a grant does not allow gets, as in wasmtime. */
-export function refuse() {
+export const refuse = () => {
   throw 'not-permitted';
-}
+};
 
 /**
  * Throws what a WASI `open-at` with these flags gets beneath a grant (this host's and the fallback's): `unsupported`
@@ -154,10 +151,7 @@ export function checkOpenFlags(writable, openFlags, descriptorFlags) {
 }
 
 /** A link's `target` when relative; an absolute one would show a host path: `not-permitted`, as in wasmtime. */
-export function relativeTarget(target) {
-  if (target.startsWith('/')) refuse();
-  return target;
-}
+export const relativeTarget = (target) => (target.startsWith('/') ? refuse() : target);
 
 /**
  * A `wasi:filesystem` descriptor over a file descriptor of this process: a granted directory, or what was opened

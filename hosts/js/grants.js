@@ -12,9 +12,8 @@ import * as shimFilesystem from '@bytecodealliance/preview2-shim/filesystem';
 import { Grant, MUTATIONS, checkOpenFlags, isRaceFree, refuse, relativeTarget, types } from './beneath.js';
 import { GuestExit, HostError, attempt } from './errors.js';
 
-// The fallback where nothing is race-free (no /proc/self/fd: macOS, Windows): preview2-shim checks a path by name
-// with lstat, then opens the whole host path (Node has no openat), so a directory swapped for a link meanwhile is
-// followed. After each open, the path asked for must be the file's real path and the same inode.
+// The fallback without /proc/self/fd (macOS, Windows): preview2-shim checks a path by name with lstat, then opens
+// the whole host path, so a directory swapped for a link meanwhile is followed; what can be checked is after.
 
 const base = shimFilesystem.types.Descriptor.prototype;
 /** The real host path each fallback descriptor was opened at (checked). */

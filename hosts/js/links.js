@@ -1,9 +1,7 @@
-// Absolute links, resolved on the host (docs/hosts.md, "Absolute links"; the Rust host's `links` and `linked_line`).
-// WASI never follows a link whose target is absolute (and this host's descriptors do not reveal one, as wasmtime),
-// so the component would call `/usr/share/X11/rgb.txt -> /etc/X11/rgb.txt` outside the sandbox even with `/`
-// granted. The host walks the path through the grants by host path, maps each absolute target back to a guest path
-// through the grant whose host directory holds it, and hands the component the resolved path with `asked_via` (for
-// the credential rules), or the `link_refusal` it answers in its own words (a link out of every grant, a loop).
+// Absolute links, resolved on the host (docs/hosts.md, "Absolute links"; the Rust host's `links` and `linked_line`):
+// WASI never follows one. The host walks a request's path through the grants by host path, maps each absolute
+// target back to a guest path through the grant holding it, and hands the component the resolved path with
+// `asked_via` (for the credential rules), or the `link_refusal` it words (a link out of every grant, a loop).
 
 import { lstatSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
