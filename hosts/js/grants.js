@@ -13,7 +13,7 @@ import { Grant, MUTATIONS, checkOpenFlags, isRaceFree, refuse, relativeTarget, t
 import { GuestExit, HostError, attempt } from './errors.js';
 
 // The fallback without /proc/self/fd (macOS, Windows): preview2-shim checks a path by name with lstat, then opens
-// the whole host path, so a directory swapped for a link meanwhile is followed; what can be checked is after.
+// the whole host path, so a directory swapped for a link meanwhile is followed; each open is checked after it.
 
 const base = shimFilesystem.types.Descriptor.prototype;
 /** The real host path each fallback descriptor was opened at (checked). */

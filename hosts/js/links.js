@@ -1,5 +1,5 @@
-// Absolute links, resolved on the host (docs/hosts.md, "Absolute links"; the Rust host's `links` and `linked_line`):
-// WASI never follows one. The host walks a request's path through the grants by host path, maps each absolute
+// Absolute links, resolved on the host (docs/hosts.md, "Absolute links"; the Rust host's `links` and `linked_line`),
+// as WASI follows no link with an absolute target. The host walks a request's path through the grants by host path, maps each absolute
 // target back to a guest path through the grant holding it, and hands the component the resolved path with
 // `asked_via` (for the credential rules), or the `link_refusal` it words (a link out of every grant, a loop).
 
