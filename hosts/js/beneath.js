@@ -236,11 +236,9 @@ export class DirectoryEntryStream {
   readDirectoryEntry() {
     const entry = fs(() => this.#dir.readSync());
     if (entry === null) return undefined;
-    try {
-      return { type: typeOf(entry), name: utf8.decode(entry.name) };
-    } catch {
-      throw 'illegal-byte-sequence';
-    }
+    const name = attempt(() => utf8.decode(entry.name));
+    if (name === undefined) throw 'illegal-byte-sequence';
+    return { type: typeOf(entry), name };
   }
 
   /** Closes the directory. */
