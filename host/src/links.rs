@@ -25,7 +25,7 @@
 //!    target) stops there and hands over what it resolved so far: the component answers for the rest, and still
 //!    checks every step of the path it is given.
 
-use std::path::{Component, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::{Config, ErrorKind, Grant, Grants, ReadError, ReadRequest};
 
@@ -60,24 +60,82 @@ pub(crate) fn resolve_absolute_links(
     if requested.is_empty() || requested.contains('\0') || grants.is_empty() {
         return Resolution::AsAsked;
     }
-    let base = match working_directory {
+    let asked = normalize(requested, &walk_base(grants, working_directory));
+    let mut walk = Walk {
+        grants,
+        requested,
+        current: asked.clone(),
+        passed: vec![asked],
+        crossed: false,
+        hops: 0,
+    };
+    loop {
+        match walk.pass() {
+            Pass::Followed => {}
+            Pass::Stopped => break,
+            Pass::Refused(error) => return Resolution::Outside(error),
+        }
+    }
+    if !walk.crossed {
+        return Resolution::AsAsked;
+    }
+    let mut resolved = walk.current;
+    if requested.ends_with('/') || requested.ends_with("/.") {
+        resolved.push('/');
+    }
+    Resolution::Guest {
+        resolved,
+        passed: walk.passed,
+    }
+}
+
+/// The absolute guest directory a relative requested path starts from: `working_directory`, else the first
+/// grant's guest path, else `/`; normalized.
+fn walk_base(grants: &Grants, working_directory: Option<&str>) -> String {
+    match working_directory {
         Some(directory) => normalize(directory, "/"),
         None => grants
             .dirs()
             .first()
             .map_or_else(|| "/".to_string(), |grant| normalize(grant.guest(), "/")),
-    };
-    let asked = normalize(requested, &base);
-    let mut current = asked.clone();
-    let mut passed = vec![asked];
-    let mut crossed = false;
-    let mut hops = 0u32;
-    'restart: loop {
-        if is_guarded(&current) {
-            break;
+    }
+}
+
+/// How one pass of a [`Walk`] over the current path ended.
+enum Pass {
+    /// A link was followed: the walk starts over from its new current path.
+    Followed,
+    /// The walk cannot go on, or reached the end of the path: it hands over what it resolved so far.
+    Stopped,
+    /// The walk ends the read with this answer (an absolute link out of every grant, or a loop).
+    Refused(ReadError),
+}
+
+/// The state of one resolution (step 2 of the module's rule): the path it has reached and what it went through.
+struct Walk<'a> {
+    /// The grants the walk may go through.
+    grants: &'a Grants,
+    /// The path as asked for, which the refusals name.
+    requested: &'a str,
+    /// The guest path (absolute, normalized) the walk has reached.
+    current: String,
+    /// The path asked for (absolute, normalized), then the guest path of each link followed, in order.
+    passed: Vec<String>,
+    /// Whether an absolute link was crossed.
+    crossed: bool,
+    /// Links followed so far.
+    hops: u32,
+}
+
+impl Walk<'_> {
+    /// Walks `current` one name at a time through the grant that holds it, with `lstat` on the host, up to the
+    /// first link (which it follows) or the first name it cannot pass.
+    fn pass(&mut self) -> Pass {
+        if is_guarded(&self.current) {
+            return Pass::Stopped;
         }
-        let Some((grant, relative)) = find_grant(grants, &current) else {
-            break;
+        let Some((grant, relative)) = find_grant(self.grants, &self.current) else {
+            return Pass::Stopped;
         };
         let names: Vec<&str> = relative
             .split('/')
@@ -87,67 +145,64 @@ pub(crate) fn resolve_absolute_links(
         for (position, name) in names.iter().enumerate() {
             host.push(name);
             let Ok(metadata) = std::fs::symlink_metadata(&host) else {
-                break 'restart;
+                return Pass::Stopped;
             };
-            let is_last = position + 1 == names.len();
             if metadata.file_type().is_symlink() {
-                hops += 1;
-                if hops > MAX_LINK_HOPS {
-                    // Past an absolute link the component would see that link and call it outside the sandbox:
-                    // the loop is answered here, as the component answers a loop of relative links.
-                    if crossed {
-                        return Resolution::Outside(link_loop(requested));
-                    }
-                    break 'restart;
-                }
-                let Some(target) = std::fs::read_link(&host)
-                    .ok()
-                    .and_then(|target| target.to_str().map(str::to_owned))
-                else {
-                    break 'restart;
-                };
-                let directory = join_guest(grant.guest(), &names[..position]);
-                let link = join_guest(grant.guest(), &names[..=position]);
-                if passed.last() != Some(&link) {
-                    passed.push(link);
-                }
-                let rest = names[position + 1..].join("/");
-                let target_guest = if target.starts_with('/') {
-                    match host_to_guest(grants, &target) {
-                        Some(guest) => {
-                            crossed = true;
-                            guest
-                        }
-                        None => {
-                            let link = join_guest(grant.guest(), &names[..=position]);
-                            return Resolution::Outside(outside(requested, &link, &target, grants));
-                        }
-                    }
-                } else {
-                    normalize(&target, &directory)
-                };
-                current = if rest.is_empty() {
-                    target_guest
-                } else {
-                    normalize(&rest, &target_guest)
-                };
-                continue 'restart;
+                return self.follow(grant, &host, &names, position);
             }
+            let is_last = position + 1 == names.len();
             if !is_last && !metadata.is_dir() {
-                break 'restart;
+                return Pass::Stopped;
             }
         }
-        break;
+        Pass::Stopped
     }
-    if !crossed {
-        return Resolution::AsAsked;
-    }
-    if requested.ends_with('/') || requested.ends_with("/.") {
-        current.push('/');
-    }
-    Resolution::Guest {
-        resolved: current,
-        passed,
+
+    /// Follows the link `host` (the host path of `names[..=position]` under `grant`): splices its target into the
+    /// current path, mapping an absolute target back to a guest path; refuses a target under no grant, and more
+    /// than [`MAX_LINK_HOPS`] links once an absolute one was crossed.
+    fn follow(&mut self, grant: &Grant, host: &Path, names: &[&str], position: usize) -> Pass {
+        self.hops += 1;
+        if self.hops > MAX_LINK_HOPS {
+            // Past an absolute link the component would see that link and call it outside the sandbox: the loop
+            // is answered here, as the component answers a loop of relative links.
+            return if self.crossed {
+                Pass::Refused(link_loop(self.requested))
+            } else {
+                Pass::Stopped
+            };
+        }
+        let Some(target) = std::fs::read_link(host)
+            .ok()
+            .and_then(|target| target.to_str().map(str::to_owned))
+        else {
+            return Pass::Stopped;
+        };
+        let directory = join_guest(grant.guest(), &names[..position]);
+        let link = join_guest(grant.guest(), &names[..=position]);
+        if self.passed.last() != Some(&link) {
+            self.passed.push(link.clone());
+        }
+        let target_guest = if target.starts_with('/') {
+            match host_to_guest(self.grants, &target) {
+                Some(guest) => {
+                    self.crossed = true;
+                    guest
+                }
+                None => {
+                    return Pass::Refused(outside(self.requested, &link, &target, self.grants));
+                }
+            }
+        } else {
+            normalize(&target, &directory)
+        };
+        let rest = names[position + 1..].join("/");
+        self.current = if rest.is_empty() {
+            target_guest
+        } else {
+            normalize(&rest, &target_guest)
+        };
+        Pass::Followed
     }
 }
 

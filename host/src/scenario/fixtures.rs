@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// `name` (relative, `/`-separated, no `..`) under `dir`.
 pub(super) fn fixture_path(dir: &Path, name: &str) -> Result<PathBuf, String> {
@@ -89,72 +89,23 @@ pub(super) fn write_one(path: &Path, scenario_dir: &Path, content: &Value) -> Re
 /// The bytes of a file value: text (UTF-8), `{"base64"}`, `{"repeat", "count"}`, `{"numbered", "count",
 /// "from", "width", "suffix"}`, `{"concat": [value, ...]}` or `{"encode": value, "encoding": label}` (the text of
 /// `value`, which must be UTF-8, encoded in the WHATWG encoding `label`; a character it cannot encode is an error).
+///
+/// Errors: a sentence naming the key at fault (a value of the wrong type, a missing key, an unknown encoding).
 fn file_bytes(content: &Value) -> Result<Vec<u8>, String> {
     let spec = match content {
         Value::String(text) => return Ok(text.as_bytes().to_vec()),
         Value::Object(spec) => spec,
         _ => return Err("a file is a string or an object".into()),
     };
-    let count = || {
-        spec.get("count")
-            .and_then(Value::as_u64)
-            .and_then(|count| usize::try_from(count).ok())
-            .ok_or("`count` must be a non-negative integer")
-    };
     if let Some(encoded) = spec.get("base64") {
         decode_base64(encoded.as_str().ok_or("`base64` must be a string")?)
     } else if let Some(text) = spec.get("repeat") {
         let text = text.as_str().ok_or("`repeat` must be a string")?;
-        Ok(text.repeat(count()?).into_bytes())
+        Ok(text.repeat(count_of(spec)?).into_bytes())
     } else if let Some(prefix) = spec.get("numbered") {
-        let prefix = prefix
-            .as_str()
-            .ok_or("`numbered` must be a string (the prefix)")?;
-        let suffix = match spec.get("suffix") {
-            None => "",
-            Some(value) => value.as_str().ok_or("`suffix` must be a string")?,
-        };
-        let number = |key: &str, default: u64| match spec.get(key) {
-            None => Ok(default),
-            Some(value) => value
-                .as_u64()
-                .ok_or(format!("`{key}` must be a non-negative integer")),
-        };
-        let from = number("from", 1)?;
-        let width = usize::try_from(number("width", 0)?).map_err(|e| e.to_string())?;
-        let mut text = String::new();
-        for n in (from..).take(count()?) {
-            let _ = writeln!(text, "{prefix}{n:0width$}{suffix}");
-        }
-        Ok(text.into_bytes())
+        numbered_bytes(spec, prefix)
     } else if let Some(inner) = spec.get("encode") {
-        let label = spec
-            .get("encoding")
-            .and_then(Value::as_str)
-            .ok_or("`encode` needs an `encoding` (a WHATWG label such as \"windows-1251\")")?;
-        let encoding = encoding_rs::Encoding::for_label(label.as_bytes()).ok_or(format!(
-            "`encoding` {label:?} is not a WHATWG encoding label"
-        ))?;
-        let bytes = file_bytes(inner)?;
-        let text = String::from_utf8(bytes).map_err(|_| "the text to `encode` is not UTF-8")?;
-        let mut encoder = encoding.new_encoder();
-        let mut out = Vec::with_capacity(
-            encoder
-                .max_buffer_length_from_utf8_without_replacement(text.len())
-                .unwrap_or(text.len() * 4),
-        );
-        let (result, _) =
-            encoder.encode_from_utf8_to_vec_without_replacement(&text, &mut out, true);
-        match result {
-            encoding_rs::EncoderResult::InputEmpty => Ok(out),
-            encoding_rs::EncoderResult::Unmappable(character) => Err(format!(
-                "{label} cannot encode U+{:04X} of the text to `encode`",
-                u32::from(character)
-            )),
-            encoding_rs::EncoderResult::OutputFull => {
-                Err("the encoded text outgrew its buffer".into())
-            }
-        }
+        encoded_bytes(spec, inner)
     } else if let Some(parts) = spec.get("concat") {
         let parts = parts
             .as_array()
@@ -169,6 +120,75 @@ fn file_bytes(content: &Value) -> Result<Vec<u8>, String> {
             "a file object needs one of the keys {}",
             FILE_KINDS.join(", ")
         ))
+    }
+}
+
+/// The `count` of a `repeat` or `numbered` file object: how many copies or lines.
+///
+/// Errors: `count` missing, negative, not an integer, or past `usize`.
+fn count_of(spec: &Map<String, Value>) -> Result<usize, &'static str> {
+    spec.get("count")
+        .and_then(Value::as_u64)
+        .and_then(|count| usize::try_from(count).ok())
+        .ok_or("`count` must be a non-negative integer")
+}
+
+/// The bytes of `{"numbered": prefix, "count", "from", "width", "suffix"}`: `count` lines `{prefix}{n}{suffix}`,
+/// `n` from `from` (default 1) zero-padded to `width` digits (default 0), each ending in a line feed.
+///
+/// Errors: a key of the wrong type, or `count` missing.
+fn numbered_bytes(spec: &Map<String, Value>, prefix: &Value) -> Result<Vec<u8>, String> {
+    let prefix = prefix
+        .as_str()
+        .ok_or("`numbered` must be a string (the prefix)")?;
+    let suffix = match spec.get("suffix") {
+        None => "",
+        Some(value) => value.as_str().ok_or("`suffix` must be a string")?,
+    };
+    let number = |key: &str, default: u64| match spec.get(key) {
+        None => Ok(default),
+        Some(value) => value
+            .as_u64()
+            .ok_or(format!("`{key}` must be a non-negative integer")),
+    };
+    let from = number("from", 1)?;
+    let width = usize::try_from(number("width", 0)?).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    for n in (from..).take(count_of(spec)?) {
+        let _ = writeln!(text, "{prefix}{n:0width$}{suffix}");
+    }
+    Ok(text.into_bytes())
+}
+
+/// The bytes of `{"encode": inner, "encoding": label}`: the text of the file value `inner` encoded in the
+/// WHATWG encoding `label`.
+///
+/// Errors: no `encoding`, an unknown label, `inner` not UTF-8 (or itself in error), or a character the
+/// encoding cannot encode.
+fn encoded_bytes(spec: &Map<String, Value>, inner: &Value) -> Result<Vec<u8>, String> {
+    let label = spec
+        .get("encoding")
+        .and_then(Value::as_str)
+        .ok_or("`encode` needs an `encoding` (a WHATWG label such as \"windows-1251\")")?;
+    let encoding = encoding_rs::Encoding::for_label(label.as_bytes()).ok_or(format!(
+        "`encoding` {label:?} is not a WHATWG encoding label"
+    ))?;
+    let bytes = file_bytes(inner)?;
+    let text = String::from_utf8(bytes).map_err(|_| "the text to `encode` is not UTF-8")?;
+    let mut encoder = encoding.new_encoder();
+    let mut out = Vec::with_capacity(
+        encoder
+            .max_buffer_length_from_utf8_without_replacement(text.len())
+            .unwrap_or(text.len() * 4),
+    );
+    let (result, _) = encoder.encode_from_utf8_to_vec_without_replacement(&text, &mut out, true);
+    match result {
+        encoding_rs::EncoderResult::InputEmpty => Ok(out),
+        encoding_rs::EncoderResult::Unmappable(character) => Err(format!(
+            "{label} cannot encode U+{:04X} of the text to `encode`",
+            u32::from(character)
+        )),
+        encoding_rs::EncoderResult::OutputFull => Err("the encoded text outgrew its buffer".into()),
     }
 }
 
