@@ -1,6 +1,33 @@
 //! File generation: the source file, the logs and the one-line JSON the sections read.
 
-use super::*;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// A directory removed when dropped.
+pub(super) struct TempDir(pub(super) PathBuf);
+
+impl TempDir {
+    /// A new directory `read-window-bench-PID-NANOS` under `base` (default: the system temp directory); panics
+    /// (a fixture error) when it cannot be made.
+    pub(super) fn create(base: Option<&Path>) -> Self {
+        let base = base.map_or_else(std::env::temp_dir, Path::to_path_buf);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = base.join(format!("read-window-bench-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&path)
+            .unwrap_or_else(|e| panic!("cannot create {}: {e}", path.display()));
+        TempDir(path.canonicalize().unwrap_or(path))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
 
 pub(super) struct Fixture {
     pub(super) host: PathBuf,

@@ -15,16 +15,11 @@
 //! `$READ_WINDOW_BENCH_CLI`) as a whole process; `READ_WINDOW_BENCH_WASM=path.wasm` loads another build of the component (an unstripped
 //! one lets `perf` name its functions, with `READ_WINDOW_PROFILE=perfmap` so wasmtime writes the perf map). The generated files are removed at exit. See docs/benchmarks.md.
 
-use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Instant;
 
-use read_window::config::ConfigInput;
 use read_window::native_fs::NativeFileSystem;
-use read_window::reader as core;
+use read_window_host::{Grants, ReadWindow};
 
 mod fixtures;
 mod measure;
@@ -34,27 +29,13 @@ mod pages;
 mod readers;
 mod small;
 
-use fixtures::*;
-use measure::*;
-use one_line::*;
-use one_shot::*;
-use pages::*;
-use readers::*;
-use small::*;
-
-use read_window_host::{
-    Budget, Config, Grants, HostError, ReadError, ReadOutcome, ReadRequest, ReadResult, ReadWindow,
-};
-
-const MIB: f64 = 1024.0 * 1024.0;
-/// `cut -b1-8001`: the bytes of a line the sed pipeline keeps.
-const CUT_BYTES: usize = 8001;
-/// Lines of a page of the big log.
-const PAGE_LINES: u64 = 2_000;
-/// The character budget of the big-log pages: room for 2,000 lines of about 100 characters plus gutters.
-const PAGE_BUDGET_CHARS: u32 = 400_000;
-
-type Outcome = Result<Result<ReadOutcome, ReadError>, HostError>;
+use fixtures::{write_json_one_liner, write_log, write_source, Fixture, TempDir};
+use measure::{fmt_duration, fmt_ratio, fmt_size, print_table, Row, MIB};
+use one_line::one_liner;
+use one_shot::one_shot;
+use pages::{big_log, BigLogReport, PAGE_BUDGET_CHARS, PAGE_LINES};
+use readers::Ctx;
+use small::{small_read, SmallCounts};
 
 fn main() {
     let options = Options::parse();
@@ -121,28 +102,6 @@ impl Options {
     }
 }
 
-/// A directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn create(base: Option<&Path>) -> Self {
-        let base = base.map_or_else(std::env::temp_dir, Path::to_path_buf);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = base.join(format!("read-window-bench-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&path)
-            .unwrap_or_else(|e| panic!("cannot create {}: {e}", path.display()));
-        TempDir(path.canonicalize().unwrap_or(path))
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 
 fn cpu_model() -> String {
@@ -157,14 +116,61 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
+/// The files the sections read.
+struct Fixtures {
+    /// The 100-line source file.
+    source: Fixture,
+    /// The 100,000-line log.
+    log: Fixture,
+    /// The big log (1 GB, or 100 MB with `--quick`; empty when the pages section does not run).
+    big: Fixture,
+    /// The 50 MB one-line JSON.
+    json: Fixture,
+}
+
+/// Runs the sections `options` asks for over files generated in `dir`, printing the Markdown report. Errors: the
+/// component does not load, the grants cannot be made, or the CLI binary of section 5 is missing.
 fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
-    let log_bytes: u64 = if options.quick {
+    print_machine(options);
+    let fixtures = write_fixtures(options, dir);
+    let component = load_component()?;
+    print_measure_notes();
+
+    let grants = Grants::new().dir(&dir.0).map_err(|e| e.to_string())?;
+    let guest_root = dir.0.to_string_lossy().into_owned();
+    let mut ctx = Ctx {
+        component: &component,
+        grants,
+        native_fs: NativeFileSystem::mount(&[(dir.0.clone(), guest_root)]),
+        started: Instant::now(),
+    };
+    if options.wants("small") {
+        small_section(&mut ctx, &fixtures);
+    }
+    if options.wants("pages") {
+        pages_section(&mut ctx, &fixtures.big);
+    }
+    if options.wants("one-shot") {
+        let two_thousand = write_log(dir, "two-thousand.log", 2_000);
+        one_shot(&[&fixtures.source, &two_thousand], 51)?;
+    }
+    if options.wants("one-line") {
+        one_line_section(&mut ctx, &fixtures.json);
+    }
+    Ok(())
+}
+
+/// Bytes of the big log: 1 GB, or 100 MB with `--quick`.
+fn big_log_bytes(options: &Options) -> u64 {
+    if options.quick {
         100_000_000
     } else {
         1_000_000_000
-    };
-    let big_lines = log_bytes / 100;
+    }
+}
 
+/// Prints the report's title, the machine and the mode.
+fn print_machine(options: &Options) {
     println!("# read-window benchmarks\n");
     println!(
         "- Machine: {}, {} cores (available parallelism), {} RAM; kernel {}",
@@ -180,24 +186,37 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
     println!(
         "- Mode: {} (big log {}); files generated in {}",
         if options.quick { "--quick" } else { "full" },
-        fmt_size(log_bytes),
+        fmt_size(big_log_bytes(options)),
         if options.dir.is_some() {
             "the --dir directory"
         } else {
             "the system temp directory"
         }
     );
+}
 
+/// Generates the four files in `dir` (the big log only when the pages section runs) and prints their sizes and the
+/// time it took.
+fn write_fixtures(options: &Options, dir: &TempDir) -> Fixtures {
+    let big_lines = big_log_bytes(options) / 100;
     let start = Instant::now();
-    let source = write_source(dir);
-    let log = write_log(dir, "service.log", 100_000);
-    let big = write_log(
-        dir,
-        "big.log",
-        if options.wants("pages") { big_lines } else { 0 },
-    );
-    let json = write_json_one_liner(dir, 50_000_000);
+    let fixtures = Fixtures {
+        source: write_source(dir),
+        log: write_log(dir, "service.log", 100_000),
+        big: write_log(
+            dir,
+            "big.log",
+            if options.wants("pages") { big_lines } else { 0 },
+        ),
+        json: write_json_one_liner(dir, 50_000_000),
+    };
     let generated = start.elapsed();
+    let Fixtures {
+        source,
+        log,
+        big,
+        json,
+    } = &fixtures;
     println!(
         "- Files: {} lines ({}), {} lines ({}), {} lines ({}), a {} JSON on one line; generated in {}",
         source.lines,
@@ -209,7 +228,12 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
         fmt_size(json.bytes),
         fmt_duration(generated)
     );
+    fixtures
+}
 
+/// Loads the component (`$READ_WINDOW_BENCH_WASM`, else the one this build made) and prints its size, load time
+/// and whether its compiled code came from the disk cache. Errors: it does not load.
+fn load_component() -> Result<ReadWindow, String> {
     let start = Instant::now();
     // READ_WINDOW_BENCH_WASM loads another build of the component (an unstripped one, to profile it by name).
     let wasm_path = std::env::var("READ_WINDOW_BENCH_WASM")
@@ -232,6 +256,12 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
             "compiled now"
         }
     );
+    Ok(component)
+}
+
+/// Prints how the host's peak RSS is measured (resetting its high-water mark once to find out whether it can be)
+/// and which figures depend on the machine.
+fn print_measure_notes() {
     let rss_reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
     println!(
         "- Peak host RSS: VmHWM of this process{}; the sed pipeline runs in child processes, so its memory is not in it",
@@ -245,83 +275,75 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
         "- The files are written and fsynced before any timing, then read from the page cache: times are warm-cache times."
     );
     println!("- ⏱ marks machine-dependent figures (times and time ratios). Memory and positioned reads do not depend on the machine's speed.\n");
+}
 
-    let grants = Grants::new().dir(&dir.0).map_err(|e| e.to_string())?;
-    let guest_root = dir.0.to_string_lossy().into_owned();
-    let mut ctx = Ctx {
-        component: &component,
-        grants,
-        native_fs: NativeFileSystem::mount(&[(dir.0.clone(), guest_root)]),
-        started: Instant::now(),
-    };
+/// Runs of each page and one-line measurement.
+const RUNS: usize = 7;
+/// Times a session alternates between the deep page and page 1 in each run of section 3.
+const ALTERNATIONS: usize = 10;
 
+/// Sections 1-2: the small reads of the source file and of the log, their table and their targets.
+fn small_section(ctx: &mut Ctx<'_>, fixtures: &Fixtures) {
     let counts = SmallCounts {
         warm: 301,
         fresh: 101,
         subprocess: 101,
         native: 301,
     };
-    if options.wants("small") {
-        println!("## 1-2. A small read: warm session, stateless read-once, fresh session; sed | cut and the native floor\n");
-        println!(
+    println!("## 1-2. A small read: warm session, stateless read-once, fresh session; sed | cut and the native floor\n");
+    println!(
         "Dedup is off (`Config {{ dedup: Some(false), .. }}`) so repeats return content, and the loop tripwire's \
          thresholds are out of reach (`loop_warn_at: u32::MAX - 1`, `loop_block_at: u32::MAX`): consecutive reads \
          alternate between the offset shown and the next line, which the cycle tripwire would otherwise block. Ratio = median ÷ the \
          component's warm-session median for the same window (above 1: slower than the warm session).\n"
     );
-        let mut rows = small_read(&mut ctx, &source, 40, 21, &counts);
-        rows.extend(small_read(&mut ctx, &log, 50_000, 100, &counts));
-        print_table(&rows, "÷ warm session");
-        print_small_targets(&rows);
-    }
+    let mut rows = small_read(ctx, &fixtures.source, 40, 21, &counts);
+    rows.extend(small_read(ctx, &fixtures.log, 50_000, 100, &counts));
+    print_table(&rows, "÷ warm session");
+    print_small_targets(&rows);
+}
 
-    let runs = 7;
-    let alternations = 10;
-    if options.wants("pages") {
-        println!("## 3. Pages of the {} log\n", fmt_size(big.bytes));
-        let report = big_log(&mut ctx, &big, runs, alternations);
-        println!(
+/// Section 3: the pages of the big log, their table, their targets and the whole-file scan speeds.
+fn pages_section(ctx: &mut Ctx<'_>, big: &Fixture) {
+    println!("## 3. Pages of the {} log\n", fmt_size(big.bytes));
+    let report = big_log(ctx, big, RUNS, ALTERNATIONS);
+    println!(
         "Pages are {PAGE_LINES} lines (`limit` {PAGE_LINES}, the default `max-lines`) with a budget of {PAGE_BUDGET_CHARS} \
          characters so the whole page fits (a line is 100 bytes). Page 1 starts at line {}; the tenth-from-last page \
          at line {}. A first read is the first read of the file in a fresh session: it scans the whole file to count \
-         its lines and build the sparse index. A second read reuses the index (in each of {runs} runs: page 1 twice \
-         in one session, then the deep page and page 1 alternately {alternations} times; and a second session that \
+         its lines and build the sparse index. A second read reuses the index (in each of {RUNS} runs: page 1 twice \
+         in one session, then the deep page and page 1 alternately {ALTERNATIONS} times; and a second session that \
          reads the deep page first and then again). Ratio = median ÷ the component's second read of the same page. \
          Index size: {} bytes.\n",
         report.first_offset, report.deep_offset, report.index_bytes
     );
-        print_table(&report.rows, "÷ component second read");
-        print_page_targets(&report);
-
-        let throughput = |method: &str| {
-            report
-                .rows
-                .iter()
-                .find(|row| row.read.starts_with("page 1 ") && row.method.starts_with(method))
-                .map_or("n/a".to_string(), |row| {
-                    format!(
-                        "{:.2} GB/s",
-                        big.bytes as f64 / row.median().as_secs_f64() / 1e9
-                    )
-                })
-        };
-        println!(
+    print_table(&report.rows, "÷ component second read");
+    print_page_targets(&report);
+    let throughput = |method: &str| {
+        report
+            .rows
+            .iter()
+            .find(|row| row.read.starts_with("page 1 ") && row.method.starts_with(method))
+            .map_or("n/a".to_string(), |row| {
+                format!(
+                    "{:.2} GB/s",
+                    big.bytes as f64 / row.median().as_secs_f64() / 1e9
+                )
+            })
+    };
+    println!(
         "Whole-file scan speed (file size ÷ median) ⏱: component first read {}, the same core natively {}, sed | cut {}.\n",
         throughput("component, first read"),
         throughput("same Rust core natively, first read"),
         throughput("`sed"),
     );
-    }
+}
 
-    if options.wants("one-shot") {
-        let two_thousand = write_log(dir, "two-thousand.log", 2_000);
-        one_shot(&[&source, &two_thousand], 51)?;
-    }
-
-    if options.wants("one-line") {
-        println!("## 4. The {} single-line JSON\n", fmt_size(json.bytes));
-        let one = one_liner(&mut ctx, &json, runs, 51);
-        println!(
+/// Section 4: the windows of the one-line JSON and their table.
+fn one_line_section(ctx: &mut Ctx<'_>, json: &Fixture) {
+    println!("## 4. The {} single-line JSON\n", fmt_size(json.bytes));
+    let one = one_liner(ctx, json, RUNS, 51);
+    println!(
         "The line has {} characters; a window shows {} of them (the default `max-line-length`) and its cursor moves \
          {} columns on, so the last window of the cursor chain starts at column {}{}. Ratio = median ÷ the \
          component's second read of the same window.\n",
@@ -331,9 +353,7 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
         one.last_column,
         if one.last_verified { " (checked: it returns no further cursor)" } else { " (CHECK FAILED: it returned a further cursor)" }
     );
-        print_table(&one.rows, "÷ component second read");
-    }
-    Ok(())
+    print_table(&one.rows, "÷ component second read");
 }
 
 /// The median of `a` ÷ the median of `b`, the rows found by the start of their read label and method.

@@ -1,6 +1,24 @@
 //! Measurement helpers: medians, formatting, resident memory, the result rows and their table.
 
-use super::*;
+use std::time::{Duration, Instant};
+
+use read_window_host::Session;
+
+/// Bytes in a mebibyte.
+pub(super) const MIB: f64 = 1024.0 * 1024.0;
+
+/// `bytes` in B, kB, MB or GB (powers of 1,000), whichever reads best.
+pub(super) fn fmt_size(bytes: u64) -> String {
+    if bytes >= 1_000_000_000 {
+        format!("{:.2} GB", bytes as f64 / 1e9)
+    } else if bytes >= 1_000_000 {
+        format!("{:.1} MB", bytes as f64 / 1e6)
+    } else if bytes >= 1_000 {
+        format!("{:.1} kB", bytes as f64 / 1e3)
+    } else {
+        format!("{bytes} B")
+    }
+}
 
 pub(super) fn median(samples: &[Duration]) -> Duration {
     let mut sorted = samples.to_vec();
@@ -138,6 +156,42 @@ impl Row {
     pub(super) fn reads(mut self, reads: impl Into<String>) -> Self {
         self.reads = Some(reads.into());
         self
+    }
+
+    /// The row with its ratio: its median ÷ `base_seconds` (the median, in seconds, of the row it is compared to).
+    pub(super) fn ratio_to(mut self, base_seconds: f64) -> Self {
+        self.ratio = Some(self.median().as_secs_f64() / base_seconds);
+        self
+    }
+}
+
+/// The positioned reads `session` has made so far (its stats); panics (a fixture error) when the call fails.
+pub(super) fn positioned_reads(session: &mut Session) -> u64 {
+    session.stats().expect("stats").positioned_reads
+}
+
+/// The times of one kind of component read and the positioned reads they made in all.
+#[derive(Default)]
+pub(super) struct TimedReads {
+    pub(super) times: Vec<Duration>,
+    pub(super) positioned_reads: u64,
+}
+
+impl TimedReads {
+    /// Adds one read: its time and its positioned reads.
+    pub(super) fn push(&mut self, (time, positioned_reads): (Duration, u64)) {
+        self.times.push(time);
+        self.positioned_reads += positioned_reads;
+    }
+
+    /// A row of these reads labelled `read` and `method`: the positioned reads per call, `peak` linear memory
+    /// and `rss`.
+    pub(super) fn row(self, read: String, method: &str, peak: u64, rss: Rss) -> Row {
+        let reads = reads_per_call(self.positioned_reads, self.times.len());
+        Row::new(read, method, self.times)
+            .linear(peak)
+            .rss(rss)
+            .reads(reads)
     }
 }
 

@@ -1,6 +1,78 @@
 //! The readers compared: the component, the core natively, `sed | cut` and a plain native window.
 
-use super::*;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use read_window::config::ConfigInput;
+use read_window::native_fs::NativeFileSystem;
+use read_window::reader as core;
+use read_window_host::{
+    Config, Grants, HostError, ReadError, ReadOutcome, ReadResult, ReadWindow, Session,
+};
+
+/// `cut -b1-8001`: the bytes of a line the sed pipeline keeps.
+pub(super) const CUT_BYTES: usize = 8001;
+/// What a read of the typed API answers.
+pub(super) type Outcome = Result<Result<ReadOutcome, ReadError>, HostError>;
+
+pub(super) struct Ctx<'a> {
+    pub(super) component: &'a ReadWindow,
+    pub(super) grants: Grants,
+    pub(super) native_fs: NativeFileSystem,
+    pub(super) started: Instant,
+}
+
+impl Ctx<'_> {
+    /// Milliseconds since the bench started: the clock the native core's reads are given.
+    pub(super) fn now_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    /// A new session of the component over the bench's grants with `config`; panics (a fixture error) when it
+    /// does not start.
+    pub(super) fn session(&self, config: &Config) -> Session {
+        self.component
+            .session(&self.grants, config.clone())
+            .expect("session")
+    }
+
+    /// `request` read by the native core's `reader` at the bench's clock: its window; panics (naming `what`) on a
+    /// stub or an error.
+    pub(super) fn core_read(
+        &mut self,
+        reader: &mut core::Reader,
+        request: &core::ReadRequest,
+        what: &str,
+    ) -> core::ReadResult {
+        let now = self.now_ms();
+        core_window(reader.read(&mut self.native_fs, request, now), what)
+    }
+}
+
+/// Dedup off (repeats return content) and the loop tripwire out of reach: a bench reads windows again and
+/// again (alternating offsets, which the cycle tripwire would count as a cycle of two), and every answer must be a
+/// window, or the bench panics.
+pub(super) fn no_dedup() -> Config {
+    Config {
+        dedup: Some(false),
+        loop_warn_at: Some(u32::MAX - 1),
+        loop_block_at: Some(u32::MAX),
+        ..Config::default()
+    }
+}
+
+/// [`no_dedup`] for the native core.
+pub(super) fn no_dedup_core() -> ConfigInput {
+    ConfigInput {
+        dedup: Some(false),
+        loop_warn_at: Some(u32::MAX - 1),
+        loop_block_at: Some(u32::MAX),
+        ..ConfigInput::default()
+    }
+}
 
 pub(super) fn window(outcome: Outcome, what: &str) -> ReadResult {
     match outcome {
@@ -75,6 +147,12 @@ pub(super) fn core_request(
         asked_via: Vec::new(),
     }
 }
+
+/// The `method` cell of a `sed | cut` row.
+pub(super) const SED_CUT_METHOD: &str = "`sed -n 'A,Bp' FILE \\| cut -b1-8001` (sh -c subprocess)";
+
+/// The `method` cell of a row of [`native_window`], the physical floor.
+pub(super) const NATIVE_FLOOR_METHOD: &str = "native floor: `BufReader` skipping lines (no index)";
 
 /// `sed -n 'A,Bp' FILE | cut -b1-8001` in `sh -c`; returns its stdout.
 pub(super) fn sed_cut(path: &Path, first: u64, last: u64) -> Vec<u8> {

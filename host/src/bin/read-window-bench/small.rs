@@ -1,41 +1,14 @@
 //! Section 1: small reads through every reader.
 
-use super::*;
+use read_window::reader as core;
+use read_window_host::{Config, ReadRequest};
 
-pub(super) struct Ctx<'a> {
-    pub(super) component: &'a ReadWindow,
-    pub(super) grants: Grants,
-    pub(super) native_fs: NativeFileSystem,
-    pub(super) started: Instant,
-}
-
-impl Ctx<'_> {
-    pub(super) fn now_ms(&self) -> u64 {
-        self.started.elapsed().as_millis() as u64
-    }
-}
-
-/// Dedup off (repeats return content) and the loop tripwire out of reach: a bench reads windows again and
-/// again (alternating offsets, which the cycle tripwire would count as a cycle of two), and every answer must be a
-/// window, or the bench panics.
-pub(super) fn no_dedup() -> Config {
-    Config {
-        dedup: Some(false),
-        loop_warn_at: Some(u32::MAX - 1),
-        loop_block_at: Some(u32::MAX),
-        ..Config::default()
-    }
-}
-
-/// [`no_dedup`] for the native core.
-pub(super) fn no_dedup_core() -> ConfigInput {
-    ConfigInput {
-        dedup: Some(false),
-        loop_warn_at: Some(u32::MAX - 1),
-        loop_block_at: Some(u32::MAX),
-        ..ConfigInput::default()
-    }
-}
+use crate::fixtures::Fixture;
+use crate::measure::{fmt_size, positioned_reads, reads_per_call, time_runs, Row, RssMark};
+use crate::readers::{
+    check_core, check_lines, core_request, count_lines, native_window, no_dedup, no_dedup_core,
+    once, sed_cut, window, Ctx, NATIVE_FLOOR_METHOD, SED_CUT_METHOD,
+};
 
 pub(super) struct SmallCounts {
     pub(super) warm: usize,
@@ -45,7 +18,8 @@ pub(super) struct SmallCounts {
 }
 
 /// A small window (`lines` lines from `offset`; alternately from `offset + 1`, so no two consecutive reads are
-/// identical; the config keeps the tripwire out of reach of the cycle they make) of `file`, by every method.
+/// identical; the config keeps the tripwire out of reach of the cycle they make) of `file`, by every method: the
+/// rows of section 1-2, each with its ratio to the warm session's median.
 pub(super) fn small_read(
     ctx: &mut Ctx<'_>,
     file: &Fixture,
@@ -53,180 +27,198 @@ pub(super) fn small_read(
     lines: u64,
     counts: &SmallCounts,
 ) -> Vec<Row> {
-    let label = format!(
-        "lines {offset}-{} of a {}-line file ({})",
-        offset + lines - 1,
-        file.lines,
-        fmt_size(file.bytes)
-    );
-    let at = |i: usize| offset + (i % 2) as u64;
-    let request = |i: usize| {
-        ReadRequest::new(file.guest.clone())
-            .offset(at(i))
-            .limit(lines)
+    let mut small = SmallRead {
+        label: format!(
+            "lines {offset}-{} of a {}-line file ({})",
+            offset + lines - 1,
+            file.lines,
+            fmt_size(file.bytes)
+        ),
+        ctx,
+        file,
+        offset,
+        lines,
+        counts,
+        config: no_dedup(),
     };
-    let config = no_dedup();
-    let mut rows = Vec::new();
+    let mut rows = vec![
+        small.warm_session(),
+        small.read_once_warm_store(),
+        small.read_once_new_store(),
+        small.fresh_session(),
+        small.sed_cut(),
+        small.native_floor(),
+    ];
+    rows.extend(small.native_core());
+    let base = rows[0].median().as_secs_f64();
+    rows.into_iter().map(|row| row.ratio_to(base)).collect()
+}
 
-    // Warm session: one session, its index kept between reads.
-    let rss = RssMark::start();
-    let mut session = ctx
-        .component
-        .session(&ctx.grants, config.clone())
-        .expect("session");
-    for i in 0..10 {
-        check_lines(
-            &window(session.read(&request(i)), "warm-up"),
-            at(i),
-            lines,
-            "warm-up",
-        );
-    }
-    let before = session.stats().expect("stats").positioned_reads;
-    let samples = time_runs(counts.warm, |i| {
-        let result = window(session.read(&request(i)), "warm session");
-        check_lines(&result, at(i), lines, "warm session");
-    });
-    let after = session.stats().expect("stats").positioned_reads;
-    rows.push(
-        Row::new(&label, "component, warm session (`Session::read`)", samples)
-            .linear(session.peak_memory_bytes())
-            .rss(rss.end())
-            .reads(reads_per_call(after - before, counts.warm)),
-    );
-    drop(session);
+/// One small read of section 1-2 (see [`small_read`]), with a method per reader.
+struct SmallRead<'c, 'a> {
+    ctx: &'c mut Ctx<'a>,
+    file: &'c Fixture,
+    /// The first line of the even reads (the odd ones start a line further).
+    offset: u64,
+    /// Lines a read asks for.
+    lines: u64,
+    counts: &'c SmallCounts,
+    /// The rows' `read` cell.
+    label: String,
+    config: Config,
+}
 
-    // Stateless read-once in a warm store: no session memory, so no index is kept.
-    let rss = RssMark::start();
-    let mut session = ctx
-        .component
-        .session(&ctx.grants, config.clone())
-        .expect("session");
-    for i in 0..5 {
-        once(session.read_once(&config, &request(i)), "warm-up");
+impl SmallRead<'_, '_> {
+    /// The first line of read `i`.
+    fn at(&self, i: usize) -> u64 {
+        self.offset + (i % 2) as u64
     }
-    let samples = time_runs(counts.warm, |i| {
-        let result = once(session.read_once(&config, &request(i)), "read_once");
-        check_lines(&result, at(i), lines, "read_once");
-    });
-    rows.push(
+
+    /// The component's request for read `i`.
+    fn request(&self, i: usize) -> ReadRequest {
+        ReadRequest::new(self.file.guest.clone())
+            .offset(self.at(i))
+            .limit(self.lines)
+    }
+
+    /// The native core's request for read `i`.
+    fn core_request(&self, i: usize) -> core::ReadRequest {
+        core_request(&self.file.guest, self.at(i), self.lines, None)
+    }
+
+    /// Warm session: one session, its index kept between reads (after 10 warm-up reads).
+    fn warm_session(&mut self) -> Row {
+        let rss = RssMark::start();
+        let mut session = self.ctx.session(&self.config);
+        for i in 0..10 {
+            let result = window(session.read(&self.request(i)), "warm-up");
+            check_lines(&result, self.at(i), self.lines, "warm-up");
+        }
+        let before = positioned_reads(&mut session);
+        let samples = time_runs(self.counts.warm, |i| {
+            let result = window(session.read(&self.request(i)), "warm session");
+            check_lines(&result, self.at(i), self.lines, "warm session");
+        });
+        let after = positioned_reads(&mut session);
         Row::new(
-            &label,
+            &self.label,
+            "component, warm session (`Session::read`)",
+            samples,
+        )
+        .linear(session.peak_memory_bytes())
+        .rss(rss.end())
+        .reads(reads_per_call(after - before, self.counts.warm))
+    }
+
+    /// Stateless read-once in a warm store: no session memory, so no index is kept.
+    fn read_once_warm_store(&mut self) -> Row {
+        let rss = RssMark::start();
+        let mut session = self.ctx.session(&self.config);
+        for i in 0..5 {
+            once(session.read_once(&self.config, &self.request(i)), "warm-up");
+        }
+        let samples = time_runs(self.counts.warm, |i| {
+            let result = once(
+                session.read_once(&self.config, &self.request(i)),
+                "read_once",
+            );
+            check_lines(&result, self.at(i), self.lines, "read_once");
+        });
+        Row::new(
+            &self.label,
             "component, stateless `read-once` in a warm store (`Session::read_once`)",
             samples,
         )
         .linear(session.peak_memory_bytes())
-        .rss(rss.end()),
-    );
-    drop(session);
-
-    // Stateless read-once, a new store and instance per call.
-    let rss = RssMark::start();
-    let samples = time_runs(counts.fresh, |i| {
-        let result = once(
-            ctx.component.read_once(&ctx.grants, &config, &request(i)),
-            "read_once",
-        );
-        check_lines(&result, at(i), lines, "fresh read_once");
-    });
-    rows.push(
-        Row::new(&label, "component, stateless `read-once`, new store + instance per call (`ReadWindow::read_once`)", samples)
-            .rss(rss.end()),
-    );
-
-    // A fresh session (store, instance, session resource) per request.
-    let rss = RssMark::start();
-    let mut peak = 0;
-    let samples = time_runs(counts.fresh, |i| {
-        let mut session = ctx
-            .component
-            .session(&ctx.grants, config.clone())
-            .expect("session");
-        let result = window(session.read(&request(i)), "fresh session");
-        peak = peak.max(session.peak_memory_bytes());
-        drop(session);
-        check_lines(&result, at(i), lines, "fresh session");
-    });
-    rows.push(
-        Row::new(&label, "component, fresh session per request", samples)
-            .linear(peak)
-            .rss(rss.end()),
-    );
-
-    // sed | cut in a subprocess.
-    let rss = RssMark::start();
-    let samples = time_runs(counts.subprocess, |i| {
-        let out = sed_cut(&file.host, at(i), at(i) + lines - 1);
-        assert_eq!(count_lines(&out), lines, "sed | cut");
-    });
-    rows.push(
-        Row::new(
-            &label,
-            "`sed -n 'A,Bp' FILE \\| cut -b1-8001` (sh -c subprocess)",
-            samples,
-        )
-        .rss(rss.end()),
-    );
-
-    // The physical floor.
-    let rss = RssMark::start();
-    let samples = time_runs(counts.native, |i| {
-        let out = native_window(&file.host, at(i), lines);
-        assert_eq!(count_lines(&out), lines, "native floor");
-    });
-    rows.push(
-        Row::new(
-            &label,
-            "native floor: `BufReader` skipping lines (no index)",
-            samples,
-        )
-        .rss(rss.end()),
-    );
-
-    // The same core compiled natively (no wasm): where the component's time goes.
-    let rss = RssMark::start();
-    let mut reader = core::Reader::new(no_dedup_core());
-    let core_req = |i: usize| core_request(&file.guest, at(i), lines, None);
-    for i in 0..10 {
-        let now = ctx.now_ms();
-        core_window(
-            reader.read(&mut ctx.native_fs, &core_req(i), now),
-            "warm-up",
-        );
+        .rss(rss.end())
     }
-    let before = reader.stats().positioned_reads;
-    let samples = time_runs(counts.warm, |i| {
-        let now = ctx.now_ms();
-        let result = core_window(
-            reader.read(&mut ctx.native_fs, &core_req(i), now),
-            "native core",
-        );
-        check_core(&result, at(i), lines, "native core");
-    });
-    let after = reader.stats().positioned_reads;
-    rows.push(
-        Row::new(
-            &label,
+
+    /// Stateless read-once, a new store and instance per call.
+    fn read_once_new_store(&mut self) -> Row {
+        let rss = RssMark::start();
+        let ctx = &*self.ctx;
+        let samples = time_runs(self.counts.fresh, |i| {
+            let result = once(
+                ctx.component
+                    .read_once(&ctx.grants, &self.config, &self.request(i)),
+                "read_once",
+            );
+            check_lines(&result, self.at(i), self.lines, "fresh read_once");
+        });
+        Row::new(&self.label, "component, stateless `read-once`, new store + instance per call (`ReadWindow::read_once`)", samples)
+            .rss(rss.end())
+    }
+
+    /// A fresh session (store, instance, session resource) per request.
+    fn fresh_session(&mut self) -> Row {
+        let rss = RssMark::start();
+        let mut peak = 0;
+        let samples = time_runs(self.counts.fresh, |i| {
+            let mut session = self.ctx.session(&self.config);
+            let result = window(session.read(&self.request(i)), "fresh session");
+            peak = peak.max(session.peak_memory_bytes());
+            drop(session);
+            check_lines(&result, self.at(i), self.lines, "fresh session");
+        });
+        Row::new(&self.label, "component, fresh session per request", samples)
+            .linear(peak)
+            .rss(rss.end())
+    }
+
+    /// `sed | cut` in a subprocess.
+    fn sed_cut(&mut self) -> Row {
+        let rss = RssMark::start();
+        let samples = time_runs(self.counts.subprocess, |i| {
+            let out = sed_cut(&self.file.host, self.at(i), self.at(i) + self.lines - 1);
+            assert_eq!(count_lines(&out), self.lines, "sed | cut");
+        });
+        Row::new(&self.label, SED_CUT_METHOD, samples).rss(rss.end())
+    }
+
+    /// The physical floor.
+    fn native_floor(&mut self) -> Row {
+        let rss = RssMark::start();
+        let samples = time_runs(self.counts.native, |i| {
+            let out = native_window(&self.file.host, self.at(i), self.lines);
+            assert_eq!(count_lines(&out), self.lines, "native floor");
+        });
+        Row::new(&self.label, NATIVE_FLOOR_METHOD, samples).rss(rss.end())
+    }
+
+    /// The same core compiled natively (no wasm), a warm `Reader` and then `read_once`: where the component's
+    /// time goes.
+    fn native_core(&mut self) -> [Row; 2] {
+        let rss = RssMark::start();
+        let mut reader = core::Reader::new(no_dedup_core());
+        for i in 0..10 {
+            let request = self.core_request(i);
+            self.ctx.core_read(&mut reader, &request, "warm-up");
+        }
+        let before = reader.stats().positioned_reads;
+        let samples = time_runs(self.counts.warm, |i| {
+            let request = self.core_request(i);
+            let result = self.ctx.core_read(&mut reader, &request, "native core");
+            check_core(&result, self.at(i), self.lines, "native core");
+        });
+        let after = reader.stats().positioned_reads;
+        let warm = Row::new(
+            &self.label,
             "same Rust core compiled natively, warm `Reader` (no wasm)",
             samples,
         )
         .rss(rss.end())
-        .reads(reads_per_call(after - before, counts.warm)),
-    );
-    let samples = time_runs(counts.warm, |i| {
-        let result = core::read_once(no_dedup_core(), &mut ctx.native_fs, &core_req(i))
-            .expect("native read_once");
-        check_core(&result, at(i), lines, "native read_once");
-    });
-    rows.push(Row::new(
-        &label,
-        "same Rust core compiled natively, `read_once` (no wasm)",
-        samples,
-    ));
-
-    let base = rows[0].median().as_secs_f64();
-    for row in &mut rows {
-        row.ratio = Some(row.median().as_secs_f64() / base);
+        .reads(reads_per_call(after - before, self.counts.warm));
+        let samples = time_runs(self.counts.warm, |i| {
+            let request = self.core_request(i);
+            let result = core::read_once(no_dedup_core(), &mut self.ctx.native_fs, &request)
+                .expect("native read_once");
+            check_core(&result, self.at(i), self.lines, "native read_once");
+        });
+        let once = Row::new(
+            &self.label,
+            "same Rust core compiled natively, `read_once` (no wasm)",
+            samples,
+        );
+        [warm, once]
     }
-    rows
 }

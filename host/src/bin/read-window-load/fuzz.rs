@@ -1,6 +1,15 @@
 //! The long fuzz run: random files, configs and requests through the real component, every answer checked.
 
-use super::*;
+use std::time::{Duration, Instant};
+
+use read_window_host::{
+    Budget, Config, ErrorKind, Grants, ReadOutcome, ReadRequest, ReadResult, ReadWindow, Session,
+    TokenBudget,
+};
+
+use crate::load::{load_component, Outcome};
+use crate::measure::{fmt_count, fmt_duration, MIB};
+use crate::options::{cores, Options, TempDir};
 
 /// SplitMix64: a small, fast, seedable generator (no dependency for a bench).
 struct Rng(u64);
@@ -262,6 +271,38 @@ impl Tally {
         }
     }
 
+    /// Counts the answer `outcome` to `request` by its kind, and records it as a failure when it breaks a rule: an
+    /// invalid window, a stub or an error without a message, a host error.
+    fn answer(&mut self, request: &ReadRequest, outcome: Outcome) {
+        match outcome {
+            Ok(Ok(ReadOutcome::Window(window))) => {
+                self.windows += 1;
+                if let Err(problem) = check_window(&window, request.tail.is_some()) {
+                    self.fail(format!("{request:?}: an invalid window: {problem}"));
+                }
+            }
+            Ok(Ok(ReadOutcome::Unchanged(stub))) => {
+                self.stubs += 1;
+                if stub.message.is_empty() {
+                    self.fail(format!("{request:?}: a stub without a message"));
+                }
+            }
+            Ok(Err(error)) => {
+                let kind = error_name(&error.kind).to_string();
+                *self.errors.entry(kind.clone()).or_default() += 1;
+                self.examples
+                    .entry(kind)
+                    .or_insert_with(|| error.message.clone());
+                if error.message.is_empty() {
+                    self.fail(format!("{request:?}: an error without a message"));
+                }
+            }
+            Err(error) => {
+                self.fail(format!("{request:?}: host error: {error}"));
+            }
+        }
+    }
+
     fn merge(&mut self, other: Tally) {
         self.requests += other.requests;
         self.windows += other.windows;
@@ -282,20 +323,19 @@ fn error_name(kind: &ErrorKind) -> &'static str {
     kind.as_str()
 }
 
+/// Random files the fuzz run writes and reads.
+const FUZZ_FILES: usize = 256;
+
+/// The fuzz run: `requests` random requests through the component over [`FUZZ_FILES`] random files written under
+/// `dir`, spread over every core, every answer checked; prints the counts by kind of answer.
+///
+/// Errors: the component does not load, a file cannot be written, or an answer failed its check (the first
+/// failures are printed on stderr).
 pub(super) fn fuzz(options: &Options, dir: &TempDir, requests: u64) -> Result<(), String> {
-    const FILES: usize = 256;
     let component = load_component(options.allocation, 64)?;
     let mut rng = Rng(options.seed);
     let root = dir.0.to_string_lossy().into_owned();
-    let mut files = Vec::with_capacity(FILES);
-    let mut bytes_total = 0u64;
-    for i in 0..FILES {
-        let bytes = random_file(&mut rng);
-        bytes_total += bytes.len() as u64;
-        let path = dir.0.join(format!("f{i:03}.txt"));
-        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-        files.push(path.to_string_lossy().into_owned());
-    }
+    let (files, bytes_total) = write_random_files(dir, &mut rng)?;
     let grants = Grants::new().dir(&dir.0).map_err(|e| e.to_string())?;
     let threads = cores();
     let started = Instant::now();
@@ -304,76 +344,14 @@ pub(super) fn fuzz(options: &Options, dir: &TempDir, requests: u64) -> Result<()
             .map(|t| {
                 let count =
                     requests / threads as u64 + u64::from((t as u64) < requests % threads as u64);
-                let mut rng =
-                    Rng(options.seed ^ (t as u64 + 1).wrapping_mul(0x1234_5678_9abc_def1));
-                let (component, grants, files, root) = (&component, &grants, &files, &root);
-                scope.spawn(move || {
-                    let mut tally = Tally::default();
-                    let mut session: Option<(Session, u64)> = None;
-                    for _ in 0..count {
-                        let (live, left) = match session.as_mut() {
-                            Some((live, left)) if *left > 0 => (live, left),
-                            _ => {
-                                tally.sessions += 1;
-                                match component.session(grants, random_config(&mut rng)) {
-                                    Ok(live) => {
-                                        let (live, left) =
-                                            session.insert((live, 1 + rng.below(60)));
-                                        (live, left)
-                                    }
-                                    Err(error) => {
-                                        tally.requests += 1;
-                                        tally.fail(format!("a session did not start: {error}"));
-                                        continue;
-                                    }
-                                }
-                            }
-                        };
-                        *left -= 1;
-                        tally.requests += 1;
-                        let request = random_request(&mut rng, files, root);
-                        let outcome = if rng.chance(5) {
-                            live.read_once(&random_config(&mut rng), &request)
-                                .map(|result| result.map(ReadOutcome::Window))
-                        } else {
-                            live.read(&request)
-                        };
-                        match outcome {
-                            Ok(Ok(ReadOutcome::Window(window))) => {
-                                tally.windows += 1;
-                                if let Err(problem) = check_window(&window, request.tail.is_some())
-                                {
-                                    tally
-                                        .fail(format!("{request:?}: an invalid window: {problem}"));
-                                }
-                            }
-                            Ok(Ok(ReadOutcome::Unchanged(stub))) => {
-                                tally.stubs += 1;
-                                if stub.message.is_empty() {
-                                    tally.fail(format!("{request:?}: a stub without a message"));
-                                }
-                            }
-                            Ok(Err(error)) => {
-                                let kind = error_name(&error.kind).to_string();
-                                *tally.errors.entry(kind.clone()).or_default() += 1;
-                                tally
-                                    .examples
-                                    .entry(kind)
-                                    .or_insert_with(|| error.message.clone());
-                                if error.message.is_empty() {
-                                    tally.fail(format!("{request:?}: an error without a message"));
-                                }
-                            }
-                            Err(error) => {
-                                tally.fail(format!("{request:?}: host error: {error}"));
-                            }
-                        }
-                        if rng.chance(2) {
-                            let _ = live.note_other_tool();
-                        }
-                    }
-                    tally
-                })
+                let worker = Worker {
+                    component: &component,
+                    grants: &grants,
+                    files: &files,
+                    root: &root,
+                    rng: Rng(options.seed ^ (t as u64 + 1).wrapping_mul(0x1234_5678_9abc_def1)),
+                };
+                scope.spawn(move || worker.run(count))
             })
             .collect();
         handles
@@ -392,12 +370,107 @@ pub(super) fn fuzz(options: &Options, dir: &TempDir, requests: u64) -> Result<()
     for tally in tallies {
         total.merge(tally);
     }
+    print_fuzz_report(options, &total, wall, bytes_total, threads);
+    if total.failure_count == 0 {
+        println!("\nEvery answer was a valid window, a stub or a typed error; nothing trapped.");
+        Ok(())
+    } else {
+        for failure in &total.failures {
+            eprintln!("{failure}");
+        }
+        Err(format!(
+            "{} failures (the first ones above)",
+            fmt_count(total.failure_count)
+        ))
+    }
+}
+
+/// Writes [`FUZZ_FILES`] random files (`f000.txt`, ...) under `dir`: their host paths (the guest paths too) and
+/// their total size in bytes. Errors: a file that cannot be written.
+fn write_random_files(dir: &TempDir, rng: &mut Rng) -> Result<(Vec<String>, u64), String> {
+    let mut files = Vec::with_capacity(FUZZ_FILES);
+    let mut bytes_total = 0u64;
+    for i in 0..FUZZ_FILES {
+        let bytes = random_file(rng);
+        bytes_total += bytes.len() as u64;
+        let path = dir.0.join(format!("f{i:03}.txt"));
+        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        files.push(path.to_string_lossy().into_owned());
+    }
+    Ok((files, bytes_total))
+}
+
+/// One fuzz thread: what it reads through and its own random generator.
+struct Worker<'a> {
+    component: &'a ReadWindow,
+    grants: &'a Grants,
+    /// The random files' guest paths.
+    files: &'a [String],
+    /// The guest path of the directory that holds them.
+    root: &'a str,
+    rng: Rng,
+}
+
+impl Worker<'_> {
+    /// Sends `count` random requests, each to the current session (replaced with a random config every 1-60
+    /// requests, or when it did not start), and tallies the answers.
+    fn run(mut self, count: u64) -> Tally {
+        let mut tally = Tally::default();
+        let mut session: Option<(Session, u64)> = None;
+        for _ in 0..count {
+            let (live, left) = match session.as_mut() {
+                Some((live, left)) if *left > 0 => (live, left),
+                _ => {
+                    tally.sessions += 1;
+                    match self
+                        .component
+                        .session(self.grants, random_config(&mut self.rng))
+                    {
+                        Ok(live) => {
+                            let (live, left) = session.insert((live, 1 + self.rng.below(60)));
+                            (live, left)
+                        }
+                        Err(error) => {
+                            tally.requests += 1;
+                            tally.fail(format!("a session did not start: {error}"));
+                            continue;
+                        }
+                    }
+                }
+            };
+            *left -= 1;
+            tally.requests += 1;
+            let request = random_request(&mut self.rng, self.files, self.root);
+            let outcome = if self.rng.chance(5) {
+                live.read_once(&random_config(&mut self.rng), &request)
+                    .map(|result| result.map(ReadOutcome::Window))
+            } else {
+                live.read(&request)
+            };
+            tally.answer(&request, outcome);
+            if self.rng.chance(2) {
+                let _ = live.note_other_tool();
+            }
+        }
+        tally
+    }
+}
+
+/// Prints the fuzz run's heading and tables: the counts by kind of answer over `wall`, the typed errors by kind
+/// and the first message of each.
+fn print_fuzz_report(
+    options: &Options,
+    total: &Tally,
+    wall: Duration,
+    bytes_total: u64,
+    threads: usize,
+) {
     println!("## read-window-load --fuzz: random requests through the real component\n");
     println!(
         "Seed {:#x}; {} random files ({}); {} threads; {} sessions, each with a random config, replaced every 1-60 \
          requests.\n",
         options.seed,
-        FILES,
+        FUZZ_FILES,
         format_args!("{:.1} MiB", bytes_total as f64 / MIB),
         threads,
         fmt_count(total.sessions)
@@ -430,17 +503,5 @@ pub(super) fn fuzz(options: &Options, dir: &TempDir, requests: u64) -> Result<()
             "| {kind} | {} |",
             message.replace('|', "\\|").replace('\n', " ")
         );
-    }
-    if total.failure_count == 0 {
-        println!("\nEvery answer was a valid window, a stub or a typed error; nothing trapped.");
-        Ok(())
-    } else {
-        for failure in &total.failures {
-            eprintln!("{failure}");
-        }
-        Err(format!(
-            "{} failures (the first ones above)",
-            fmt_count(total.failure_count)
-        ))
     }
 }

@@ -1,6 +1,31 @@
 //! The load run: live sessions read windows from a pool of threads; start-up, memory and throughput tables.
 
-use super::*;
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use read_window_host::{
+    Allocation, Config, Grants, HostError, ReadError, ReadOutcome, ReadRequest, ReadWindow, Session,
+};
+
+use crate::measure::{
+    fmt_count, fmt_duration, fmt_per_session, load_average, percentile, rss_bytes, thread_cpu_time,
+};
+use crate::options::{cores, AllocatorChoice, Options, TempDir};
+
+/// Lines of each session's two files.
+const FILE_LINES: [u64; 2] = [200, 120];
+/// Names of each session's two files.
+const FILE_NAMES: [&str; 2] = ["notes.txt", "step.rs"];
+/// Window sizes run from `MIN_LIMIT` lines to `MIN_LIMIT + LIMITS - 1`.
+const MIN_LIMIT: u64 = 5;
+/// The count of window sizes (see `MIN_LIMIT`).
+const LIMITS: u64 = 20;
+/// The text lines are cut from (a prefix of varying length of it).
+const FILLER: &str =
+    "the quick brown fox jumps over the lazy dog while the agent pages through its files; ";
+
+/// What a read of the typed API answers.
+pub(crate) type Outcome = Result<Result<ReadOutcome, ReadError>, HostError>;
 
 /// The text of line `n` (1-based) of file `file` of session `session`: distinct in every session and file, of
 /// varying length.
@@ -103,7 +128,55 @@ struct RunRow {
 /// Reads a session can make before its windows repeat (see [`window_of`]).
 const DISTINCT_WINDOWS: u64 = 2 * (FILE_LINES[1] - (MIN_LIMIT + LIMITS)) * LIMITS;
 
+/// The load run: starts `options.sessions` sessions over files generated under `dir`, reads a window of each file
+/// in each, runs `options.reads` reads at each thread count and prints the start-up, memory and throughput tables
+/// and the issue 15 targets.
+///
+/// Errors: the reads would repeat a session's windows, the component or a session does not start, a file cannot be
+/// written, or an answer was wrong (the first ones are printed on stderr).
 pub(super) fn load(options: &Options, dir: &TempDir) -> Result<(), String> {
+    let sessions = options.sessions;
+    check_reads_fit(options)?;
+    let component = load_component(options.allocation, sessions)?;
+    // Generate every session's files first, so the RSS deltas below count sessions, not file generation.
+    let (grants, paths) = write_session_files(dir, sessions)?;
+    let mut memory = Memory {
+        before: rss_bytes(),
+        ..Memory::default()
+    };
+    let (mut agents, mut starts) = start_agents(&component, &grants, paths)?;
+    memory.idle = rss_bytes();
+    let mut errors = warm_up(&mut agents);
+    memory.active = rss_bytes();
+    let mut rows = Vec::new();
+    for &threads in &options.threads {
+        let (row, run_errors) = run(&mut agents, threads, options.reads);
+        errors.extend(run_errors);
+        rows.push(row);
+    }
+    memory.after = rss_bytes();
+
+    starts.sort();
+    print_startup(options, &starts, &memory);
+    let runs = print_runs(&mut rows);
+    print_targets(&runs, &memory, sessions, errors.len());
+    if errors.is_empty() {
+        println!("\nErrors: 0 (every answer was the expected window).");
+        Ok(())
+    } else {
+        for error in errors.iter().take(10) {
+            eprintln!("{error}");
+        }
+        Err(format!(
+            "{} errors (the first ones above)",
+            fmt_count(errors.len() as u64)
+        ))
+    }
+}
+
+/// Checks that the warm-up reads and every run's share fit in the [`DISTINCT_WINDOWS`] a session reads without a
+/// repeat. Errors: they do not (the message says what to change).
+fn check_reads_fit(options: &Options) -> Result<(), String> {
     let sessions = options.sessions;
     // The warm-up reads, then each run's share, rounded up.
     let per_session = 2 + options
@@ -118,8 +191,15 @@ pub(super) fn load(options: &Options, dir: &TempDir) -> Result<(), String> {
             options.reads, sessions
         ));
     }
-    let component = load_component(options.allocation, sessions)?;
-    // Generate every session's files first, so the RSS deltas below count sessions, not file generation.
+    Ok(())
+}
+
+/// Writes the two files of each of `sessions` sessions, each in a directory of its own under `dir`: the grants of
+/// each session's directory and the guest paths of its files. Errors: a directory or file that cannot be written.
+fn write_session_files(
+    dir: &TempDir,
+    sessions: usize,
+) -> Result<(Vec<Grants>, Vec<[String; 2]>), String> {
     let mut grants = Vec::with_capacity(sessions);
     let mut paths = Vec::with_capacity(sessions);
     for index in 0..sessions {
@@ -137,10 +217,18 @@ pub(super) fn load(options: &Options, dir: &TempDir) -> Result<(), String> {
         grants.push(Grants::new().dir(&root).map_err(|e| e.to_string())?);
         paths.push(files);
     }
+    Ok((grants, paths))
+}
 
-    let rss_before = rss_bytes();
-    let mut starts = Vec::with_capacity(sessions);
-    let mut agents = Vec::with_capacity(sessions);
+/// Starts one session (default config) per grant: the agents and each session's start-up time, in order.
+/// Errors: a session that did not start.
+fn start_agents(
+    component: &ReadWindow,
+    grants: &[Grants],
+    paths: Vec<[String; 2]>,
+) -> Result<(Vec<Agent>, Vec<Duration>), String> {
+    let mut starts = Vec::with_capacity(grants.len());
+    let mut agents = Vec::with_capacity(grants.len());
     for (index, (grants, files)) in grants.iter().zip(paths).enumerate() {
         let started = Instant::now();
         let session = component
@@ -154,28 +242,47 @@ pub(super) fn load(options: &Options, dir: &TempDir) -> Result<(), String> {
             reads: 0,
         });
     }
-    let rss_idle = rss_bytes();
-    // Every session reads a window of each of its files: its memory grows to what a read needs and both files'
-    // line indexes are built, so the timed runs below compare like with like.
-    let mut errors: Vec<String> = Vec::new();
-    for agent in &mut agents {
+    Ok((agents, starts))
+}
+
+/// Every session reads a window of each of its files: its memory grows to what a read needs and both files' line
+/// indexes are built, so the timed runs compare like with like. Returns what was wrong with the answers.
+fn warm_up(agents: &mut [Agent]) -> Vec<String> {
+    let mut errors = Vec::new();
+    for agent in agents {
         for _ in FILE_NAMES {
             if let Err(error) = read_next(agent) {
                 errors.push(error);
             }
         }
     }
-    let rss_active = rss_bytes();
+    errors
+}
 
-    let mut rows = Vec::new();
-    for &threads in &options.threads {
-        let (row, run_errors) = run(&mut agents, threads, options.reads);
-        errors.extend(run_errors);
-        rows.push(row);
+/// The resident memory of the process (`VmRSS`, bytes) at each stage of the load run.
+#[derive(Default)]
+struct Memory {
+    /// Before any session started (the files already written).
+    before: u64,
+    /// Every session started, none read yet.
+    idle: u64,
+    /// After the warm-up read of each file.
+    active: u64,
+    /// After every run.
+    after: u64,
+}
+
+impl Memory {
+    /// The growth from `before` to `stage` (bytes, negative when it shrank).
+    fn growth(&self, stage: u64) -> i64 {
+        stage as i64 - self.before as i64
     }
-    let rss_after = rss_bytes();
+}
 
-    starts.sort();
+/// Prints the heading, the setup sentence and the table of session start-up times (`starts`, sorted) and memory
+/// per session.
+fn print_startup(options: &Options, starts: &[Duration], memory: &Memory) {
+    let sessions = options.sessions;
     let start_total: Duration = starts.iter().sum();
     println!(
         "## read-window-load: {} sessions in one process\n",
@@ -199,60 +306,59 @@ pub(super) fn load(options: &Options, dir: &TempDir) -> Result<(), String> {
     println!("|---:|---:|---:|---:|---:|---:|");
     println!(
         "| {} | {} | {} | {} | {} | {} |\n",
-        fmt_duration(percentile(&starts, 0.5)),
-        fmt_duration(percentile(&starts, 0.99)),
+        fmt_duration(percentile(starts, 0.5)),
+        fmt_duration(percentile(starts, 0.99)),
         fmt_duration(start_total),
-        fmt_per_session(rss_idle as i64 - rss_before as i64, sessions),
-        fmt_per_session(rss_active as i64 - rss_before as i64, sessions),
-        fmt_per_session(rss_after as i64 - rss_before as i64, sessions),
+        fmt_per_session(memory.growth(memory.idle), sessions),
+        fmt_per_session(memory.growth(memory.active), sessions),
+        fmt_per_session(memory.growth(memory.after), sessions),
     );
+}
+
+/// What the targets need from the table of runs.
+struct RunSummary {
+    /// Reads per second at 2 threads ÷ at 1 thread, when both ran.
+    two_thread_scaling: Option<f64>,
+    /// The largest p99 ÷ p50 of wall-clock latency over the thread counts.
+    worst_tail: f64,
+}
+
+/// The mean CPU time of a read in `row`, in seconds.
+fn mean_cpu_seconds(row: &RunRow) -> f64 {
+    row.cpu.iter().sum::<Duration>().as_secs_f64() / row.cpu.len().max(1) as f64
+}
+
+/// Prints the table of runs, one line per thread count (sorting each row's samples), and the sentences under it.
+fn print_runs(rows: &mut [RunRow]) -> RunSummary {
     println!(
         "| Threads | Reads | Wall time | Reads per second | Scaling (vs 1 thread) | p50 latency | p99 latency | \
          p99 / p50 | CPU p50 | CPU p99 | CPU p99 / p50 | CPU-bound scaling | Errors |"
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let mean_cpu =
-        |row: &RunRow| row.cpu.iter().sum::<Duration>().as_secs_f64() / row.cpu.len().max(1) as f64;
-    let one_thread = rows
-        .iter()
-        .find(|row| row.threads == 1)
-        .map(|row| (row.reads as f64 / row.wall.as_secs_f64(), mean_cpu(row)));
-    let mut two_thread_scaling = None;
-    let mut worst_tail = 0.0f64;
-    for row in &mut rows {
+    // Reads per second and the mean CPU seconds of a read at 1 thread.
+    let one_thread = rows.iter().find(|row| row.threads == 1).map(|row| {
+        (
+            row.reads as f64 / row.wall.as_secs_f64(),
+            mean_cpu_seconds(row),
+        )
+    });
+    let mut summary = RunSummary {
+        two_thread_scaling: None,
+        worst_tail: 0.0,
+    };
+    for row in rows.iter_mut() {
         row.latencies.sort();
         row.cpu.sort();
         let per_second = row.reads as f64 / row.wall.as_secs_f64().max(1e-9);
         let p50 = percentile(&row.latencies, 0.5);
         let p99 = percentile(&row.latencies, 0.99);
-        let cpu_p50 = percentile(&row.cpu, 0.5);
-        let cpu_p99 = percentile(&row.cpu, 0.99);
         if let (2, Some((one, _))) = (row.threads, one_thread) {
-            two_thread_scaling = Some(per_second / one);
+            summary.two_thread_scaling = Some(per_second / one);
         }
-        worst_tail = worst_tail.max(p99.as_secs_f64() / p50.as_secs_f64().max(1e-12));
-        println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {:.1}× | {} | {} | {:.1}× | {} | {} |",
-            row.threads,
-            fmt_count(row.reads as u64),
-            fmt_duration(row.wall),
-            fmt_count(per_second.round() as u64),
-            one_thread.map_or("—".to_string(), |(one, _)| format!(
-                "{:.2}×",
-                per_second / one
-            )),
-            fmt_duration(p50),
-            fmt_duration(p99),
-            p99.as_secs_f64() / p50.as_secs_f64().max(1e-12),
-            fmt_duration(cpu_p50),
-            fmt_duration(cpu_p99),
-            cpu_p99.as_secs_f64() / cpu_p50.as_secs_f64().max(1e-12),
-            one_thread.map_or("—".to_string(), |(_, cpu_one)| format!(
-                "{:.2}×",
-                row.threads as f64 * cpu_one / mean_cpu(row).max(1e-12)
-            )),
-            row.errors,
-        );
+        summary.worst_tail = summary
+            .worst_tail
+            .max(p99.as_secs_f64() / p50.as_secs_f64().max(1e-12));
+        print_run_line(row, per_second, one_thread);
     }
     println!(
         "\nCPU-bound scaling: the thread count times the mean CPU time of a read at 1 thread over that at this count, \
@@ -264,10 +370,47 @@ pub(super) fn load(options: &Options, dir: &TempDir) -> Result<(), String> {
         "It cannot exceed the thread count, and it is only a measure up to the number of cores ({}).",
         cores()
     );
+    summary
+}
+
+/// Prints one line of the table of runs: `row` (its samples sorted), its `per_second` reads, and the scalings
+/// against `one_thread` (reads per second, mean CPU seconds a read) when a 1-thread run was made.
+fn print_run_line(row: &RunRow, per_second: f64, one_thread: Option<(f64, f64)>) {
+    let p50 = percentile(&row.latencies, 0.5);
+    let p99 = percentile(&row.latencies, 0.99);
+    let cpu_p50 = percentile(&row.cpu, 0.5);
+    let cpu_p99 = percentile(&row.cpu, 0.99);
+    println!(
+        "| {} | {} | {} | {} | {} | {} | {} | {:.1}× | {} | {} | {:.1}× | {} | {} |",
+        row.threads,
+        fmt_count(row.reads as u64),
+        fmt_duration(row.wall),
+        fmt_count(per_second.round() as u64),
+        one_thread.map_or("—".to_string(), |(one, _)| format!(
+            "{:.2}×",
+            per_second / one
+        )),
+        fmt_duration(p50),
+        fmt_duration(p99),
+        p99.as_secs_f64() / p50.as_secs_f64().max(1e-12),
+        fmt_duration(cpu_p50),
+        fmt_duration(cpu_p99),
+        cpu_p99.as_secs_f64() / cpu_p50.as_secs_f64().max(1e-12),
+        one_thread.map_or("—".to_string(), |(_, cpu_one)| format!(
+            "{:.2}×",
+            row.threads as f64 * cpu_one / mean_cpu_seconds(row).max(1e-12)
+        )),
+        row.errors,
+    );
+}
+
+/// Prints the issue 15 targets, each with holds or DOES NOT HOLD: the 2-thread scaling, the memory per idle
+/// session, the latency tail and the count of wrong answers (`errors`).
+fn print_targets(runs: &RunSummary, memory: &Memory, sessions: usize, errors: usize) {
     let verdict = |holds: bool| if holds { "holds" } else { "DOES NOT HOLD" };
-    let idle_per_session = (rss_idle as i64 - rss_before as i64) as f64 / sessions.max(1) as f64;
+    let idle_per_session = memory.growth(memory.idle) as f64 / sessions.max(1) as f64;
     println!("\nTargets (issue 15):");
-    match two_thread_scaling {
+    match runs.two_thread_scaling {
         Some(scaling) => println!(
             "- reads per second at 2 threads ÷ at 1 thread ≥ 1.7×: {scaling:.2}×, {} (wall clock: it needs 2 idle \
              cores)",
@@ -279,30 +422,19 @@ pub(super) fn load(options: &Options, dir: &TempDir) -> Result<(), String> {
     }
     println!(
         "- resident memory per idle session ≤ 1 MiB: {}, {}",
-        fmt_per_session(rss_idle as i64 - rss_before as i64, sessions),
+        fmt_per_session(memory.growth(memory.idle), sessions),
         verdict(idle_per_session <= 1024.0 * 1024.0)
     );
     println!(
-        "- p99 ≤ 10× p50 at every thread count: at most {worst_tail:.1}×, {}",
-        verdict(worst_tail <= 10.0)
+        "- p99 ≤ 10× p50 at every thread count: at most {:.1}×, {}",
+        runs.worst_tail,
+        verdict(runs.worst_tail <= 10.0)
     );
     println!(
         "- no errors: {}, {}",
-        fmt_count(errors.len() as u64),
-        verdict(errors.is_empty())
+        fmt_count(errors as u64),
+        verdict(errors == 0)
     );
-    if errors.is_empty() {
-        println!("\nErrors: 0 (every answer was the expected window).");
-        Ok(())
-    } else {
-        for error in errors.iter().take(10) {
-            eprintln!("{error}");
-        }
-        Err(format!(
-            "{} errors (the first ones above)",
-            fmt_count(errors.len() as u64)
-        ))
-    }
 }
 
 /// `reads` reads on `threads` threads; thread t reads round-robin over the agents i with i mod threads = t.
