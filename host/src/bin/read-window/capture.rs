@@ -9,7 +9,7 @@ use read_window_host::capture::{self, CaptureEnd, PumpError};
 use read_window_host::{CaptureConfig, Config, Grants, ReadWindow, SessionLimits};
 use serde_json::Value;
 
-use crate::Failure;
+use crate::failure::Failure;
 
 /// The options `capture` and `run` share.
 #[derive(clap::Args, Debug)]

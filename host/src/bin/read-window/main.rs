@@ -6,15 +6,17 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use read_window_host::settings::{self, Settings};
-use read_window_host::{json, scenario, timings};
+use read_window_host::{scenario, timings};
 use read_window_host::{Config, Grants, HostError, ReadRequest, ReadWindow};
 
 mod capture;
+mod failure;
 mod mcp;
 mod page;
 mod read;
 mod session;
 
+use failure::{host_error_answers, Failure};
 use page::page;
 use read::read;
 use session::{answer_every_request, session};
@@ -156,28 +158,6 @@ enum SchemaFormat {
     Mcp,
 }
 
-/// Why the CLI stops early.
-enum Failure {
-    /// A bad root directory or setting: exit 2.
-    Usage(String),
-    /// The component could not be loaded or a call failed on the host side: exit 1.
-    Host(String),
-    /// Writing stdout or reading stdin failed.
-    Io(io::Error),
-}
-
-impl From<io::Error> for Failure {
-    fn from(error: io::Error) -> Self {
-        Failure::Io(error)
-    }
-}
-
-impl From<HostError> for Failure {
-    fn from(error: HostError) -> Self {
-        Failure::Host(error.to_string())
-    }
-}
-
 fn main() -> ExitCode {
     timings::start();
     let cli = Cli::parse();
@@ -316,16 +296,6 @@ fn load_failed(command: &Command, error: &wasmtime::Error) -> Result<ExitCode, F
         Command::Session { .. } => answer_every_request(&host),
         _ => Err(Failure::Host(host.to_string())),
     }
-}
-
-/// Prints `host` as its JSON answer `count` times; exit 1.
-fn host_error_answers(host: &HostError, count: usize) -> Result<ExitCode, Failure> {
-    let mut out = io::stdout().lock();
-    for _ in 0..count {
-        writeln!(out, "{}", json::host_error_json(host))?;
-    }
-    out.flush()?;
-    Ok(ExitCode::from(1))
 }
 
 /// `scenarios`: run scenario files; exit 0 only when all pass, 1 when one fails, 2 when a path is missing.

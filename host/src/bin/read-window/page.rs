@@ -8,8 +8,8 @@ use read_window_host::{
     Config, ErrorKind, Grants, ReadError, ReadOutcome, ReadRequest, ReadResult, ReadWindow, Session,
 };
 
+use crate::failure::{host_error_answers, Failure};
 use crate::read::write_text;
-use crate::{host_error_answers, Failure};
 
 /// `page`: every window from line 1 to the end, plus the rest of every clamped line, so the whole text is
 /// printed exactly once. Dedup is off so no window comes back as a stub. A read error is printed like `read`

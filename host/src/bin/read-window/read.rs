@@ -7,7 +7,7 @@ use read_window::config::CONFIG_WARNING_PREFIX;
 use read_window_host::{json, timings};
 use read_window_host::{Config, Grants, ReadRequest, ReadResult, ReadWindow};
 
-use crate::Failure;
+use crate::failure::Failure;
 
 /// `read`: one stateless window.
 pub(crate) fn read(

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use read_window_host::{Config, Grants, HostError, ReadWindow};
 
-use crate::{host_error_answers, Failure};
+use crate::failure::{host_error_answers, Failure};
 
 /// The longest request line the session mode accepts, in bytes.
 const MAX_REQUEST_LINE: usize = 64 * 1024 * 1024;

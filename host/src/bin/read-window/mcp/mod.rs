@@ -107,7 +107,7 @@ impl McpServer {
     /// A server whose session (started at the first tool call) reads through `reader`, with `config`, over
     /// the directories `roots` says.
     pub fn new(reader: ReadWindow, roots: Roots, config: Config) -> Self {
-        let tools = Arc::from(tools_for(crate::settings::max_lines(&config)));
+        let tools = Arc::from(tools_for(read_window_host::settings::max_lines(&config)));
         McpServer {
             reader,
             roots,
