@@ -95,7 +95,46 @@ impl ReadError {
     }
 }
 
+impl ReadError {
+    /// The core crate's error (the component's own code, compiled natively into the host) as the WIT record: the
+    /// kind, message, path and counts the component answers with.
+    pub(crate) fn from_core(error: read_window::error::ReadError) -> Self {
+        ReadError {
+            kind: ErrorKind::from_core(error.kind),
+            message: error.message,
+            already_read: error.already_read,
+            path: error.path,
+            suggestions: error.suggestions,
+            total_lines: error.total_lines,
+        }
+    }
+}
+
 impl ErrorKind {
+    /// The core crate's error kind as the WIT enum's case of the same name.
+    pub(crate) fn from_core(kind: read_window::error::ErrorKind) -> Self {
+        use read_window::error::ErrorKind as Core;
+        match kind {
+            Core::NotFound => ErrorKind::NotFound,
+            Core::NotAFile => ErrorKind::NotAFile,
+            Core::OutsideSandbox => ErrorKind::OutsideSandbox,
+            Core::PermissionDenied => ErrorKind::PermissionDenied,
+            Core::InvalidRequest => ErrorKind::InvalidRequest,
+            Core::Io => ErrorKind::Io,
+            Core::SpecialFile => ErrorKind::SpecialFile,
+            Core::Device => ErrorKind::Device,
+            Core::Credential => ErrorKind::Credential,
+            Core::Binary => ErrorKind::Binary,
+            Core::LoopBlocked => ErrorKind::LoopBlocked,
+            Core::EchoedOutput => ErrorKind::EchoedOutput,
+            Core::Unencodable => ErrorKind::Unencodable,
+            Core::TooLarge => ErrorKind::TooLarge,
+            Core::MalformedDocument => ErrorKind::MalformedDocument,
+            Core::EncryptedDocument => ErrorKind::EncryptedDocument,
+            Core::BinaryDocument => ErrorKind::BinaryDocument,
+        }
+    }
+
     /// The snake_case name used in JSON: `not_found`, `not_a_file`, `outside_sandbox`, `permission_denied`,
     /// `invalid_request`, `io`, `special_file`, `device`, `credential`, `binary`, `loop_blocked`,
     /// `echoed_output`, `unencodable`, `too_large`, `malformed_document`, `encrypted_document`, `binary_document`.

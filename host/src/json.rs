@@ -1,6 +1,5 @@
-//! JSON of the typed API's records, for the CLI commands that call the typed `reader` interface (`read`, `page`)
-//! and for the host's own refusals (an absolute link out of every grant): the same shape the component's protocol
-//! answers (`docs/protocol.md`), rendered from the WIT records.
+//! JSON of the typed API's records, for the CLI commands that call the typed `reader` interface (`read`, `page`):
+//! the same shape the component's protocol answers (`docs/protocol.md`), rendered from the WIT records.
 
 use serde_json::{json, Map, Value};
 

@@ -16,7 +16,10 @@
 //!    whose host directory holds it (the longest), and the walk starts over. At most 40 links are followed.
 //! 3. An absolute target under no grant ends the read: `outside_sandbox`, naming the link and its target. More
 //!    than 40 links, an absolute one among them, end it too: `not_found`, a link loop (a loop of relative links
-//!    alone is left to the component, which says the same).
+//!    alone is left to the component, which says the same). The host does not word these refusals: a protocol
+//!    line goes to the component with the request's `link_refusal` ([`Refusal::field`]), which the component
+//!    answers in its own words; the typed API takes the same words from the component's code compiled into the
+//!    host ([`Refusal::error`]: `read_window::sandbox::outside_link_error` and `link_loop_error`).
 //! 4. When the walk crossed at least one absolute link, the component is handed the resolved guest path (with
 //!    the request's trailing `/` kept) and, as the request's `asked-via`, the path asked for and each link the
 //!    walk followed, on which it checks the credential rules; otherwise the request goes to the component
@@ -27,7 +30,10 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::{Config, ErrorKind, Grant, Grants, ReadError, ReadRequest};
+use read_window::protocol::requests::LinkRefusal;
+use serde_json::{json, Value};
+
+use crate::{Config, Grant, Grants, ReadError, ReadRequest};
 
 /// Links followed in one resolution at most (Linux's `MAXSYMLINKS`, as the component).
 const MAX_LINK_HOPS: u32 = 40;
@@ -46,8 +52,50 @@ pub(crate) enum Resolution {
         passed: Vec<String>,
     },
     /// An absolute link leads out of every grant, or links that include an absolute one go round in a loop: the
-    /// answer (`outside_sandbox`, or `not_found` for the loop), without calling the component.
-    Outside(ReadError),
+    /// read is refused (`outside_sandbox`, or `not_found` for the loop), in the component's words.
+    Refused(LinkRefusal),
+}
+
+/// A path the walk of absolute links refused: the path as the request gave it (moved onto a root's guest path, see
+/// [`Grants::onto_guest`]) and why.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Refusal {
+    /// The requested path, which the refusal names.
+    pub(crate) requested: String,
+    /// What the walk found: a link out of every grant, or a loop.
+    pub(crate) why: LinkRefusal,
+}
+
+impl Refusal {
+    /// The request's `link_refusal` field for the protocol (`docs/protocol.md`): `{"outside": {"link": L,
+    /// "target": T}}` or `"loop"`; the component answers it in its own words.
+    pub(crate) fn field(&self) -> Value {
+        match &self.why {
+            LinkRefusal::Outside { link, target } => {
+                json!({"outside": {"link": link, "target": target}})
+            }
+            LinkRefusal::Loop => json!("loop"),
+        }
+    }
+
+    /// The typed API's answer (no protocol line to carry the field): the error the component answers a
+    /// `link_refusal` with, worded by its own functions (`outside_link_error`, naming the link, its target and the
+    /// guest paths of `grants`; `link_loop_error`).
+    pub(crate) fn error(&self, grants: &Grants) -> ReadError {
+        use read_window::sandbox::{link_loop_error, outside_link_error};
+        let core = match &self.why {
+            LinkRefusal::Outside { link, target } => {
+                let roots: Vec<String> = grants
+                    .dirs()
+                    .iter()
+                    .map(|grant| grant.guest().to_owned())
+                    .collect();
+                outside_link_error(&self.requested, link, target, &roots).at_path(link)
+            }
+            LinkRefusal::Loop => link_loop_error(&self.requested),
+        };
+        ReadError::from_core(core)
+    }
 }
 
 /// Resolves the absolute links on the way of `requested` (a guest path, relative to `working_directory` or the
@@ -63,7 +111,6 @@ pub(crate) fn resolve_absolute_links(
     let asked = normalize(requested, &walk_base(grants, working_directory));
     let mut walk = Walk {
         grants,
-        requested,
         current: asked.clone(),
         passed: vec![asked],
         crossed: false,
@@ -73,7 +120,7 @@ pub(crate) fn resolve_absolute_links(
         match walk.pass() {
             Pass::Followed => {}
             Pass::Stopped => break,
-            Pass::Refused(error) => return Resolution::Outside(error),
+            Pass::Refused(why) => return Resolution::Refused(why),
         }
     }
     if !walk.crossed {
@@ -107,16 +154,14 @@ enum Pass {
     Followed,
     /// The walk cannot go on, or reached the end of the path: it hands over what it resolved so far.
     Stopped,
-    /// The walk ends the read with this answer (an absolute link out of every grant, or a loop).
-    Refused(ReadError),
+    /// The walk ends the read: an absolute link out of every grant, or a loop.
+    Refused(LinkRefusal),
 }
 
 /// The state of one resolution (step 2 of the module's rule): the path it has reached and what it went through.
 struct Walk<'a> {
     /// The grants the walk may go through.
     grants: &'a Grants,
-    /// The path as asked for, which the refusals name.
-    requested: &'a str,
     /// The guest path (absolute, normalized) the walk has reached.
     current: String,
     /// The path asked for (absolute, normalized), then the guest path of each link followed, in order.
@@ -165,9 +210,9 @@ impl Walk<'_> {
         self.hops += 1;
         if self.hops > MAX_LINK_HOPS {
             // Past an absolute link the component would see that link and call it outside the sandbox: the loop
-            // is answered here, as the component answers a loop of relative links.
+            // is refused here (in the component's words), as the component refuses a loop of relative links.
             return if self.crossed {
-                Pass::Refused(link_loop(self.requested))
+                Pass::Refused(LinkRefusal::Loop)
             } else {
                 Pass::Stopped
             };
@@ -189,9 +234,7 @@ impl Walk<'_> {
                     self.crossed = true;
                     guest
                 }
-                None => {
-                    return Pass::Refused(outside(self.requested, &link, &target, self.grants));
-                }
+                None => return Pass::Refused(LinkRefusal::Outside { link, target }),
             }
         } else {
             normalize(&target, &directory)
@@ -212,32 +255,6 @@ fn is_guarded(path: &str) -> bool {
         path.strip_prefix(prefix)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
     })
-}
-
-/// The `outside_sandbox` answer for an absolute link out of every grant, in the words the component uses for a
-/// relative one.
-fn outside(requested: &str, link: &str, target: &str, grants: &Grants) -> ReadError {
-    let roots: Vec<&str> = grants.dirs().iter().map(Grant::guest).collect();
-    ReadError {
-        kind: ErrorKind::OutsideSandbox,
-        path: Some(link.to_string()),
-        ..ReadError::invalid_request(format!(
-            "{requested} goes through the link {link}, which points to {target}: outside the directories \
-             read-window may read ({}). Read the file under a granted directory instead.",
-            roots.join(", ")
-        ))
-    }
-}
-
-/// The answer to a path whose links, absolute ones among them, go round in a loop: `not_found`, worded as the
-/// component words a loop of relative links.
-fn link_loop(requested: &str) -> ReadError {
-    ReadError {
-        kind: ErrorKind::NotFound,
-        ..ReadError::invalid_request(format!(
-            "{requested} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target directly."
-        ))
-    }
 }
 
 /// `path` made absolute against `base` (an absolute guest path) and normalized: the component's own rule, from
@@ -296,13 +313,13 @@ fn host_to_guest(grants: &Grants, target: &str) -> Option<String> {
 }
 
 /// `request` with a path under a root given through a link rewritten onto its guest path ([`Grants::onto_guest`]),
-/// then the absolute links on the way of its path resolved on the host (WASI cannot follow them), or the `outside-sandbox` error for a link out of every grant.
-pub(crate) fn through_links(
+/// then the absolute links on the way of its path resolved on the host (WASI cannot follow them); `working_directory`
+/// starts a relative path. Errors: the [`Refusal`] of a link out of every grant, or of a loop.
+pub(crate) fn walk_links(
     grants: &Grants,
-    config: &Config,
+    working_directory: Option<&str>,
     request: &ReadRequest,
-) -> Result<ReadRequest, ReadError> {
-    let working_directory = config.working_directory.as_deref();
+) -> Result<ReadRequest, Refusal> {
     let request = &match grants.onto_guest(&request.path) {
         Some(path) => ReadRequest {
             path,
@@ -317,8 +334,22 @@ pub(crate) fn through_links(
             asked_via: Some(passed),
             ..request.clone()
         }),
-        Resolution::Outside(error) => Err(error),
+        Resolution::Refused(why) => Err(Refusal {
+            requested: request.path.clone(),
+            why,
+        }),
     }
+}
+
+/// [`walk_links`] for the typed API, with `config`'s working directory; a refusal is the `outside-sandbox` (or
+/// link loop `not-found`) error in the component's words ([`Refusal::error`]).
+pub(crate) fn through_links(
+    grants: &Grants,
+    config: &Config,
+    request: &ReadRequest,
+) -> Result<ReadRequest, ReadError> {
+    walk_links(grants, config.working_directory.as_deref(), request)
+        .map_err(|refusal| refusal.error(grants))
 }
 
 #[cfg(test)]
@@ -347,6 +378,27 @@ mod tests {
         let top = format!("{}/b.txt", root.display());
         assert_eq!(host_to_guest(&grants, &top).as_deref(), Some("/w/b.txt"));
         assert_eq!(host_to_guest(&grants, "/nowhere/else"), None);
+    }
+
+    #[test]
+    fn a_link_out_of_every_grant_is_refused_with_the_field_and_the_words_of_the_component() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::os::unix::fs::symlink("/elsewhere/x.txt", root.join("out")).unwrap();
+        let grants = Grants::new().dir_at(&root, "/w").unwrap();
+        let refusal = walk_links(&grants, None, &ReadRequest::new("out")).unwrap_err();
+        assert_eq!(
+            refusal.field(),
+            json!({"outside": {"link": "/w/out", "target": "/elsewhere/x.txt"}})
+        );
+        let error = refusal.error(&grants);
+        assert_eq!(error.kind, crate::ErrorKind::OutsideSandbox);
+        assert_eq!(error.path.as_deref(), Some("/w/out"));
+        assert_eq!(
+            error.message,
+            "out goes through the link /w/out, which points to /elsewhere/x.txt: outside the directories \
+             read-window may read (/w). Read the file under a granted directory instead."
+        );
     }
 
     #[test]

@@ -5,15 +5,16 @@
 use std::fmt;
 use std::sync::Arc;
 
+use read_window::protocol::requests::LinkRefusal;
 use wasmtime::component::{Linker, ResourceAny, ResourceTable};
 use wasmtime::error::Context as _;
 use wasmtime::{Engine, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::error::{classify, describe};
-use crate::links::through_links;
+use crate::links::{through_links, walk_links, Refusal};
 use crate::pipe::TailPipe;
-use crate::{bindings, cache, json, timings};
+use crate::{bindings, cache, timings};
 use crate::{
     CaptureConfig, CaptureResult, Config, ErrorKind, Grants, HostError, HostErrorKind, ReadError,
     ReadOutcome, ReadRequest, ReadResult, RetryWindow, SessionLimits, SessionStats,
@@ -41,33 +42,26 @@ fn no_capture() -> ReadError {
     ReadError::invalid_request("no capture is open; send capture_begin first.")
 }
 
-/// What the host does with a protocol line before the component sees it.
-enum Linked {
-    /// Hand it on as it is.
-    AsAsked,
-    /// Hand on this line instead: its path resolved through absolute links, with `asked_via`.
-    Rewritten(String),
-    /// Answer this instead: the path goes through an absolute link out of every grant, or round a loop.
-    Refused(String),
-}
-
 /// The absolute links on the way of the path of a `read`, `read_once` or `check_write` line (or a `tool_call` of
-/// `read_file` or `check_write`), resolved on the host (WASI cannot read them; see [`through_links`]). `config` is
-/// the session's protocol config (its working directory starts relative paths). A line that is not such a request
-/// goes on as it is, for the component to answer or refuse.
-fn linked_line(grants: &Grants, config: Option<&str>, line: &str) -> Linked {
+/// `read_file` or `check_write`), resolved on the host (WASI cannot read them; see [`walk_links`]): the line to hand
+/// the component instead, or `None` to hand it on as it is. `config` is the session's protocol config (its working
+/// directory starts relative paths). A path through an absolute link into a grant is rewritten to the guest path it
+/// leads to, with `asked_via` beside it (not for `check_write`); a path through one out of every grant (or round a
+/// loop) gets the request's `link_refusal`, which the component answers in its own words (for `check_write` only a
+/// link out of every grant). A line that is not such a request goes on as it is, for the component to answer or
+/// refuse.
+fn linked_line(grants: &Grants, config: Option<&str>, line: &str) -> Option<String> {
     use serde_json::Value;
     // A line that is not one JSON object with each key once is the component's to refuse.
     let Ok(Value::Object(mut request)) = read_window::protocol::json_in::parse_strict(line) else {
-        return Linked::AsAsked;
+        return None;
     };
-    let id = request.get("id").cloned();
     let op = match request.get("op") {
         None | Some(Value::Null) => Some("read".to_owned()),
         Some(op) => op.as_str().map(str::to_owned),
     };
     if request.contains_key("asked_via") {
-        return Linked::AsAsked;
+        return None;
     }
     let (checks_write, fields) = match op.as_deref() {
         Some("read" | "read_once") => (false, &mut request),
@@ -76,45 +70,44 @@ fn linked_line(grants: &Grants, config: Option<&str>, line: &str) -> Linked {
             let checks_write = match request.get("name").and_then(Value::as_str) {
                 Some("read_file") => false,
                 Some("check_write") => true,
-                _ => return Linked::AsAsked,
+                _ => return None,
             };
             match request.get_mut("arguments") {
                 Some(Value::Object(arguments)) => (checks_write, arguments),
-                _ => return Linked::AsAsked,
+                _ => return None,
             }
         }
-        _ => return Linked::AsAsked,
+        _ => return None,
     };
-    let Some(path) = fields
-        .get("path")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
-        return Linked::AsAsked;
-    };
+    let path = fields.get("path").and_then(Value::as_str)?.to_owned();
     let working_directory = config
         .and_then(|text| serde_json::from_str::<Value>(text).ok())
         .and_then(|config| config.get("working_directory")?.as_str().map(str::to_owned));
-    let config = Config {
-        working_directory,
-        ..Config::default()
-    };
-    match through_links(grants, &config, &ReadRequest::new(&path)) {
-        Ok(linked) if linked.path == path && linked.asked_via.is_none() => Linked::AsAsked,
+    match walk_links(
+        grants,
+        working_directory.as_deref(),
+        &ReadRequest::new(&path),
+    ) {
+        Ok(linked) if linked.path == path && linked.asked_via.is_none() => return None,
         Ok(linked) => {
             fields.insert("path".into(), linked.path.into());
             // A tool call's arguments are the model's: the host's `asked_via` goes beside them.
             if let (Some(passed), false) = (linked.asked_via, checks_write) {
                 request.insert("asked_via".into(), passed.into());
             }
-            Linked::Rewritten(Value::Object(request).to_string())
         }
         // check_write names a file to be written: only a link out of the sandbox stops it here.
-        Err(error) if checks_write && error.kind != ErrorKind::OutsideSandbox => Linked::AsAsked,
-        Err(error) => Linked::Refused(
-            read_window::protocol::answers::with_id(id, json::error_json(&error)).to_string(),
-        ),
+        Err(Refusal {
+            why: LinkRefusal::Loop,
+            ..
+        }) if checks_write => return None,
+        Err(refusal) => {
+            fields.insert("path".into(), refusal.requested.clone().into());
+            // Beside a tool call's arguments, as `asked_via`.
+            request.insert("link_refusal".into(), refusal.field());
+        }
     }
+    Some(Value::Object(request).to_string())
 }
 
 /// The handle of this thread's Tokio runtime, to enter around a call into the component so wasmtime-wasi's
@@ -736,11 +729,7 @@ impl Session {
         if self.protocol_config.is_none() {
             return read_window::protocol::host_error_answer(line, "start", NO_PROTOCOL, false);
         }
-        let linked = match linked_line(&self.grants, self.protocol_config.as_deref(), line) {
-            Linked::AsAsked => None,
-            Linked::Rewritten(rewritten) => Some(rewritten),
-            Linked::Refused(answer) => return answer,
-        };
+        let linked = linked_line(&self.grants, self.protocol_config.as_deref(), line);
         let line = linked.as_deref().unwrap_or(line);
         let answered = self.call(|live| match live.protocol {
             Some(protocol) => {
