@@ -173,7 +173,9 @@ pub(super) fn positioned_reads(session: &mut Session) -> u64 {
 /// The times of one kind of component read and the positioned reads they made in all.
 #[derive(Default)]
 pub(super) struct TimedReads {
+    /// The time of each read.
     pub(super) times: Vec<Duration>,
+    /// The positioned reads of all of them.
     pub(super) positioned_reads: u64,
 }
 

@@ -11,7 +11,7 @@ use crate::measure::{
 };
 use crate::readers::{
     core_request, core_window, native_column_window, no_dedup, no_dedup_core, sed_cut, window, Ctx,
-    CUT_BYTES,
+    CORE_REUSED_METHOD, CUT_BYTES, FIRST_READ_METHOD, SECOND_READ_METHOD,
 };
 
 pub(super) struct OneLinerReport {
@@ -150,8 +150,6 @@ impl OneLiner<'_, '_> {
     /// The component's four rows (each window's first read in a fresh session, and its second read), with their
     /// ratios, and the medians of the second reads (seconds) of the first and the last window.
     fn component_rows(&self) -> (Vec<Row>, f64, f64) {
-        const FIRST: &str = "component, first read in a fresh session (index built)";
-        const SECOND: &str = "component, second read (index reused)";
         let rss = RssMark::start();
         let mut cold_first = TimedReads::default();
         let mut cold_last = TimedReads::default();
@@ -191,18 +189,18 @@ impl OneLiner<'_, '_> {
         let base_first = median(&warm_first).as_secs_f64();
         let base_last = median(&warm_last).as_secs_f64();
         let warm_row = |label: &str, samples| {
-            Row::new(label, SECOND, samples)
+            Row::new(label, SECOND_READ_METHOD, samples)
                 .linear(peak)
                 .rss(rss)
                 .reads(per_read.clone())
         };
         let rows = vec![
             cold_first
-                .row(self.label_first.clone(), FIRST, peak, rss)
+                .row(self.label_first.clone(), FIRST_READ_METHOD, peak, rss)
                 .ratio_to(base_first),
             warm_row(&self.label_first, warm_first).ratio_to(base_first),
             cold_last
-                .row(self.label_last.clone(), FIRST, peak, rss)
+                .row(self.label_last.clone(), FIRST_READ_METHOD, peak, rss)
                 .ratio_to(base_last),
             warm_row(&self.label_last, warm_last).ratio_to(base_last),
         ];
@@ -261,7 +259,6 @@ impl OneLiner<'_, '_> {
 
     /// The same core natively, index reused: the first window and the last, alternately after a warm-up.
     fn native_core_rows(&mut self) -> [Row; 2] {
-        const METHOD: &str = "same Rust core natively, index reused";
         let first_request = core_request(&self.file.guest, 1, 2_000, None);
         let last_request = core_request(&self.file.guest, 1, 2_000, Some(self.last_column));
         let rss = RssMark::start();
@@ -282,8 +279,8 @@ impl OneLiner<'_, '_> {
         }
         let rss = rss.end();
         [
-            Row::new(&self.label_first, METHOD, first).rss(rss),
-            Row::new(&self.label_last, METHOD, last).rss(rss),
+            Row::new(&self.label_first, CORE_REUSED_METHOD, first).rss(rss),
+            Row::new(&self.label_last, CORE_REUSED_METHOD, last).rss(rss),
         ]
     }
 }

@@ -215,7 +215,9 @@ fn one_shot_rows(
 /// The start-up phases of the CLI runs: for each phase (in the order first seen), its samples (microseconds) on
 /// each file.
 struct PhaseTable {
+    /// Each phase's name and, for each file, its samples in microseconds.
     phases: Vec<(String, Vec<Vec<f64>>)>,
+    /// The count of files.
     files: usize,
 }
 

@@ -12,7 +12,8 @@ use crate::measure::{
 };
 use crate::readers::{
     check_core, check_lines, core_request, count_lines, native_window, no_dedup, no_dedup_core,
-    once, sed_cut, window, Ctx, NATIVE_FLOOR_METHOD, SED_CUT_METHOD,
+    once, sed_cut, window, Ctx, CORE_REUSED_METHOD, FIRST_READ_METHOD, NATIVE_FLOOR_METHOD,
+    SECOND_READ_METHOD, SED_CUT_METHOD,
 };
 
 /// Lines of a page of the big log.
@@ -78,12 +79,19 @@ pub(super) fn big_log(
 /// What the component's sessions measured: each page's first and second reads, the peak linear memory (bytes),
 /// the index size (bytes) and the host's RSS over them.
 struct PageSessions {
+    /// Page 1, first read in a fresh session.
     cold_first: TimedReads,
+    /// Page 1, index reused.
     warm_first: TimedReads,
+    /// The deep page, first read in a fresh session.
     cold_deep: TimedReads,
+    /// The deep page, index reused.
     warm_deep: TimedReads,
+    /// The largest linear memory of the sessions, in bytes.
     peak: u64,
+    /// The size of session A's index, in bytes.
     index_bytes: u64,
+    /// The host's RSS over all the sessions.
     rss: Rss,
 }
 
@@ -180,8 +188,6 @@ impl BigLog<'_, '_> {
 
     /// The four rows of the component's sessions, each with its ratio to the second read of the same page.
     fn component_rows(&self, sessions: PageSessions) -> Vec<Row> {
-        const FIRST: &str = "component, first read in a fresh session (index built)";
-        const SECOND: &str = "component, second read (index reused)";
         let warm_first_median = median(&sessions.warm_first.times).as_secs_f64();
         let warm_deep_median = median(&sessions.warm_deep.times).as_secs_f64();
         let (first, deep) = (
@@ -192,19 +198,19 @@ impl BigLog<'_, '_> {
         vec![
             sessions
                 .cold_first
-                .row(first.clone(), FIRST, peak, rss)
+                .row(first.clone(), FIRST_READ_METHOD, peak, rss)
                 .ratio_to(warm_first_median),
             sessions
                 .warm_first
-                .row(first, SECOND, peak, rss)
+                .row(first, SECOND_READ_METHOD, peak, rss)
                 .ratio_to(warm_first_median),
             sessions
                 .cold_deep
-                .row(deep.clone(), FIRST, peak, rss)
+                .row(deep.clone(), FIRST_READ_METHOD, peak, rss)
                 .ratio_to(warm_deep_median),
             sessions
                 .warm_deep
-                .row(deep, SECOND, peak, rss)
+                .row(deep, SECOND_READ_METHOD, peak, rss)
                 .ratio_to(warm_deep_median),
         ]
     }
@@ -282,12 +288,7 @@ impl BigLog<'_, '_> {
                 cold,
             )
             .rss(core_rss),
-            Row::new(
-                self.page_label(self.deep_offset),
-                "same Rust core natively, index reused",
-                warm,
-            )
-            .rss(core_rss),
+            Row::new(self.page_label(self.deep_offset), CORE_REUSED_METHOD, warm).rss(core_rss),
         ]
     }
 }

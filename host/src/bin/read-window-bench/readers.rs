@@ -18,10 +18,16 @@ pub(super) const CUT_BYTES: usize = 8001;
 /// What a read of the typed API answers.
 pub(super) type Outcome = Result<Result<ReadOutcome, ReadError>, HostError>;
 
+/// What every section reads through: the component and its grants, the native core's file system, and the bench's
+/// clock.
 pub(super) struct Ctx<'a> {
+    /// The loaded component.
     pub(super) component: &'a ReadWindow,
+    /// The bench's directory, granted read-only.
     pub(super) grants: Grants,
+    /// The same directory for the core compiled natively.
     pub(super) native_fs: NativeFileSystem,
+    /// When the bench started (the native core's clock).
     pub(super) started: Instant,
 }
 
@@ -147,6 +153,15 @@ pub(super) fn core_request(
         asked_via: Vec::new(),
     }
 }
+
+/// The `method` cell of a component's first read of a window, in a fresh session (pages, one-line JSON).
+pub(super) const FIRST_READ_METHOD: &str = "component, first read in a fresh session (index built)";
+
+/// The `method` cell of a component's second read of a window, its session's index reused.
+pub(super) const SECOND_READ_METHOD: &str = "component, second read (index reused)";
+
+/// The `method` cell of the native core's read of a window, its reader's index reused.
+pub(super) const CORE_REUSED_METHOD: &str = "same Rust core natively, index reused";
 
 /// The `method` cell of a `sed | cut` row.
 pub(super) const SED_CUT_METHOD: &str = "`sed -n 'A,Bp' FILE \\| cut -b1-8001` (sh -c subprocess)";
