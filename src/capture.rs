@@ -619,16 +619,6 @@ impl StreamWindow {
         &self.config
     }
 
-    /// Whether the cleaned output has overflowed the window (from then on only the head and the tail are kept).
-    pub fn overflowed(&self) -> bool {
-        self.out.overflowed
-    }
-
-    /// Bytes pushed so far.
-    pub fn total_bytes(&self) -> u64 {
-        self.total_bytes
-    }
-
     /// Redraws collapsed so far (carriage returns followed by text, erase-line and cursor-to-column-1 sequences
     /// that cleared a line).
     pub fn collapsed_redraws(&self) -> u64 {

@@ -15,8 +15,8 @@ use std::io::{Cursor, Read};
 #[cfg(feature = "documents")]
 mod epub;
 #[cfg(feature = "documents")]
-#[doc(hidden)]
-pub mod fixtures;
+#[cfg(test)]
+mod fixtures;
 #[cfg(feature = "documents")]
 mod notebook;
 #[cfg(feature = "documents")]
@@ -24,8 +24,8 @@ mod office;
 #[cfg(feature = "documents")]
 pub mod pdf;
 #[cfg(feature = "documents")]
-#[doc(hidden)]
-pub mod samples;
+#[cfg(test)]
+mod samples;
 #[cfg(feature = "documents")]
 pub mod sheets;
 #[cfg(all(test, feature = "documents"))]
@@ -366,11 +366,6 @@ impl TextBuilder {
         if let Some(part) = self.parts.last_mut() {
             part.characters += added;
         }
-    }
-
-    /// Lines in the text so far.
-    pub fn line_count(&self) -> u64 {
-        self.lines
     }
 
     fn push_lines(&mut self, text: &str) -> u64 {
@@ -1065,14 +1060,10 @@ impl DocumentCache {
         self.entries.retain(|(p, _, _)| p != path);
     }
 
+    #[cfg(test)]
     /// Documents kept.
     pub fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    /// Whether nothing is kept.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 
     fn text_bytes(&self) -> u64 {
