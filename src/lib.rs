@@ -75,7 +75,7 @@ pub use read::{
     read_once, BudgetReport, BudgetUnit, EncodingFacts, EncodingOrigin, ReadOutcome, ReadRequest,
     ReadResult, Reader, RetryWindow, SessionStats, UnchangedStub,
 };
-pub use sandbox::{link_loop_error, normalize, outside_link_error, FileSystem};
+pub use sandbox::{link_loop_error, normalize, outside_link_error, FileSystem, MAX_LINK_HOPS};
 pub use tokens::{estimate_tokens, gutter_tokens};
 pub use window::{ClampedLine, Truncation, Window};
 

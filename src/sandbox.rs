@@ -90,10 +90,10 @@ pub trait FileSystem {
         max: usize,
     ) -> Result<DirectoryListing, FsError>;
     /// A new walk starts: directories an implementation kept open for the last one are not used again
-    /// ([`crate::beneath`]). [`resolve`] calls it first.
+    /// (`beneath`). `resolve` calls it first.
     fn begin_walk(&mut self) {}
     /// How many times so far a name changed between its check and its open ([`FsError::Changed`]): a read whose
-    /// try raised it is tried again ([`crate::beneath::MAX_WALK_TRIES`]).
+    /// try raised it is tried again (`beneath::MAX_WALK_TRIES`).
     fn changes(&self) -> u64 {
         0
     }

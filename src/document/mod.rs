@@ -496,7 +496,7 @@ pub struct DocumentFacts {
     pub pages: Option<u32>,
     /// For a PDF, the pages without a text layer as `(first, last)` ranges (1-based, inclusive).
     pub empty_pages: Vec<(u32, u32)>,
-    /// The coverage warning, when it applies (see [`coverage_warning`]).
+    /// The coverage warning, when it applies (see `coverage_warning`).
     pub warning: Option<String>,
 }
 
