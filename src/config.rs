@@ -114,7 +114,7 @@ pub enum Budget {
     Tokens {
         /// The host's cap, in tokens.
         cap: u64,
-        /// The share of the cap aimed at, from [`MIN_TOKEN_HEADROOM`] (0.5) to 1.
+        /// The share of the cap aimed at, from [`MIN_TOKEN_HEADROOM`](crate::MIN_TOKEN_HEADROOM) (0.5) to 1.
         headroom: f64,
     },
 }
