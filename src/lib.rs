@@ -63,6 +63,7 @@ mod wasi_fs;
 // The embedding surface: a reading session over any file system, its request and result, the config, errors.
 pub use config::{
     Budget, Config, ConfigInput, ConfigProblem, CONFIG_WARNING_PREFIX, DEFAULT_MAX_LINES,
+    MIN_TOKEN_HEADROOM,
 };
 pub use decode::TextEncoding;
 pub use document::{DocumentFacts, DocumentFormat, DocumentPart};
