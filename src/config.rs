@@ -22,7 +22,7 @@ pub const MIN_BUDGET_CHARS: u64 = 200;
 /// The smallest token cap accepted.
 pub const MIN_TOKEN_CAP: u64 = 100;
 /// The smallest token headroom accepted: a window aims at no less than half its cap, so the smallest cap
-/// ([`MIN_TOKEN_CAP`]) still leaves a budget of 50 tokens, room for a gutter, a marker and some text.
+/// (`MIN_TOKEN_CAP`) still leaves a budget of 50 tokens, room for a gutter, a marker and some text.
 pub const MIN_TOKEN_HEADROOM: f64 = 0.5;
 /// The smallest clamp accepted, in characters.
 pub const MIN_MAX_LINE_CHARS: u64 = 16;
