@@ -362,6 +362,26 @@ impl HeadTail {
             .push(&rest, everything.saturating_sub(self.head_cap), self.keep);
         true
     }
+
+    /// The head of an overflowed output beside a tail of `tail_chars` characters, and its characters: what the
+    /// window has left of the head's share, cut back to a line's end when that costs at most half of it.
+    fn head(&self, tail_chars: usize) -> (&str, usize) {
+        let head_limit = self.head_cap.min(self.window.saturating_sub(tail_chars));
+        let mut head_chars = head_limit.min(self.all_chars);
+        let mut head = self.all.get(..byte_at(&self.all, head_chars)).unwrap_or("");
+        if !head.ends_with('\n') {
+            if let Some(newline) = head.rfind('\n') {
+                let cut_chars = head
+                    .get(newline + 1..)
+                    .map_or(0, |rest| rest.chars().count());
+                if cut_chars <= head_chars / 2 {
+                    head = head.get(..newline + 1).unwrap_or(head);
+                    head_chars -= cut_chars;
+                }
+            }
+        }
+        (head, head_chars)
+    }
 }
 
 /// Removes terminal noise from decoded text and hands whole lines (or pieces of a line too long to hold) to the
@@ -749,12 +769,51 @@ impl StreamWindow {
     /// The finished window, with the spill's outcome for the marker and the hint, and the command's exit status.
     /// Call [`StreamWindow::close`] first.
     pub fn finish(&self, spill: &SpillReport, exit_status: Option<i32>) -> CaptureSummary {
+        let mut summary = self.counts();
         let out = &self.out;
-        let total_lines = out.newlines + u64::from(out.total_chars > 0 && !out.ends_in_newline);
+        if !out.overflowed {
+            summary.content = out.all.clone();
+            summary.hint = whole_hint(&summary, spill, exit_status);
+            return summary;
+        }
+        let ring = RingChars::new(out.ring.text(out.keep));
+        let start = ring.tail_start(self.config.tail_chars(), out.keep);
+        let tail = ring.text_from(start);
+        let tail_chars = ring.len() - start;
+        let tail_starts_line = start > 0 && ring.is_newline(start - 1);
+        let (head, head_chars) = out.head(tail_chars);
+        let first_omitted = count_newlines(head) + 1;
+        let tail_start_line = out.newlines - count_newlines(tail) + 1;
+        let last_omitted = if tail_starts_line {
+            tail_start_line - 1
+        } else {
+            tail_start_line
+        };
+        let last_omitted = last_omitted.max(first_omitted);
+        summary.omitted_chars = out.total_chars - (head_chars + tail_chars) as u64;
+        summary.omitted_range = Some((first_omitted, last_omitted));
+        summary.omitted_lines = last_omitted - first_omitted + 1;
+        let marker = marker_line(&summary, spill, first_omitted, last_omitted);
+        summary.content = window_content(head, &marker, tail);
+        summary.hint = overflow_hint(
+            &summary,
+            spill,
+            exit_status,
+            (lines_in(head), tail_start_line),
+            (first_omitted, last_omitted),
+            self.omitted_column(head),
+        );
+        summary
+    }
+
+    /// The summary's counts (characters, lines, bytes, redraws, replacements, line breaks), with no content, no
+    /// omission and no hint yet. A CR-split window reports its line breaks as lone `\r` (`cr_count`).
+    fn counts(&self) -> CaptureSummary {
+        let out = &self.out;
         let mut summary = CaptureSummary {
             content: String::new(),
             total_chars: out.total_chars,
-            total_lines,
+            total_lines: out.newlines + u64::from(out.total_chars > 0 && !out.ends_in_newline),
             total_bytes: self.total_bytes,
             omitted_chars: 0,
             omitted_lines: 0,
@@ -770,104 +829,14 @@ impl StreamWindow {
             summary.cr_count = summary.lf_count;
             summary.lf_count = 0;
         }
-        if !out.overflowed {
-            summary.content = out.all.clone();
-            summary.hint = whole_hint(&summary, spill, exit_status);
-            return summary;
-        }
-        let tail_cap = self.config.tail_chars();
-        // The ring's text: one character of context, the reach for an error line, the tail.
-        let ring = out.ring.text(out.keep);
-        let ring_chars: Vec<(usize, char)> = ring.char_indices().collect();
-        let ring_len = ring_chars.len();
-        let char_byte = |index: usize| ring_chars.get(index).map_or(ring.len(), |(byte, _)| *byte);
-        let is_newline = |index: usize| ring_chars.get(index).is_some_and(|(_, c)| *c == '\n');
-        // The ring's first character is context only when the ring is full (it may be the head's last one).
-        let first_usable = usize::from(ring_len >= out.keep);
-        let mut start = ring_len.saturating_sub(tail_cap).max(first_usable);
-        // Start the tail at a line's start when that costs less than half of it and leaves the last line in it.
-        if start > 0 && !is_newline(start - 1) {
-            if let Some(found) = (start..ring_len).find(|&index| is_newline(index)) {
-                if found + 1 < ring_len && found + 1 - start <= tail_cap / 2 {
-                    start = found + 1;
-                }
-            }
-        }
-        // The last error-looking line, when it ends before the tail but starts inside the reach: the tail goes
-        // back to its start (the head gives up as much).
-        let tail_has_error = ring
-            .get(char_byte(start)..)
-            .is_some_and(|tail| tail.split('\n').any(looks_like_error));
-        if !tail_has_error {
-            // Lines that start inside the ring (after one of its line breaks) and before the tail, last first.
-            let starts: Vec<usize> = (0..start)
-                .filter(|&index| is_newline(index) && index + 1 < start)
-                .map(|index| index + 1)
-                .collect();
-            for &line_start in starts.iter().rev() {
-                let line_end = (line_start..ring_len)
-                    .find(|&index| is_newline(index))
-                    .unwrap_or(ring_len);
-                let line = ring
-                    .get(char_byte(line_start)..char_byte(line_end))
-                    .unwrap_or("");
-                if looks_like_error(line) {
-                    start = line_start;
-                    break;
-                }
-            }
-        }
-        let tail = ring.get(char_byte(start)..).unwrap_or("");
-        let tail_chars = ring_len - start;
-        let tail_starts_line = start > 0 && is_newline(start - 1);
-        // The head: what the window has left, cut back to a line's end when that costs less than half of it.
-        let head_limit = out.head_cap.min(out.window.saturating_sub(tail_chars));
-        let mut head_chars = head_limit.min(out.all_chars);
-        let mut head = out.all.get(..byte_at(&out.all, head_chars)).unwrap_or("");
-        if !head.ends_with('\n') {
-            if let Some(newline) = head.rfind('\n') {
-                let cut_chars = head
-                    .get(newline + 1..)
-                    .map_or(0, |rest| rest.chars().count());
-                if cut_chars <= head_chars / 2 {
-                    head = head.get(..newline + 1).unwrap_or(head);
-                    head_chars -= cut_chars;
-                }
-            }
-        }
-        let head_newlines = count_newlines(head);
-        let first_omitted = head_newlines + 1;
-        let tail_start_line = out.newlines - count_newlines(tail) + 1;
-        let last_omitted = if tail_starts_line {
-            tail_start_line - 1
-        } else {
-            tail_start_line
-        };
-        let last_omitted = last_omitted.max(first_omitted);
-        summary.omitted_chars = out.total_chars - (head_chars + tail_chars) as u64;
-        summary.omitted_range = Some((first_omitted, last_omitted));
-        summary.omitted_lines = last_omitted - first_omitted + 1;
-        let marker = marker_line(&summary, spill, first_omitted, last_omitted);
-        let mut content = String::with_capacity(head.len() + marker.len() + tail.len() + 2);
-        content.push_str(head);
-        if !head.is_empty() && !head.ends_with('\n') {
-            content.push('\n');
-        }
-        content.push_str(&marker);
-        content.push('\n');
-        content.push_str(tail);
-        summary.content = content;
-        let head_last = if head.is_empty() {
-            0
-        } else if head.ends_with('\n') {
-            head_newlines
-        } else {
-            head_newlines + 1
-        };
-        // The omitted text starts inside line `first_omitted` when the head ends inside it: the column (0-based,
-        // in characters) the reader continues at, exact only when no escape sequence or redraw was removed (the
-        // spill keeps the raw bytes, so a removed sequence would shift it).
-        let column = if head.is_empty() || head.ends_with('\n') {
+        summary
+    }
+
+    /// Where the omitted text starts inside its first line when the head ends inside that line: the column the
+    /// reader continues at (0-based, in characters). `None` when the head is empty or ends with a line break, and
+    /// when an escape sequence or a redraw was removed (the spill keeps the raw bytes, so the column would be off).
+    fn omitted_column(&self, head: &str) -> Option<u64> {
+        if head.is_empty() || head.ends_with('\n') {
             None
         } else if self.cleaner.escapes == 0 && self.cleaner.redraws == 0 {
             let line_start = head.rfind('\n').map_or(0, |newline| newline + 1);
@@ -875,17 +844,115 @@ impl StreamWindow {
                 .map(|part| part.chars().count() as u64)
         } else {
             None
-        };
-        summary.hint = overflow_hint(
-            &summary,
-            spill,
-            exit_status,
-            (head_last, tail_start_line),
-            (first_omitted, last_omitted),
-            column,
-        );
-        summary
+        }
     }
+}
+
+/// The rolling tail's text with its characters indexed (a character index is 0-based, in characters), to choose
+/// where the tail starts.
+struct RingChars {
+    /// The ring's text: one character of context, the reach for an error line, the tail.
+    text: String,
+    /// The byte offset and the character of each character of `text`.
+    chars: Vec<(usize, char)>,
+}
+
+impl RingChars {
+    /// Indexes `text`.
+    fn new(text: String) -> Self {
+        let chars = text.char_indices().collect();
+        RingChars { text, chars }
+    }
+
+    /// Characters of the text.
+    fn len(&self) -> usize {
+        self.chars.len()
+    }
+
+    /// The byte offset of character `index` (the text's length in bytes past its end).
+    fn byte_of(&self, index: usize) -> usize {
+        self.chars
+            .get(index)
+            .map_or(self.text.len(), |(byte, _)| *byte)
+    }
+
+    /// Whether character `index` is a line break (false past the end).
+    fn is_newline(&self, index: usize) -> bool {
+        self.chars.get(index).is_some_and(|(_, c)| *c == '\n')
+    }
+
+    /// The index of the first line break at or after `index`, when there is one.
+    fn next_newline(&self, index: usize) -> Option<usize> {
+        (index..self.len()).find(|&at| self.is_newline(at))
+    }
+
+    /// The text from character `index` on (empty past the end).
+    fn text_from(&self, index: usize) -> &str {
+        self.text.get(self.byte_of(index)..).unwrap_or("")
+    }
+
+    /// The character index the tail starts at, for a tail of `tail_cap` characters out of a ring that keeps
+    /// `keep`: the last `tail_cap` characters, moved to a line's start when that is cheap, and back to the start
+    /// of an error line just before them.
+    fn tail_start(&self, tail_cap: usize, keep: usize) -> usize {
+        // The ring's first character is context only when the ring is full (it may be the head's last one).
+        let first_usable = usize::from(self.len() >= keep);
+        let start = self.len().saturating_sub(tail_cap).max(first_usable);
+        let start = self.line_start_after(start, tail_cap);
+        self.error_line_before(start).unwrap_or(start)
+    }
+
+    /// `start` moved on to the next line's start when that costs at most half of `tail_cap` (characters) and
+    /// leaves the last line in the tail; `start` itself when it already starts a line or that costs more.
+    fn line_start_after(&self, start: usize, tail_cap: usize) -> usize {
+        if start == 0 || self.is_newline(start - 1) {
+            return start;
+        }
+        match self.next_newline(start) {
+            Some(found) if found + 1 < self.len() && found + 1 - start <= tail_cap / 2 => found + 1,
+            _ => start,
+        }
+    }
+
+    /// The start of the last error-looking line that ends before the tail at `start` but starts inside the ring
+    /// (after one of its line breaks), when the tail itself has no such line: the tail goes back to it (the head
+    /// gives up as much).
+    fn error_line_before(&self, start: usize) -> Option<usize> {
+        if self.text_from(start).split('\n').any(looks_like_error) {
+            return None;
+        }
+        (0..start)
+            .rev()
+            .filter(|&index| self.is_newline(index) && index + 1 < start)
+            .map(|index| index + 1)
+            .find(|&line_start| {
+                let line_end = self.next_newline(line_start).unwrap_or(self.len());
+                let line = self
+                    .text
+                    .get(self.byte_of(line_start)..self.byte_of(line_end))
+                    .unwrap_or("");
+                looks_like_error(line)
+            })
+    }
+}
+
+/// Lines of `text`: its line breaks, plus one for a last line without one (0 for an empty text).
+fn lines_in(text: &str) -> u64 {
+    count_newlines(text) + u64::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// The overflowed window: the head (ended with a line break when it ends inside a line), the marker line, the
+/// tail.
+fn window_content(head: &str, marker: &str, tail: &str) -> String {
+    let mut content = String::with_capacity(head.len() + marker.len() + tail.len() + 2);
+    content.push_str(head);
+    if !head.is_empty() && !head.ends_with('\n') {
+        content.push('\n');
+    }
+    content.push_str(marker);
+    content.push('\n');
+    content.push_str(tail);
+    content
 }
 
 /// The lines of the omitted range the spill holds, or why it holds none.
