@@ -496,103 +496,136 @@ impl Cleaner {
         let mut at = 0;
         while at < bytes.len() {
             let Some(&byte) = bytes.get(at) else { break };
-            match self.escape {
-                Escape::None => {
-                    let end = memchr::memchr2(0x1b, b'\r', bytes.get(at..).unwrap_or(&[]))
-                        .map_or(bytes.len(), |found| at + found);
-                    if let Some(run) = piece.get(at..end) {
-                        self.lines(run, out);
-                    }
-                    match bytes.get(end) {
-                        Some(0x1b) => self.escape = Escape::Start,
-                        Some(b'\r') => self.pending_cr = true,
-                        _ => {}
-                    }
-                    at = end + 1;
-                }
-                Escape::Start => match byte {
-                    b'[' => {
-                        self.escape = Escape::Csi;
-                        self.csi.clear();
-                        at += 1;
-                    }
-                    b']' | b'P' | b'X' | b'^' | b'_' => {
-                        self.escape = Escape::Osc(0);
-                        at += 1;
-                    }
-                    0x20..=0x2f => {
-                        self.escape = Escape::Intermediate;
-                        at += 1;
-                    }
-                    0x30..=0x7e => {
-                        self.escape = Escape::None;
-                        self.escapes += 1;
-                        at += 1;
-                    }
-                    0x1b => at += 1,
-                    // Not a sequence: the ESC alone is dropped and the character is text.
-                    _ => self.escape = Escape::None,
-                },
-                Escape::Csi => match byte {
-                    0x40..=0x7e => {
-                        self.escape = Escape::None;
-                        self.escapes += 1;
-                        self.csi_end(byte);
-                        at += 1;
-                    }
-                    0x20..=0x3f => {
-                        if self.csi.len() < MAX_CSI_PARAMS {
-                            self.csi.push(char::from(byte));
-                        }
-                        at += 1;
-                    }
-                    _ => self.escape = Escape::None,
-                },
-                Escape::Intermediate => match byte {
-                    0x20..=0x2f => at += 1,
-                    0x30..=0x7e => {
-                        self.escape = Escape::None;
-                        at += 1;
-                    }
-                    _ => self.escape = Escape::None,
-                },
-                Escape::Osc(removed) => {
-                    let rest = bytes.get(at..).unwrap_or(&[]);
-                    match memchr::memchr3(0x07, 0x1b, b'\n', rest) {
-                        Some(found) => {
-                            let (next, skip) = match rest.get(found) {
-                                Some(0x07) => {
-                                    self.escapes += 1;
-                                    (Escape::None, 1)
-                                }
-                                Some(0x1b) => (Escape::OscEsc, 1),
-                                // A line break ends a runaway OSC: it is text again.
-                                _ => (Escape::None, 0),
-                            };
-                            self.escape = next;
-                            at += found + skip;
-                        }
-                        None => {
-                            let removed = removed + rest.len();
-                            at = bytes.len();
-                            self.escape = if removed > MAX_OSC_CHARS {
-                                Escape::None
-                            } else {
-                                Escape::Osc(removed)
-                            };
-                        }
-                    }
-                }
-                Escape::OscEsc => {
-                    if byte == b'\\' {
-                        at += 1;
-                    }
-                    self.escapes += 1;
-                    self.escape = Escape::None;
-                }
-            }
+            at += match self.escape {
+                Escape::None => self.plain(piece, at, out),
+                Escape::Start => self.after_esc(byte),
+                Escape::Csi => self.in_csi(byte),
+                Escape::Intermediate => self.in_intermediate(byte),
+                Escape::Osc(removed) => self.in_string(bytes.get(at..).unwrap_or(&[]), removed),
+                Escape::OscEsc => self.after_string_esc(byte),
+            };
         }
         !before && out.overflowed
+    }
+
+    /// Plain text at byte `at` of `piece`: the run up to the next `ESC` or `\r` is cleaned, and that byte starts a
+    /// sequence or a pending carriage return. Returns the bytes consumed (the run and that byte; one past the
+    /// piece's end when the run reaches it).
+    fn plain(&mut self, piece: &str, at: usize, out: &mut HeadTail) -> usize {
+        let bytes = piece.as_bytes();
+        let end = memchr::memchr2(0x1b, b'\r', bytes.get(at..).unwrap_or(&[]))
+            .map_or(bytes.len(), |found| at + found);
+        if let Some(run) = piece.get(at..end) {
+            self.lines(run, out);
+        }
+        match bytes.get(end) {
+            Some(0x1b) => self.escape = Escape::Start,
+            Some(b'\r') => self.pending_cr = true,
+            _ => {}
+        }
+        end + 1 - at
+    }
+
+    /// `byte` after an `ESC`: it opens a CSI, a string sequence or an intermediate, or ends a two-byte sequence.
+    /// Returns the bytes consumed: 1, or 0 when `byte` is not part of a sequence (the `ESC` alone is dropped and
+    /// `byte` is text).
+    fn after_esc(&mut self, byte: u8) -> usize {
+        match byte {
+            b'[' => {
+                self.escape = Escape::Csi;
+                self.csi.clear();
+            }
+            b']' | b'P' | b'X' | b'^' | b'_' => self.escape = Escape::Osc(0),
+            0x20..=0x2f => self.escape = Escape::Intermediate,
+            0x30..=0x7e => {
+                self.escape = Escape::None;
+                self.escapes += 1;
+            }
+            0x1b => {}
+            // Not a sequence: the ESC alone is dropped and the character is text.
+            _ => {
+                self.escape = Escape::None;
+                return 0;
+            }
+        }
+        1
+    }
+
+    /// `byte` inside a CSI sequence: a final byte ends it (see [`Cleaner::csi_end`]), a parameter or intermediate
+    /// byte is kept (the first [`MAX_CSI_PARAMS`]). Returns the bytes consumed: 1, or 0 when `byte` cannot be in a
+    /// CSI sequence (the sequence is dropped and `byte` is text).
+    fn in_csi(&mut self, byte: u8) -> usize {
+        match byte {
+            0x40..=0x7e => {
+                self.escape = Escape::None;
+                self.escapes += 1;
+                self.csi_end(byte);
+            }
+            0x20..=0x3f => {
+                if self.csi.len() < MAX_CSI_PARAMS {
+                    self.csi.push(char::from(byte));
+                }
+            }
+            _ => {
+                self.escape = Escape::None;
+                return 0;
+            }
+        }
+        1
+    }
+
+    /// `byte` after `ESC` and an intermediate byte: more intermediates, then a final byte that ends the sequence.
+    /// Returns the bytes consumed: 1, or 0 when `byte` is neither (it is text).
+    fn in_intermediate(&mut self, byte: u8) -> usize {
+        match byte {
+            0x20..=0x2f => 1,
+            0x30..=0x7e => {
+                self.escape = Escape::None;
+                1
+            }
+            _ => {
+                self.escape = Escape::None;
+                0
+            }
+        }
+    }
+
+    /// The bytes `rest` inside a string sequence that has removed `removed` characters so far: it ends at `BEL`,
+    /// waits for `\` after an `ESC`, and gives up at a line break or past [`MAX_OSC_CHARS`] (what follows is text
+    /// again). Returns the bytes consumed (the line break that ends a runaway sequence is not).
+    fn in_string(&mut self, rest: &[u8], removed: usize) -> usize {
+        match memchr::memchr3(0x07, 0x1b, b'\n', rest) {
+            Some(found) => {
+                let (next, skip) = match rest.get(found) {
+                    Some(0x07) => {
+                        self.escapes += 1;
+                        (Escape::None, 1)
+                    }
+                    Some(0x1b) => (Escape::OscEsc, 1),
+                    // A line break ends a runaway OSC: it is text again.
+                    _ => (Escape::None, 0),
+                };
+                self.escape = next;
+                found + skip
+            }
+            None => {
+                let removed = removed + rest.len();
+                self.escape = if removed > MAX_OSC_CHARS {
+                    Escape::None
+                } else {
+                    Escape::Osc(removed)
+                };
+                rest.len()
+            }
+        }
+    }
+
+    /// `byte` after an `ESC` inside a string sequence: the sequence ends (with its `ESC \` terminator when `byte`
+    /// is `\`). Returns the bytes consumed: 1 for the `\`, else 0 (`byte` is read afresh).
+    fn after_string_esc(&mut self, byte: u8) -> usize {
+        self.escapes += 1;
+        self.escape = Escape::None;
+        usize::from(byte == b'\\')
     }
 }
 
