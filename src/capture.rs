@@ -755,10 +755,7 @@ impl StreamWindow {
         let (line, kept) = match (&spill.path, &spill.error) {
             (Some(path), None) => {
                 let capped = if spill.capped {
-                    format!(
-                        " (its start: the spill stopped at its cap of {} characters)",
-                        grouped(spill.cap_chars)
-                    )
+                    format!(" (its start: the spill {})", cap_words(spill.cap_chars))
                 } else {
                     String::new()
                 };
@@ -772,11 +769,14 @@ impl StreamWindow {
             }
             (_, Some(error)) => (
                 format!("the spill failed ({error}), so the bytes are gone"),
-                format!(" The raw bytes were not kept: the spill failed: {error}."),
+                format!(
+                    " The raw bytes were not kept: {}.",
+                    spill_failed_words(error)
+                ),
             ),
             (None, None) => (
-                "no spill was made, so the bytes are gone".to_string(),
-                " The raw bytes were not kept: no spill was made.".to_string(),
+                format!("{NO_SPILL}, so the bytes are gone"),
+                format!(" The raw bytes were not kept: {NO_SPILL}."),
             ),
         };
         CaptureSummary {
@@ -1010,24 +1010,20 @@ fn spill_cover(spill: &SpillReport, last: u64, first: u64) -> SpillCover {
                 SpillCover::Gone(match error {
                     Some(error) => format!("the spill {path} failed ({error}) before line {first}"),
                     None => format!(
-                        "the spill {path} stopped at its cap of {} characters before line {first}",
-                        grouped(spill.cap_chars)
+                        "the spill {path} {} before line {first}",
+                        cap_words(spill.cap_chars)
                     ),
                 })
             }
         }
-        (None, Some(error)) => SpillCover::Gone(format!("the spill failed: {error}")),
-        (None, None) => SpillCover::Gone("no spill was made".to_string()),
+        (None, Some(error)) => SpillCover::Gone(spill_failed_words(&error)),
+        (None, None) => SpillCover::Gone(NO_SPILL.to_string()),
     }
 }
 
 fn marker_line(summary: &CaptureSummary, spill: &SpillReport, first: u64, last: u64) -> String {
     // Line numbers are plain (`offset=19970` takes them as they are); counts are grouped.
-    let lines = if first == last {
-        format!("line {first}")
-    } else {
-        format!("lines {first}-{last}")
-    };
+    let lines = line_span(first, last);
     let omitted = format!(
         "[read-window: {} in {} omitted ({lines} of {})",
         plural(summary.omitted_chars, "character", "characters"),
@@ -1060,11 +1056,30 @@ fn cut_words(spill: &SpillReport, held: u64) -> &'static str {
 fn spill_stop(spill: &SpillReport) -> String {
     match &spill.error {
         Some(error) => format!("it failed: {error}"),
-        None => format!(
-            "it stopped at its cap of {} characters",
-            grouped(spill.cap_chars)
-        ),
+        None => format!("it {}", cap_words(spill.cap_chars)),
     }
+}
+
+/// Why nothing of the stream was kept when no spill file was asked for (no spill directory was configured).
+const NO_SPILL: &str = "no spill was made";
+
+/// `the spill failed: {error}`: why the text a failed spill does not hold is gone.
+fn spill_failed_words(error: &str) -> String {
+    format!("the spill failed: {error}")
+}
+
+/// `stopped at its cap of {cap_chars} characters` (grouped), for a spill that reached its cap.
+fn cap_words(cap_chars: u64) -> String {
+    format!("stopped at its cap of {} characters", grouped(cap_chars))
+}
+
+/// `{count} {one or many} collapsed to the line's final state`: the redraws collapsed, `one` and `many` naming
+/// them with their verb (`carriage-return redraw was`).
+fn collapsed_words(count: u64, one: &str, many: &str) -> String {
+    format!(
+        "{} collapsed to the line's final state",
+        plural(count, one, many)
+    )
 }
 
 /// The name of POSIX signal `number` (Linux numbering for the common ones), when it has a well-known one.
@@ -1116,8 +1131,8 @@ fn noise_sentence(summary: &CaptureSummary) -> String {
     }
     if summary.collapsed_redraws > 0 {
         out.push_str(&format!(
-            " {} collapsed to the line's final state.",
-            plural(
+            " {}.",
+            collapsed_words(
                 summary.collapsed_redraws,
                 "carriage-return redraw was",
                 "carriage-return redraws were"
@@ -1147,8 +1162,8 @@ fn whole_hint(summary: &CaptureSummary, spill: &SpillReport, exit_status: Option
     );
     let mut hint = if summary.collapsed_redraws > 0 {
         let mut hint = format!(
-            "The output after redraws were collapsed: {size}; {} collapsed to the line's final state.",
-            plural(
+            "The output after redraws were collapsed: {size}; {}.",
+            collapsed_words(
                 summary.collapsed_redraws,
                 "carriage-return or erase-line redraw was",
                 "carriage-return or erase-line redraws were"
@@ -1159,7 +1174,8 @@ fn whole_hint(summary: &CaptureSummary, spill: &SpillReport, exit_status: Option
                 " The raw output, every redraw included, is in {path} (offset=1)."
             )),
             (_, Some(error)) => hint.push_str(&format!(
-                " The raw output with the redraws was not kept: the spill failed: {error}."
+                " The raw output with the redraws was not kept: {}.",
+                spill_failed_words(error)
             )),
             (None, None) => hint.push_str(" The raw output with the redraws was not kept."),
         }
