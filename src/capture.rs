@@ -277,6 +277,7 @@ fn byte_at(text: &str, count: usize) -> usize {
         .map_or(text.len(), |(index, _)| index)
 }
 
+/// Line breaks (`\n`) in `text`.
 fn count_newlines(text: &str) -> u64 {
     memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64
 }
@@ -996,6 +997,8 @@ enum SpillCover {
     Gone(String),
 }
 
+/// What the spill holds of the omitted lines `first` to `last` (1-based): the lines it holds them up to, or why
+/// they are gone.
 fn spill_cover(spill: &SpillReport, last: u64, first: u64) -> SpillCover {
     let why = spill.error.clone();
     match (&spill.path, why) {
@@ -1021,6 +1024,8 @@ fn spill_cover(spill: &SpillReport, last: u64, first: u64) -> SpillCover {
     }
 }
 
+/// The marker line that stands for the omitted lines `first` to `last` (1-based) in the window, without its line
+/// break: what is omitted and where the spill holds it, or that it is gone.
 fn marker_line(summary: &CaptureSummary, spill: &SpillReport, first: u64, last: u64) -> String {
     // Line numbers are plain (`offset=19970` takes them as they are); counts are grouped.
     let lines = line_span(first, last);
@@ -1053,6 +1058,7 @@ fn cut_words(spill: &SpillReport, held: u64) -> &'static str {
     }
 }
 
+/// Why a spill holds only the start of the omitted lines: `it failed: ...` or `it stopped at its cap of ...`.
 fn spill_stop(spill: &SpillReport) -> String {
     match &spill.error {
         Some(error) => format!("it failed: {error}"),
@@ -1060,7 +1066,7 @@ fn spill_stop(spill: &SpillReport) -> String {
     }
 }
 
-/// Why nothing of the stream was kept when no spill file was asked for (no spill directory was configured).
+/// The words for a spill that was never started (its report has neither a path nor an error).
 const NO_SPILL: &str = "no spill was made";
 
 /// `the spill failed: {error}`: why the text a failed spill does not hold is gone.
@@ -1121,6 +1127,8 @@ fn exit_sentence(exit_status: Option<i32>) -> String {
     }
 }
 
+/// The sentences on the noise removed or reinterpreted (lone carriage returns as line breaks, redraws collapsed,
+/// invalid bytes replaced), each with a leading space; empty when there was none.
 fn noise_sentence(summary: &CaptureSummary) -> String {
     let mut out = String::new();
     if summary.cr_count > 0 {
