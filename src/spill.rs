@@ -249,9 +249,10 @@ impl<W: SpillWriter> Capture<W> {
         })
     }
 
-    /// A text output whose redraws were collapsed while it still fits the window (nothing spilled yet): with no
-    /// `\n` anywhere it is a CR-separated output and the window is rebuilt split on `\r` (spilled when that
-    /// overflows); else the raw stream is spilled, so what the window dropped stays reachable.
+    /// A finished text output whose redraws were collapsed, when nothing was spilled yet (the raw stream is still
+    /// held): with no `\n` anywhere it is a CR-separated output and the window is rebuilt split on `\r` (spilled
+    /// when that overflows); else the raw stream is spilled, so what the window dropped stays reachable. Once the
+    /// spill has started there is nothing to do.
     fn settle_redraws<F: SpillFs<Writer = W> + ?Sized>(&mut self, fs: &mut F) {
         let Spill::Holding(held) = &self.spill else {
             return;
