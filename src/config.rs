@@ -22,7 +22,7 @@ pub const MIN_BUDGET_CHARS: u64 = 200;
 /// The smallest token cap accepted.
 pub const MIN_TOKEN_CAP: u64 = 100;
 /// The smallest token headroom accepted: a window aims at no less than half its cap, so the smallest cap
-/// ([`MIN_TOKEN_CAP`]) still leaves a budget of 50 tokens, room for a gutter, a marker and some text.
+/// (`MIN_TOKEN_CAP`) still leaves a budget of 50 tokens, room for a gutter, a marker and some text.
 pub const MIN_TOKEN_HEADROOM: f64 = 0.5;
 /// The smallest clamp accepted, in characters.
 pub const MIN_MAX_LINE_CHARS: u64 = 16;
@@ -114,7 +114,7 @@ pub enum Budget {
     Tokens {
         /// The host's cap, in tokens.
         cap: u64,
-        /// The share of the cap aimed at, from [`MIN_TOKEN_HEADROOM`] (0.5) to 1.
+        /// The share of the cap aimed at, from [`MIN_TOKEN_HEADROOM`](crate::MIN_TOKEN_HEADROOM) (0.5) to 1.
         headroom: f64,
     },
 }
@@ -233,122 +233,150 @@ impl Config {
             allow_patterns: input.allow_patterns,
             ..Config::default()
         };
-        if let Some(lines) = input.max_lines {
-            if (1..=MAX_MAX_LINES).contains(&lines) {
-                config.max_lines = lines;
-            } else {
-                problems.push(ConfigProblem::new(
-                    "max-lines",
-                    lines,
-                    between(1, MAX_MAX_LINES),
-                    DEFAULT_MAX_LINES,
-                ));
-            }
+        let lines = (1, MAX_MAX_LINES, DEFAULT_MAX_LINES);
+        if let Some(lines) = within(&mut problems, "max-lines", input.max_lines, lines) {
+            config.max_lines = lines;
         }
-        if let Some(chars) = input.max_line_chars {
-            if (MIN_MAX_LINE_CHARS..=MAX_MAX_LINE_CHARS).contains(&chars) {
-                config.max_line_chars = chars;
-            } else {
-                problems.push(ConfigProblem::new(
-                    "max-line-length",
-                    chars,
-                    between(MIN_MAX_LINE_CHARS, MAX_MAX_LINE_CHARS),
-                    DEFAULT_MAX_LINE_CHARS,
-                ));
-            }
+        let chars = (
+            MIN_MAX_LINE_CHARS,
+            MAX_MAX_LINE_CHARS,
+            DEFAULT_MAX_LINE_CHARS,
+        );
+        if let Some(chars) = within(
+            &mut problems,
+            "max-line-length",
+            input.max_line_chars,
+            chars,
+        ) {
+            config.max_line_chars = chars;
         }
         let token_mode = input.token_mode || input.token_cap.is_some();
         if token_mode {
-            let cap = match input.token_cap {
-                Some(cap) if (MIN_TOKEN_CAP..=MAX_TOKEN_CAP).contains(&cap) => cap,
-                Some(cap) => {
-                    problems.push(ConfigProblem::new(
-                        "budget.tokens.cap",
-                        cap,
-                        between(MIN_TOKEN_CAP, MAX_TOKEN_CAP),
-                        DEFAULT_TOKEN_CAP,
-                    ));
-                    DEFAULT_TOKEN_CAP
-                }
-                None => DEFAULT_TOKEN_CAP,
-            };
-            let headroom = match input.token_headroom {
-                Some(headroom) if (MIN_TOKEN_HEADROOM..=1.0).contains(&headroom) => headroom,
-                Some(headroom) => {
-                    problems.push(ConfigProblem::new(
-                        "budget.tokens.headroom",
-                        // Debug keeps 1e-300 short where Display writes 300 digits.
-                        format!("{headroom:?}"),
-                        format!("from {MIN_TOKEN_HEADROOM} to 1"),
-                        DEFAULT_TOKEN_HEADROOM,
-                    ));
-                    DEFAULT_TOKEN_HEADROOM
-                }
-                None => DEFAULT_TOKEN_HEADROOM,
-            };
-            config.budget = Budget::Tokens { cap, headroom };
-        } else if let Some(chars) = input.budget_chars {
-            if (MIN_BUDGET_CHARS..=MAX_BUDGET_CHARS).contains(&chars) {
+            config.budget = token_budget(&mut problems, input.token_cap, input.token_headroom);
+        } else {
+            let range = (MIN_BUDGET_CHARS, MAX_BUDGET_CHARS, DEFAULT_BUDGET_CHARS);
+            if let Some(chars) = within(
+                &mut problems,
+                "budget.characters",
+                input.budget_chars,
+                range,
+            ) {
                 config.budget = Budget::Characters(chars);
-            } else {
-                problems.push(ConfigProblem::new(
-                    "budget.characters",
-                    chars,
-                    between(MIN_BUDGET_CHARS, MAX_BUDGET_CHARS),
-                    DEFAULT_BUDGET_CHARS,
-                ));
             }
         }
-        let warn_at = input.loop_warn_at.unwrap_or(DEFAULT_LOOP_WARN_AT);
-        let block_at = input.loop_block_at.unwrap_or(DEFAULT_LOOP_BLOCK_AT);
-        if warn_at >= 2 && block_at > warn_at {
+        if let Some((warn_at, block_at)) =
+            loop_thresholds(&mut problems, input.loop_warn_at, input.loop_block_at)
+        {
             config.loop_warn_at = warn_at;
             config.loop_block_at = block_at;
-        } else if warn_at < 2 {
-            problems.push(ConfigProblem::loop_thresholds(
-                "loop-warn-at",
-                warn_at,
-                format!("at least 2, below loop-block-at {block_at}"),
-            ));
-        } else {
-            problems.push(ConfigProblem::loop_thresholds(
-                "loop-block-at",
-                block_at,
-                format!("above loop-warn-at {warn_at}"),
-            ));
         }
-        if let Some(ttl) = input.not_found_ttl_ms {
-            if ttl <= MAX_NOT_FOUND_TTL_MS {
-                config.not_found_ttl_ms = ttl;
-            } else {
-                problems.push(ConfigProblem::new(
-                    "not-found-ttl-ms",
-                    ttl,
-                    between(0, MAX_NOT_FOUND_TTL_MS),
-                    DEFAULT_NOT_FOUND_TTL_MS,
-                ));
-            }
+        let ttl = (0, MAX_NOT_FOUND_TTL_MS, DEFAULT_NOT_FOUND_TTL_MS);
+        if let Some(ttl) = within(
+            &mut problems,
+            "not-found-ttl-ms",
+            input.not_found_ttl_ms,
+            ttl,
+        ) {
+            config.not_found_ttl_ms = ttl;
         }
         for (field, patterns) in [
             ("deny-patterns", &mut config.deny_patterns),
             ("allow-patterns", &mut config.allow_patterns),
         ] {
-            patterns.retain(|pattern| match pattern_problem(pattern) {
-                Some(why) => {
-                    problems.push(ConfigProblem {
-                        field,
-                        value: pattern.clone(),
-                        range: why,
-                        fallback: "the other patterns without it".to_string(),
-                    });
-                    false
-                }
-                None => true,
-            });
+            drop_bad_patterns(&mut problems, field, patterns);
         }
         let both_budgets = token_mode && input.budget_chars.is_some();
         (config, problems, both_budgets)
     }
+}
+
+/// `value` when it is given and in `min..=max` of `(min, max, default)`; `None` when it is absent, or out of the
+/// range (then `field`'s problem is added, falling back to `default`).
+fn within(
+    problems: &mut Vec<ConfigProblem>,
+    field: &'static str,
+    value: Option<u64>,
+    (min, max, default): (u64, u64, u64),
+) -> Option<u64> {
+    let value = value?;
+    if (min..=max).contains(&value) {
+        return Some(value);
+    }
+    problems.push(ConfigProblem::new(field, value, between(min, max), default));
+    None
+}
+
+/// The token budget of `cap` and `headroom`, each its default when absent or out of its range (with a problem).
+fn token_budget(
+    problems: &mut Vec<ConfigProblem>,
+    cap: Option<u64>,
+    headroom: Option<f64>,
+) -> Budget {
+    let caps = (MIN_TOKEN_CAP, MAX_TOKEN_CAP, DEFAULT_TOKEN_CAP);
+    let cap = within(problems, "budget.tokens.cap", cap, caps).unwrap_or(DEFAULT_TOKEN_CAP);
+    let headroom = match headroom {
+        Some(headroom) if (MIN_TOKEN_HEADROOM..=1.0).contains(&headroom) => headroom,
+        Some(headroom) => {
+            problems.push(ConfigProblem::new(
+                "budget.tokens.headroom",
+                // Debug keeps 1e-300 short where Display writes 300 digits.
+                format!("{headroom:?}"),
+                format!("from {MIN_TOKEN_HEADROOM} to 1"),
+                DEFAULT_TOKEN_HEADROOM,
+            ));
+            DEFAULT_TOKEN_HEADROOM
+        }
+        None => DEFAULT_TOKEN_HEADROOM,
+    };
+    Budget::Tokens { cap, headroom }
+}
+
+/// The loop thresholds `(warn_at, block_at)` (each its default when absent) when warn-at is at least 2 and
+/// block-at above it; else `None`, with the problem of the one that is wrong (both fall back to the defaults).
+fn loop_thresholds(
+    problems: &mut Vec<ConfigProblem>,
+    warn_at: Option<u32>,
+    block_at: Option<u32>,
+) -> Option<(u32, u32)> {
+    let warn_at = warn_at.unwrap_or(DEFAULT_LOOP_WARN_AT);
+    let block_at = block_at.unwrap_or(DEFAULT_LOOP_BLOCK_AT);
+    if warn_at >= 2 && block_at > warn_at {
+        return Some((warn_at, block_at));
+    }
+    problems.push(if warn_at < 2 {
+        ConfigProblem::loop_thresholds(
+            "loop-warn-at",
+            warn_at,
+            format!("at least 2, below loop-block-at {block_at}"),
+        )
+    } else {
+        ConfigProblem::loop_thresholds(
+            "loop-block-at",
+            block_at,
+            format!("above loop-warn-at {warn_at}"),
+        )
+    });
+    None
+}
+
+/// Drops from `patterns` each pattern [`pattern_problem`] refuses, with its problem under `field`.
+fn drop_bad_patterns(
+    problems: &mut Vec<ConfigProblem>,
+    field: &'static str,
+    patterns: &mut Vec<String>,
+) {
+    patterns.retain(|pattern| match pattern_problem(pattern) {
+        Some(why) => {
+            problems.push(ConfigProblem {
+                field,
+                value: pattern.clone(),
+                range: why,
+                fallback: "the other patterns without it".to_string(),
+            });
+            false
+        }
+        None => true,
+    });
 }
 
 #[cfg(test)]

@@ -150,7 +150,7 @@ pub enum FsError {
     /// A path component is not a directory.
     NotADirectory,
     /// A name on the path changed between the walk that checked it and the open: a directory or file the walk
-    /// saw was replaced by a link or another entry (see [`crate::beneath`]). Nothing was opened through it.
+    /// saw was replaced by a link or another entry (see `beneath`). Nothing was opened through it.
     Changed,
     /// Any other failure, described.
     Other(String),

@@ -473,6 +473,7 @@ impl KeyBlocks {
         KeyBlocks::default()
     }
 
+    #[cfg(test)]
     /// The blocks found, ascending by their BEGIN line.
     pub fn blocks(&self) -> &[KeyBlock] {
         &self.blocks
@@ -645,14 +646,6 @@ impl KeyBlocks {
                 }
             }
         }
-    }
-
-    /// The first block that shares a line with the lines `first..=last` of a file of `total_lines` lines, if any.
-    /// An open block (no END line) counts only while the file ends within `MAX_KEY_LINES` lines of its BEGIN line,
-    /// or when it stands for the keys past `MAX_KEY_BLOCKS`.
-    pub fn overlapping(&self, first: u64, last: u64, total_lines: u64) -> Option<&KeyBlock> {
-        self.overlapping_index(first, last, total_lines)
-            .and_then(|index| self.blocks.get(index))
     }
 
     fn overlapping_index(&self, first: u64, last: u64, total_lines: u64) -> Option<usize> {

@@ -60,6 +60,26 @@ pub fn hint_past_key(
         let _ = write!(out, "{path} is empty (0 lines).");
         return out;
     }
+    push_shown(&mut out, window, &path);
+    push_stop_reason(&mut out, window, budget, withheld.is_some());
+    let nothing_left = window.truncated_by.is_empty()
+        && window.next_offset.is_none()
+        && window.clamped_lines.is_empty();
+    match withheld {
+        Some(withheld) => push_past_withheld(&mut out, window, withheld),
+        None => push_what_is_left(&mut out, window, nothing_left),
+    }
+    if file_size > LARGE_FILE_BYTES && !nothing_left {
+        push_large_file(&mut out, window, file_size);
+    }
+    if window.replaced_invalid > 0 {
+        push_lossy(&mut out, window.replaced_invalid);
+    }
+    out
+}
+
+/// `Showing lines A-B of N in PATH`, with the start column of a window that starts inside its first line.
+fn push_shown(out: &mut String, window: &Window, path: &str) {
     if window.start_line == window.end_line {
         let _ = write!(
             out,
@@ -80,6 +100,12 @@ pub fn hint_past_key(
             window.start_line, window.start_column
         );
     }
+}
+
+/// What stopped the window: the budget (in its unit), or the limit of lines. A window that ends right before a
+/// withheld key (`before_withheld`) is told by the key's sentence: the limit did not decide where it stops (a
+/// pager that narrowed its limit to the key's first line asked for a different one).
+fn push_stop_reason(out: &mut String, window: &Window, budget: &Budget, before_withheld: bool) {
     if window.truncated_by.contains(&Truncation::Budget) {
         match *budget {
             Budget::Characters(limit) => {
@@ -93,9 +119,7 @@ pub fn hint_past_key(
                 );
             }
         }
-    } else if window.truncated_by.contains(&Truncation::Limit) && withheld.is_none() {
-        // A window that ends right before a withheld key is told by the key's sentence below: the limit did not
-        // decide where it stops (a pager that narrowed its limit to the key's first line asked for a different one).
+    } else if window.truncated_by.contains(&Truncation::Limit) && !before_withheld {
         let plural = if window.lines_returned == 1 { "" } else { "s" };
         let _ = write!(
             out,
@@ -103,87 +127,83 @@ pub fn hint_past_key(
             window.lines_returned
         );
     }
-    let nothing_left = window.truncated_by.is_empty()
-        && window.next_offset.is_none()
-        && window.clamped_lines.is_empty();
-    if let Some(withheld) = withheld {
-        if withheld.first == withheld.last {
-            let _ = write!(
-                out,
-                ". Line {} holds {}, which read-window withholds",
-                withheld.first, withheld.what
-            );
-        } else {
-            let _ = write!(
-                out,
-                ". Lines {}-{} are {}, which read-window withholds",
-                withheld.first, withheld.last, withheld.what
-            );
-        }
-        if let Some(call) = continuation(window.next_offset, window.next_column) {
-            push_call(&mut out, &call, &window.clamped_lines);
-        } else if !window.clamped_lines.is_empty() {
-            out.push_str("; no readable line follows it. Text is left unshown: ");
-            push_clamped(
-                &mut out,
-                &window.clamped_lines,
-                false,
-                ClampedRest::InThisResult,
-            );
-        } else {
-            out.push_str("; no readable text follows it.");
-        }
-    } else if nothing_left {
+}
+
+/// The withheld lines after the window, then the call that continues past them, or what is left when none does.
+fn push_past_withheld(out: &mut String, window: &Window, withheld: &Withheld) {
+    if withheld.first == withheld.last {
+        let _ = write!(
+            out,
+            ". Line {} holds {}, which read-window withholds",
+            withheld.first, withheld.what
+        );
+    } else {
+        let _ = write!(
+            out,
+            ". Lines {}-{} are {}, which read-window withholds",
+            withheld.first, withheld.last, withheld.what
+        );
+    }
+    if let Some(call) = continuation(window.next_offset, window.next_column) {
+        push_call(out, &call, &window.clamped_lines);
+    } else if !window.clamped_lines.is_empty() {
+        out.push_str("; no readable line follows it. Text is left unshown: ");
+        push_clamped(out, &window.clamped_lines, false, ClampedRest::InThisResult);
+    } else {
+        out.push_str("; no readable text follows it.");
+    }
+}
+
+/// The end of the hint: the whole file or its end, the call that continues, or the clamped lines' unshown tails.
+fn push_what_is_left(out: &mut String, window: &Window, nothing_left: bool) {
+    if nothing_left {
         if window.start_line == 1 && window.start_column == 0 {
             out.push_str(": the whole file.");
         } else {
             out.push_str(": the end of the file.");
         }
     } else if let Some(call) = continuation(window.next_offset, window.next_column) {
-        push_call(&mut out, &call, &window.clamped_lines);
+        push_call(out, &call, &window.clamped_lines);
     } else if !window.clamped_lines.is_empty() {
         // No line follows the window, but the clamped lines' tails are unshown: that is what is left.
         out.push_str(". Text is left unshown: ");
-        push_clamped(
-            &mut out,
-            &window.clamped_lines,
-            false,
-            ClampedRest::InThisResult,
-        );
+        push_clamped(out, &window.clamped_lines, false, ClampedRest::InThisResult);
     } else {
         // Truncated with no cursor and nothing clamped: a window the reader never makes; claim nothing.
         out.push('.');
     }
-    if file_size > LARGE_FILE_BYTES && !nothing_left {
-        match window.next_offset {
-            // Re-reading from line 1 means something only when the continuation is a later line.
-            Some(offset) if offset > 1 => {
-                let _ = write!(
-                    out,
-                    " The file is large ({file_size} bytes): page on with the cursor rather than re-reading from line 1."
-                );
-            }
-            _ => {
-                let _ = write!(
-                    out,
-                    " The file is large ({file_size} bytes): page on with offset and column as above."
-                );
-            }
+}
+
+/// The advice for a file over [`LARGE_FILE_BYTES`] with text left: page on rather than re-read.
+fn push_large_file(out: &mut String, window: &Window, file_size: u64) {
+    match window.next_offset {
+        // Re-reading from line 1 means something only when the continuation is a later line.
+        Some(offset) if offset > 1 => {
+            let _ = write!(
+                out,
+                " The file is large ({file_size} bytes): page on with the cursor rather than re-reading from line 1."
+            );
+        }
+        _ => {
+            let _ = write!(
+                out,
+                " The file is large ({file_size} bytes): page on with offset and column as above."
+            );
         }
     }
-    if window.replaced_invalid > 0 {
-        let count = window.replaced_invalid;
-        let (noun, verb) = if count == 1 {
-            ("character", "is")
-        } else {
-            ("characters", "are")
-        };
-        let _ = write!(
-            out,
-            " This text is a lossy decode: {count} {noun} in these lines {verb} U+FFFD, replacing bytes that could not be decoded; it must not be written back as the file's content."
-        );
-    }
-    out
+}
+
+/// The warning of a lossy decode: `count` characters of the window are U+FFFD.
+fn push_lossy(out: &mut String, count: u64) {
+    let (noun, verb) = if count == 1 {
+        ("character", "is")
+    } else {
+        ("characters", "are")
+    };
+    let _ = write!(
+        out,
+        " This text is a lossy decode: {count} {noun} in these lines {verb} U+FFFD, replacing bytes that could not be decoded; it must not be written back as the file's content."
+    );
 }
 
 /// The call that continues after a window whose cursor is `next_offset` (1-based line) and `next_column` (0-based

@@ -15,47 +15,70 @@
 //!
 //! # Layout
 //!
-//! The core is pure (no I/O) and builds natively: [`decode`], [`scan`], [`index`], [`window`], [`tokens`],
-//! [`hint`], [`text`], [`prose`] (the words they share), [`sniff`], [`legacy`], [`names`], [`guards`], [`sandbox`] (and [`beneath`], which opens what it resolved), [`session`], [`capture`] (the head and tail
-//! of a command's output stream), [`spill`] (that stream on disk, over the [`sandbox::SpillFs`] trait), and
-//! [`read`] (also named `reader`), which runs the data flow of one read over the [`sandbox::FileSystem`] trait. The WASI edge (`wasi_fs`) and the export glue (`component`) exist only
-//! for `target_arch = "wasm32"`.
+//! The modules are internal; the crate root re-exports the embedding surface ([`Reader`], [`read_once`],
+//! [`ReadRequest`], [`ReadResult`], [`Config`], [`ReadError`], the [`FileSystem`] trait and, natively,
+//! [`NativeFileSystem`]) and [`protocol`], the JSON session protocol every host pipes to. Inside, one module a
+//! stage of the data flow (docs/architecture.md): `sandbox` and `beneath` (the preopens, links, the open),
+//! `guards` and `names` (refusals by name and by stat), `sniff`, `decode` and `legacy` (what the bytes are), `scan`
+//! and `index` (lines), `window` (the window, its clamp and budget), `tokens`, `hint` and `prose` (the words),
+//! `session` and `returned` (session memory), `capture` and `spill` (command output), `document` (extraction),
+//! and `read`, which sequences them for one read. The WASI edge (`wasi_fs`) and the export glue (`component`)
+//! exist only for `target_arch = "wasm32"`.
 
-pub mod beneath;
-pub mod capture;
-pub mod config;
-pub mod decode;
-pub mod document;
-pub mod error;
-pub mod guards;
-pub mod hint;
-pub mod index;
-pub mod legacy;
-pub mod names;
-pub mod prose;
+#![deny(missing_docs)]
+
+mod beneath;
+mod capture;
+mod config;
+mod decode;
+mod document;
+mod error;
+mod guards;
+mod hint;
+mod index;
+mod legacy;
+mod names;
+mod prose;
 pub mod protocol;
-pub mod read;
-pub mod returned;
-pub mod sandbox;
-pub mod scan;
-pub mod session;
-pub mod sniff;
-pub mod source;
-pub mod spill;
-pub mod text;
-pub mod tokens;
-pub mod window;
-
-/// The name this module had before it became the `read/` folder, kept for the crates that use it.
-pub use read as reader;
+mod read;
+mod returned;
+mod sandbox;
+mod scan;
+mod session;
+mod sniff;
+mod source;
+mod spill;
+mod text;
+mod tokens;
+mod window;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub mod native_fs;
+mod native_fs;
 
 #[cfg(target_arch = "wasm32")]
 mod component;
 #[cfg(target_arch = "wasm32")]
 mod wasi_fs;
+
+// The embedding surface: a reading session over any file system, its request and result, the config, errors.
+pub use config::{
+    Budget, Config, ConfigInput, ConfigProblem, CONFIG_WARNING_PREFIX, DEFAULT_MAX_LINES,
+    MIN_TOKEN_HEADROOM,
+};
+pub use decode::TextEncoding;
+pub use document::{DocumentFacts, DocumentFormat, DocumentPart};
+pub use error::{ErrorKind, FsError, ReadError};
+pub use guards::MAX_KEY_LINES;
+pub use index::LineEndings;
+#[cfg(not(target_arch = "wasm32"))]
+pub use native_fs::NativeFileSystem;
+pub use read::{
+    read_once, BudgetReport, BudgetUnit, EncodingFacts, EncodingOrigin, ReadOutcome, ReadRequest,
+    ReadResult, Reader, RetryWindow, SessionStats, UnchangedStub,
+};
+pub use sandbox::{link_loop_error, normalize, outside_link_error, FileSystem, MAX_LINK_HOPS};
+pub use tokens::{estimate_tokens, gutter_tokens};
+pub use window::{ClampedLine, Truncation, Window};
 
 #[cfg(test)]
 mod page_rule_tests;

@@ -725,10 +725,10 @@ fn describe(character: char) -> String {
 fn skeleton(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for c in decomposed(name).chars() {
-        if INVISIBLE.iter().any(|(invisible, _)| *invisible == c) {
+        if is_invisible(c) {
             continue;
         }
-        if let Some((_, _, letters)) = LIGATURES.iter().find(|(ligature, _, _)| *ligature == c) {
+        if let Some(letters) = ligature_letters(c) {
             out.push_str(letters);
             continue;
         }
@@ -748,7 +748,7 @@ fn skeleton(name: &str) -> String {
 pub fn shown_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for c in name.chars() {
-        if c.is_control() || INVISIBLE.iter().any(|(invisible, _)| *invisible == c) {
+        if c.is_control() || is_invisible(c) {
             out.push_str(&format!("<U+{:04X}>", u32::from(c)));
         } else {
             out.push(c);
@@ -810,18 +810,11 @@ fn whitespace_difference(asked: &str, existing: &str) -> Option<String> {
             continue;
         }
         parts.push(match (mine.is_empty(), theirs.is_empty()) {
-            (false, true) => format!(
-                "you wrote {} that the name does not have",
-                whitespace_words(mine, edge)
-            ),
-            (true, false) => format!(
-                "the name has {} that you did not write",
-                whitespace_words(theirs, edge)
-            ),
-            _ => format!(
-                "the name has {} where you wrote {}",
-                whitespace_words(theirs, edge),
-                whitespace_words(mine, edge)
+            (false, true) => name_lacks(&whitespace_words(mine, edge)),
+            (true, false) => name_has_extra(&whitespace_words(theirs, edge)),
+            _ => name_has_instead(
+                &whitespace_words(theirs, edge),
+                &whitespace_words(mine, edge),
             ),
         });
     }
@@ -841,49 +834,36 @@ pub fn confusable_difference(asked: &str, existing: &str) -> Option<String> {
     let asked_nfd = decomposed(asked);
     let existing_nfd = decomposed(existing);
     if asked_nfd == existing_nfd {
-        let form = |name: &str| {
-            if decomposed(name) == name {
-                "decomposed (NFD: a letter followed by its combining accent, as macOS writes names)"
-            } else {
-                "composed (NFC)"
-            }
-        };
         return Some(format!(
             "the name is written {} where you wrote it {}",
-            form(existing),
-            form(asked)
+            normalization_form(existing),
+            normalization_form(asked)
         ));
     }
-    let asked_all: Vec<char> = asked_nfd.chars().collect();
-    let existing_all: Vec<char> = existing_nfd.chars().collect();
-    let ligature = |c: char| {
-        LIGATURES
-            .iter()
-            .find(|(l, _, _)| *l == c)
-            .map(|(_, _, letters)| *letters)
-    };
-    let spelled = |chars: &[char], at: usize, letters: &str| {
-        letters
-            .chars()
-            .enumerate()
-            .all(|(k, c)| chars.get(at + k) == Some(&c))
-    };
+    let asked_chars: Vec<char> = asked_nfd.chars().collect();
+    let existing_chars: Vec<char> = existing_nfd.chars().collect();
+    character_difference(&asked_chars, &existing_chars)
+}
+
+/// How `name` is normalized, in words: decomposed (NFD) when [`decomposed`] leaves it as it is, else composed.
+fn normalization_form(name: &str) -> &'static str {
+    if decomposed(name) == name {
+        "decomposed (NFD: a letter followed by its combining accent, as macOS writes names)"
+    } else {
+        "composed (NFC)"
+    }
+}
+
+/// The first difference between two decomposed names of the same skeleton, character by character: a ligature
+/// against its letters, an invisible character on one side, or a look-alike; `None` when there is none.
+fn character_difference(asked: &[char], existing: &[char]) -> Option<String> {
     let (mut i, mut j) = (0, 0);
     loop {
-        let (a, e) = (asked_all.get(i).copied(), existing_all.get(j).copied());
+        let (a, e) = (asked.get(i).copied(), existing.get(j).copied());
         if let (Some(a), Some(e)) = (a, e) {
             if a != e {
-                if let Some(letters) = ligature(e).filter(|l| spelled(&asked_all, i, l)) {
-                    return Some(format!(
-                        "the name has the ligature {} where you wrote `{letters}`",
-                        describe(e)
-                    ));
-                }
-                if let Some(letters) = ligature(a).filter(|l| spelled(&existing_all, j, l)) {
-                    return Some(format!(
-                        "the name has `{letters}` where you wrote the ligature {}",
-                        describe(a)
-                    ));
+                if let Some(difference) = ligature_difference(asked, i, existing, j) {
+                    return Some(difference);
                 }
             }
         }
@@ -892,28 +872,73 @@ pub fn confusable_difference(asked: &str, existing: &str) -> Option<String> {
                 i += 1;
                 j += 1;
             }
-            (_, Some(e)) if INVISIBLE.iter().any(|(c, _)| *c == e) => {
-                return Some(format!(
-                    "the name has an invisible {} that you did not write",
-                    describe(e)
-                ));
+            (_, Some(e)) if is_invisible(e) => {
+                return Some(name_has_extra(&format!("an invisible {}", describe(e))));
             }
-            (Some(a), _) if INVISIBLE.iter().any(|(c, _)| *c == a) => {
-                return Some(format!(
-                    "you wrote an invisible {} that the name does not have",
-                    describe(a)
-                ));
+            (Some(a), _) if is_invisible(a) => {
+                return Some(name_lacks(&format!("an invisible {}", describe(a))));
             }
-            (Some(a), Some(e)) => {
-                return Some(format!(
-                    "the name has {} where you wrote {}",
-                    describe(e),
-                    describe(a)
-                ));
-            }
+            (Some(a), Some(e)) => return Some(name_has_instead(&describe(e), &describe(a))),
             _ => return None,
         }
     }
+}
+
+/// The difference when character `j` of `existing` is a ligature that `asked` spells out in letters from
+/// character `i`, or the other way round; `None` when neither is.
+fn ligature_difference(asked: &[char], i: usize, existing: &[char], j: usize) -> Option<String> {
+    let (a, e) = (*asked.get(i)?, *existing.get(j)?);
+    if let Some(letters) = ligature_letters(e).filter(|l| spelled_at(asked, i, l)) {
+        return Some(name_has_instead(
+            &format!("the ligature {}", describe(e)),
+            &format!("`{letters}`"),
+        ));
+    }
+    if let Some(letters) = ligature_letters(a).filter(|l| spelled_at(existing, j, l)) {
+        return Some(name_has_instead(
+            &format!("`{letters}`"),
+            &format!("the ligature {}", describe(a)),
+        ));
+    }
+    None
+}
+
+/// Whether `chars` hold `letters` from character `at` on.
+fn spelled_at(chars: &[char], at: usize, letters: &str) -> bool {
+    letters
+        .chars()
+        .enumerate()
+        .all(|(k, c)| chars.get(at + k) == Some(&c))
+}
+
+/// The letters a ligature of [`LIGATURES`] stands for; `None` for any other character.
+fn ligature_letters(character: char) -> Option<&'static str> {
+    LIGATURES
+        .iter()
+        .find(|(ligature, _, _)| *ligature == character)
+        .map(|(_, _, letters)| *letters)
+}
+
+/// Whether `character` is one of the [`INVISIBLE`] ones.
+fn is_invisible(character: char) -> bool {
+    INVISIBLE
+        .iter()
+        .any(|(invisible, _)| *invisible == character)
+}
+
+/// `the name has {theirs} where you wrote {mine}`: the name holds `theirs` in place of what was asked.
+fn name_has_instead(theirs: &str, mine: &str) -> String {
+    format!("the name has {theirs} where you wrote {mine}")
+}
+
+/// `the name has {theirs} that you did not write`: the name holds `theirs` and the request does not.
+fn name_has_extra(theirs: &str) -> String {
+    format!("the name has {theirs} that you did not write")
+}
+
+/// `you wrote {mine} that the name does not have`: the request holds `mine` and the name does not.
+fn name_lacks(mine: &str) -> String {
+    format!("you wrote {mine} that the name does not have")
 }
 
 /// The sentence for a requested path that starts with `~`: the sandbox does not expand it (it is a name like any

@@ -108,14 +108,10 @@ impl ReturnedLines {
         }
     }
 
+    #[cfg(test)]
     /// Hashes kept.
     pub fn len(&self) -> usize {
         self.hashes.len()
-    }
-
-    /// Whether no hash is kept.
-    pub fn is_empty(&self) -> bool {
-        self.hashes.is_empty()
     }
 
     /// The first run of two or more consecutive lines of `text` that are gutter lines this session returned

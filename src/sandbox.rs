@@ -90,10 +90,10 @@ pub trait FileSystem {
         max: usize,
     ) -> Result<DirectoryListing, FsError>;
     /// A new walk starts: directories an implementation kept open for the last one are not used again
-    /// ([`crate::beneath`]). [`resolve`] calls it first.
+    /// (`beneath`). `resolve` calls it first.
     fn begin_walk(&mut self) {}
     /// How many times so far a name changed between its check and its open ([`FsError::Changed`]): a read whose
-    /// try raised it is tried again ([`crate::beneath::MAX_WALK_TRIES`]).
+    /// try raised it is tried again (`beneath::MAX_WALK_TRIES`).
     fn changes(&self) -> u64 {
         0
     }
@@ -334,146 +334,214 @@ pub fn resolve<F: FileSystem + ?Sized>(
     absolute: &str,
 ) -> Result<Resolved, ResolveError> {
     fs.begin_walk();
-    let mut current = absolute.to_string();
-    let mut hops = 0u32;
-    let mut last_link: Option<(String, String)> = None;
-    let mut links: Vec<String> = Vec::new();
-    // The absolute guest path the last link points to.
-    let mut target_path: Option<String> = None;
-    'restart: loop {
+    let mut walk = LinkWalk {
+        requested,
+        current: absolute.to_string(),
+        hops: 0,
+        last_link: None,
+        links: Vec::new(),
+        target_path: None,
+    };
+    loop {
+        if let Some(resolved) = walk.pass(fs)? {
+            return Ok(resolved);
+        }
+    }
+}
+
+/// A resolution in progress: the path it walks now and the links it followed to get there.
+struct LinkWalk<'r> {
+    /// The path as asked for (for the errors' wording).
+    requested: &'r str,
+    /// The absolute guest path being walked: the request with every link so far spliced in.
+    current: String,
+    /// Links followed so far.
+    hops: u32,
+    /// The last link followed and its target as written.
+    last_link: Option<(String, String)>,
+    /// The absolute guest path of each link followed, in order.
+    links: Vec<String>,
+    /// The absolute guest path the last link points to.
+    target_path: Option<String>,
+}
+
+/// Where one pass walks: the preopen holding the current path.
+struct Preopen {
+    /// The preopens' guest paths (for the errors' wording).
+    roots: Vec<String>,
+    /// The index of the preopen holding the path, and its guest path.
+    root: usize,
+    root_path: String,
+}
+
+impl LinkWalk<'_> {
+    /// Walks the current path one name at a time from its preopen: the entry it names, or `None` when a link sent
+    /// the walk to start over with the link spliced in.
+    fn pass<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+    ) -> Result<Option<Resolved>, ResolveError> {
         let roots = fs.roots().to_vec();
-        let Some((root, relative)) = find_root(&roots, &current) else {
-            let error = match &last_link {
-                Some((link, target)) => outside_link_error(requested, link, target, &roots),
-                None => outside_error(requested, &current, &roots),
-            };
-            return Err(ResolveError::Other(error));
+        let Some((root, relative)) = find_root(&roots, &self.current) else {
+            return Err(ResolveError::Other(match &self.last_link {
+                Some((link, target)) => outside_link_error(self.requested, link, target, &roots),
+                None => outside_error(self.requested, &self.current, &roots),
+            }));
         };
         let root_path = roots.get(root).cloned().unwrap_or_default();
+        let preopen = Preopen {
+            roots,
+            root,
+            root_path,
+        };
         let components: Vec<&str> = relative
             .split('/')
             .filter(|part| !part.is_empty())
             .collect();
-        if components.is_empty() {
-            let stat = fs.stat(root, "").map_err(|error| {
-                ResolveError::Other(error.into_read_error(&described(requested, &current)))
-            })?;
-            return Ok(Resolved {
-                path: current.clone(),
-                root,
-                relative: String::new(),
-                stat,
-                links,
-            });
-        }
         let mut prefix = String::with_capacity(relative.len());
+        let mut last_stat = None;
         for (position, component) in components.iter().enumerate() {
             if !prefix.is_empty() {
                 prefix.push('/');
             }
             prefix.push_str(component);
-            let stat = match fs.stat(root, &prefix) {
-                Ok(stat) => stat,
-                Err(FsError::NotFound) | Err(FsError::NotADirectory) => {
-                    let missing = normalize(&prefix, &root_path);
-                    // A link whose target (or a directory on the way to it) is missing is a dangling link, not a
-                    // typo to suggest names for; a name missing under a link's existing target is an ordinary miss.
-                    if let (Some((link, target)), Some(target_path)) = (&last_link, &target_path) {
-                        if is_same_or_ancestor(&missing, target_path) {
-                            let what = if &missing == target_path {
-                                "that does not exist".to_string()
-                            } else {
-                                format!("{missing}, on the way to it, does not exist")
-                            };
-                            return Err(ResolveError::Other(ReadError::new(
-                                ErrorKind::NotFound,
-                                format!(
-                                    "{requested} goes through the link {link}, which points to {target}; {what} (a dangling link)."
-                                ),
-                            )));
-                        }
-                    }
-                    return Err(ResolveError::NotFound(Missing {
-                        path: missing,
-                        via_link: last_link.clone(),
-                    }));
-                }
-                Err(other) => {
-                    return Err(ResolveError::Other(
-                        other.into_read_error(&described(requested, &current)),
-                    ))
-                }
-            };
+            let stat = fs
+                .stat(root, &prefix)
+                .map_err(|error| self.stat_error(error, &prefix, &preopen))?;
             let is_last = position + 1 == components.len();
             match stat.kind {
                 FileKind::Symlink => {
-                    hops += 1;
-                    if hops > MAX_LINK_HOPS {
-                        return Err(ResolveError::Other(link_loop_error(requested)));
-                    }
-                    let target = match fs.read_link(root, &prefix) {
-                        Ok(target) => target,
-                        // wasmtime refuses to reveal an absolute target (it would leak host paths) and never
-                        // follows one: such a link leads outside the sandbox as far as the component can tell.
-                        Err(FsError::PermissionDenied) => {
-                            return Err(ResolveError::Other(ReadError::new(
-                                ErrorKind::OutsideSandbox,
-                                format!(
-                                    "{requested} goes through the link {}, whose target is an absolute path the host does not let the component follow; it is treated as outside the directories read-window may read ({}). Read the target by its path under a granted directory.",
-                                    normalize(&prefix, &root_path),
-                                    describe_roots(&roots)
-                                ),
-                            )));
-                        }
-                        Err(error) => {
-                            return Err(ResolveError::Other(error.into_read_error(requested)))
-                        }
-                    };
-                    let parent_components =
-                        components.get(..position).unwrap_or_default().join("/");
-                    let link_directory = normalize(&parent_components, &root_path);
-                    let link_path = normalize(&prefix, &root_path);
-                    let rest = components.get(position + 1..).unwrap_or_default().join("/");
-                    let target_path_now = normalize(&target, &link_directory);
-                    current = if rest.is_empty() {
-                        target_path_now.clone()
-                    } else {
-                        normalize(&rest, &target_path_now)
-                    };
-                    links.push(link_path.clone());
-                    last_link = Some((link_path, target));
-                    target_path = Some(target_path_now);
-                    continue 'restart;
+                    self.follow_link(fs, &preopen, &components, position, &prefix)?;
+                    return Ok(None);
                 }
                 FileKind::Directory => {}
-                _ if !is_last || names_a_directory(requested) => {
-                    let file = normalize(&prefix, &root_path);
-                    let ending = if is_last {
-                        " (the path ends with `/`, which only a directory can)"
-                    } else {
-                        ""
-                    };
-                    return Err(ResolveError::Other(ReadError::new(
-                        ErrorKind::NotFound,
-                        format!(
-                            "{} does not exist: a component of the path is a file: {file} is {}, not a directory{ending}. Read {file} itself, or check the path.",
-                            described(requested, &current),
-                            stat.kind.describe()
-                        ),
-                    )));
+                _ if !is_last || names_a_directory(self.requested) => {
+                    return Err(self.file_on_the_way(&prefix, &preopen, stat.kind, is_last));
                 }
                 _ => {}
             }
-            if is_last {
-                return Ok(Resolved {
-                    path: current.clone(),
-                    root,
-                    relative: prefix,
-                    stat,
-                    links,
-                });
+            last_stat = Some(stat);
+        }
+        // Every name walked (or none: the path is the preopen itself).
+        let stat = match last_stat {
+            Some(stat) => stat,
+            None => fs.stat(root, "").map_err(|error| {
+                ResolveError::Other(
+                    error.into_read_error(&described(self.requested, &self.current)),
+                )
+            })?,
+        };
+        Ok(Some(Resolved {
+            path: self.current.clone(),
+            root,
+            relative: prefix,
+            stat,
+            links: std::mem::take(&mut self.links),
+        }))
+    }
+
+    /// The error of a failed `stat` of `prefix`: a missing name is `NotFound` (the caller words it), or a dangling
+    /// link when the name missing is the last link's target or a directory on the way to it.
+    fn stat_error(&self, error: FsError, prefix: &str, preopen: &Preopen) -> ResolveError {
+        if !matches!(error, FsError::NotFound | FsError::NotADirectory) {
+            return ResolveError::Other(
+                error.into_read_error(&described(self.requested, &self.current)),
+            );
+        }
+        let missing = normalize(prefix, &preopen.root_path);
+        // A link whose target (or a directory on the way to it) is missing is a dangling link, not a typo to
+        // suggest names for; a name missing under a link's existing target is an ordinary miss.
+        if let (Some((link, target)), Some(target_path)) = (&self.last_link, &self.target_path) {
+            if is_same_or_ancestor(&missing, target_path) {
+                let what = if &missing == target_path {
+                    "that does not exist".to_string()
+                } else {
+                    format!("{missing}, on the way to it, does not exist")
+                };
+                return ResolveError::Other(ReadError::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "{} goes through the link {link}, which points to {target}; {what} (a dangling link).",
+                        self.requested
+                    ),
+                ));
             }
         }
+        ResolveError::NotFound(Missing {
+            path: missing,
+            via_link: self.last_link.clone(),
+        })
+    }
+
+    /// Follows the link at `prefix` (the name at `position` of `components`): splices its target into the current
+    /// path. Errors: a link loop (more than [`MAX_LINK_HOPS`] links), an absolute target the host hides
+    /// (`outside-sandbox`), a failed read of the link.
+    fn follow_link<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        preopen: &Preopen,
+        components: &[&str],
+        position: usize,
+        prefix: &str,
+    ) -> Result<(), ResolveError> {
+        self.hops += 1;
+        if self.hops > MAX_LINK_HOPS {
+            return Err(ResolveError::Other(link_loop_error(self.requested)));
+        }
+        let link_path = normalize(prefix, &preopen.root_path);
+        let target = match fs.read_link(preopen.root, prefix) {
+            Ok(target) => target,
+            // wasmtime refuses to reveal an absolute target (it would leak host paths) and never follows one: such
+            // a link leads outside the sandbox as far as the component can tell.
+            Err(FsError::PermissionDenied) => {
+                return Err(ResolveError::Other(ReadError::new(
+                    ErrorKind::OutsideSandbox,
+                    format!(
+                        "{} goes through the link {link_path}, whose target is an absolute path the host does not let the component follow; it is treated as outside the directories read-window may read ({}). Read the target by its path under a granted directory.",
+                        self.requested,
+                        describe_roots(&preopen.roots)
+                    ),
+                )));
+            }
+            Err(error) => return Err(ResolveError::Other(error.into_read_error(self.requested))),
+        };
+        let parent_components = components.get(..position).unwrap_or_default().join("/");
+        let link_directory = normalize(&parent_components, &preopen.root_path);
+        let rest = components.get(position + 1..).unwrap_or_default().join("/");
+        let target_path = normalize(&target, &link_directory);
+        self.current = if rest.is_empty() {
+            target_path.clone()
+        } else {
+            normalize(&rest, &target_path)
+        };
+        self.links.push(link_path.clone());
+        self.last_link = Some((link_path, target));
+        self.target_path = Some(target_path);
+        Ok(())
+    }
+
+    /// The error of a path that goes on past a file (`prefix`, of kind `kind`), or ends with `/` on one.
+    fn file_on_the_way(
+        &self,
+        prefix: &str,
+        preopen: &Preopen,
+        kind: FileKind,
+        is_last: bool,
+    ) -> ResolveError {
+        let file = normalize(prefix, &preopen.root_path);
+        let ending = if is_last {
+            " (the path ends with `/`, which only a directory can)"
+        } else {
+            ""
+        };
+        ResolveError::Other(ReadError::new(
+            ErrorKind::NotFound,
+            format!(
+                "{} does not exist: a component of the path is a file: {file} is {}, not a directory{ending}. Read {file} itself, or check the path.",
+                described(self.requested, &self.current),
+                kind.describe()
+            ),
+        ))
     }
 }
 

@@ -115,11 +115,6 @@ impl<S: ByteSource> Scanner<S> {
         self.position
     }
 
-    /// The encoding whose line feeds this scanner finds.
-    pub fn encoding(&self) -> TextEncoding {
-        self.encoding
-    }
-
     /// Moves to byte `offset`; the block is kept when it covers the new position.
     pub fn seek(&mut self, offset: u64) {
         self.position = offset;

@@ -221,14 +221,54 @@ pub fn sniff_block(block: &[u8], whole_file: bool) -> Verdict {
         })
         && block.len() > sample.len()
     {
-        if let Some(legacy) = crate::legacy::detect(detection, whole_file) {
-            return Verdict::Text {
-                encoding: TextEncoding::Legacy(legacy),
-                bom_bytes: 0,
-            };
+        if let Some(verdict) = legacy_verdict(detection, whole_file) {
+            return verdict;
         }
     }
     verdict
+}
+
+/// Byte order marks, longest first where one starts another (UTF-32 LE's starts with UTF-16 LE's): the bytes, the
+/// encoding they mark, and their length in bytes.
+const BOMS: &[(&[u8], TextEncoding, u64)] = &[
+    (b"\xff\xfe\x00\x00", TextEncoding::Utf32Le, 4),
+    (b"\x00\x00\xfe\xff", TextEncoding::Utf32Be, 4),
+    (b"\xef\xbb\xbf", TextEncoding::Utf8, 3),
+    (b"\xff\xfe", TextEncoding::Utf16Le, 2),
+    (b"\xfe\xff", TextEncoding::Utf16Be, 2),
+];
+
+/// The verdict of a sample that starts with a byte order mark ([`BOMS`]), when it does.
+fn bom_verdict(sample: &[u8]) -> Option<Verdict> {
+    BOMS.iter()
+        .find(|(bom, _, _)| sample.starts_with(bom))
+        .map(|&(_, encoding, bom_bytes)| Verdict::Text {
+            encoding,
+            bom_bytes,
+        })
+}
+
+/// The verdict of a legacy-encoded text, when [`crate::legacy::detect`] finds an encoding that fits `detection`
+/// (`whole` when it is all of the file).
+fn legacy_verdict(detection: &[u8], whole: bool) -> Option<Verdict> {
+    crate::legacy::detect(detection, whole).map(|legacy| Verdict::Text {
+        encoding: TextEncoding::Legacy(legacy),
+        bom_bytes: 0,
+    })
+}
+
+/// The sample's invalid UTF-8 as (characters, replacements): the characters of `judged` decoded with invalid
+/// sequences replaced, and the sequences replaced. Valid UTF-8 (the common case, checked a word at a time) has
+/// nothing replaced, and its character count is never needed: it is (0, 0), and only a sample with replacements is
+/// decoded, for its share of them.
+fn utf8_replacements(judged: &[u8]) -> (u64, u64) {
+    match std::str::from_utf8(judged) {
+        Ok(_) => (0, 0),
+        Err(_) => {
+            let (text, replaced) = decode_all(TextEncoding::Utf8, judged);
+            (text.chars().count() as u64, replaced)
+        }
+    }
 }
 
 /// [`sniff_block`]'s verdict on the first `SAMPLE_BYTES` (`sample`), with `detection` (the whole block,
@@ -239,35 +279,8 @@ fn sniff_sample(
     detection: &[u8],
     detection_whole: bool,
 ) -> Verdict {
-    if sample.starts_with(b"\xff\xfe\x00\x00") {
-        return Verdict::Text {
-            encoding: TextEncoding::Utf32Le,
-            bom_bytes: 4,
-        };
-    }
-    if sample.starts_with(b"\x00\x00\xfe\xff") {
-        return Verdict::Text {
-            encoding: TextEncoding::Utf32Be,
-            bom_bytes: 4,
-        };
-    }
-    if sample.starts_with(b"\xef\xbb\xbf") {
-        return Verdict::Text {
-            encoding: TextEncoding::Utf8,
-            bom_bytes: 3,
-        };
-    }
-    if sample.starts_with(b"\xff\xfe") {
-        return Verdict::Text {
-            encoding: TextEncoding::Utf16Le,
-            bom_bytes: 2,
-        };
-    }
-    if sample.starts_with(b"\xfe\xff") {
-        return Verdict::Text {
-            encoding: TextEncoding::Utf16Be,
-            bom_bytes: 2,
-        };
+    if let Some(verdict) = bom_verdict(sample) {
+        return verdict;
     }
     // Judge whole characters only: drop a multibyte sequence the sample cut off.
     let judged = if whole_file {
@@ -275,15 +288,7 @@ fn sniff_sample(
     } else {
         trim_incomplete_tail(sample)
     };
-    // Valid UTF-8 (the common case, checked a word at a time) has nothing replaced, and its character count is
-    // never needed: only a sample with replacements is decoded, for its share of them.
-    let (chars, replaced) = match std::str::from_utf8(judged) {
-        Ok(_) => (0, 0),
-        Err(_) => {
-            let (text, replaced) = decode_all(TextEncoding::Utf8, judged);
-            (text.chars().count() as u64, replaced)
-        }
-    };
+    let (chars, replaced) = utf8_replacements(judged);
     let has_nul = memchr::memchr(0, sample).is_some();
     // A magic number names the type only when the sample is not clean text: a note that starts "ID3 notes" or
     // "RIFF raff" is text, and every binary format has a NUL or an invalid UTF-8 byte in its first 8 KiB.
@@ -306,11 +311,8 @@ fn sniff_sample(
     }
     // Not UTF-8 (or ISO-2022-JP's escapes): a legacy encoding when one fits the whole sample (see `legacy`).
     if replaced > 0 || memchr::memmem::find(sample, b"\x1b$").is_some() {
-        if let Some(legacy) = crate::legacy::detect(detection, detection_whole) {
-            return Verdict::Text {
-                encoding: TextEncoding::Legacy(legacy),
-                bom_bytes: 0,
-            };
+        if let Some(verdict) = legacy_verdict(detection, detection_whole) {
+            return verdict;
         }
     }
     if replaced > 0 && replaced * 10 > chars * 3 {

@@ -55,6 +55,57 @@ enum Spill<W> {
     },
 }
 
+impl<W> Spill<W> {
+    /// What became of the spill, for the window's marker and hint: `cap_chars` is the cap in characters,
+    /// `spill_cut` whether the last written byte is not a line break (said only when a file was created). A spill
+    /// still holding (the output fit) reports no file and no error.
+    fn report(&self, cap_chars: u64, spill_cut: bool) -> SpillReport {
+        let report = match self {
+            // The output fit: nothing spilled.
+            Spill::Holding(_) => SpillReport::default(),
+            Spill::Writing { path, newlines, .. } => SpillReport {
+                path: Some(path.clone()),
+                newlines_held: *newlines,
+                ..SpillReport::default()
+            },
+            Spill::Capped { path, newlines } => SpillReport {
+                path: Some(path.clone()),
+                capped: true,
+                newlines_held: *newlines,
+                ..SpillReport::default()
+            },
+            Spill::Failed {
+                path,
+                error,
+                newlines,
+            } => SpillReport {
+                path: path.clone(),
+                error: Some(error.clone()),
+                newlines_held: *newlines,
+                ..SpillReport::default()
+            },
+        };
+        SpillReport {
+            cut_line: spill_cut && report.path.is_some(),
+            cap_chars,
+            ..report
+        }
+    }
+}
+
+/// A fresh window for `config` fed `held` (the whole raw stream so far) with every `\r` turned into `\n` and
+/// closed: the window of a CR-separated output, and whether it overflowed (the spill must start then).
+fn cr_split_window(config: &CaptureConfig, held: &[u8]) -> (StreamWindow, bool) {
+    let mut split = StreamWindow::new(config.clone());
+    let lines: Vec<u8> = held
+        .iter()
+        .map(|&byte| if byte == b'\r' { b'\n' } else { byte })
+        .collect();
+    split.split_on_cr();
+    let overflowed = split.push(&lines) | split.close();
+    (split, overflowed)
+}
+
 /// What a finished capture returns: the window and the spill's facts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaptureResult {
@@ -177,68 +228,12 @@ impl<W: SpillWriter> Capture<W> {
         self.sniff(fs, &[], true);
         let binary = self.binary.filter(|kind| !kind.is_empty());
         if binary.is_none() && self.window.collapsed_redraws() > 0 {
-            if let Spill::Holding(held) = &self.spill {
-                if self.window.line_feeds() == 0 {
-                    // No `\n` anywhere, and carriage returns followed by text: a CR-separated output (records,
-                    // a classic Mac OS file), split on `\r` as the reader splits a CR-only file, not collapsed.
-                    let mut split = StreamWindow::new(self.window.config().clone());
-                    let lines: Vec<u8> = held
-                        .iter()
-                        .map(|&byte| if byte == b'\r' { b'\n' } else { byte })
-                        .collect();
-                    split.split_on_cr();
-                    let overflowed = split.push(&lines) | split.close();
-                    self.window = split;
-                    if overflowed {
-                        self.start_spill(fs);
-                    }
-                } else {
-                    // Redraws were collapsed: the raw stream is spilled even though the window holds the output,
-                    // so what the window dropped stays reachable.
-                    self.start_spill(fs);
-                }
-            }
+            self.settle_redraws(fs);
         }
-        let cap_chars = self.window.config().spill_cap_chars;
-        let report = match &self.spill {
-            Spill::Holding(_) => {
-                // The output fit: nothing spilled, unless there was no place for it (reported only then).
-                SpillReport {
-                    cap_chars,
-                    ..SpillReport::default()
-                }
-            }
-            Spill::Writing { path, newlines, .. } => SpillReport {
-                path: Some(path.clone()),
-                newlines_held: *newlines,
-                cap_chars,
-                ..SpillReport::default()
-            },
-            Spill::Capped { path, newlines } => SpillReport {
-                path: Some(path.clone()),
-                capped: true,
-                newlines_held: *newlines,
-                cap_chars,
-                ..SpillReport::default()
-            },
-            Spill::Failed {
-                path,
-                error,
-                newlines,
-            } => SpillReport {
-                path: path.clone(),
-                error: Some(error.clone()),
-                newlines_held: *newlines,
-                cap_chars,
-                capped: false,
-                cut_line: false,
-            },
-        };
+        let report = self
+            .spill
+            .report(self.window.config().spill_cap_chars, self.spill_cut);
         self.spill = Spill::Holding(Vec::new());
-        let report = SpillReport {
-            cut_line: self.spill_cut && report.path.is_some(),
-            ..report
-        };
         let summary = match binary {
             Some(kind) => self.window.finish_binary(kind, &report, exit_status),
             None => self.window.finish(&report, exit_status),
@@ -252,6 +247,29 @@ impl<W: SpillWriter> Capture<W> {
             exit_status,
             warnings: std::mem::take(&mut self.warnings),
         })
+    }
+
+    /// A finished text output whose redraws were collapsed, when nothing was spilled yet (the raw stream is still
+    /// held): with no `\n` anywhere it is a CR-separated output and the window is rebuilt split on `\r` (spilled
+    /// when that overflows); else the raw stream is spilled, so what the window dropped stays reachable. Once the
+    /// spill has started there is nothing to do.
+    fn settle_redraws<F: SpillFs<Writer = W> + ?Sized>(&mut self, fs: &mut F) {
+        let Spill::Holding(held) = &self.spill else {
+            return;
+        };
+        if self.window.line_feeds() == 0 {
+            // No `\n` anywhere, and carriage returns followed by text: a CR-separated output (records, a classic
+            // Mac OS file), split on `\r` as the reader splits a CR-only file, not collapsed.
+            let (split, overflowed) = cr_split_window(self.window.config(), held);
+            self.window = split;
+            if overflowed {
+                self.start_spill(fs);
+            }
+        } else {
+            // Redraws were collapsed: the raw stream is spilled even though the window holds the output, so what
+            // the window dropped stays reachable.
+            self.start_spill(fs);
+        }
     }
 
     /// Creates the spill file and writes the held bytes to it.

@@ -15,8 +15,8 @@ use std::io::{Cursor, Read};
 #[cfg(feature = "documents")]
 mod epub;
 #[cfg(feature = "documents")]
-#[doc(hidden)]
-pub mod fixtures;
+#[cfg(test)]
+mod fixtures;
 #[cfg(feature = "documents")]
 mod notebook;
 #[cfg(feature = "documents")]
@@ -24,8 +24,8 @@ mod office;
 #[cfg(feature = "documents")]
 pub mod pdf;
 #[cfg(feature = "documents")]
-#[doc(hidden)]
-pub mod samples;
+#[cfg(test)]
+mod samples;
 #[cfg(feature = "documents")]
 pub mod sheets;
 #[cfg(all(test, feature = "documents"))]
@@ -368,11 +368,6 @@ impl TextBuilder {
         }
     }
 
-    /// Lines in the text so far.
-    pub fn line_count(&self) -> u64 {
-        self.lines
-    }
-
     fn push_lines(&mut self, text: &str) -> u64 {
         let mut characters = 0;
         for raw in text.split('\n') {
@@ -501,7 +496,7 @@ pub struct DocumentFacts {
     pub pages: Option<u32>,
     /// For a PDF, the pages without a text layer as `(first, last)` ranges (1-based, inclusive).
     pub empty_pages: Vec<(u32, u32)>,
-    /// The coverage warning, when it applies (see [`coverage_warning`]).
+    /// The coverage warning, when it applies (see `coverage_warning`).
     pub warning: Option<String>,
 }
 
@@ -1065,14 +1060,10 @@ impl DocumentCache {
         self.entries.retain(|(p, _, _)| p != path);
     }
 
+    #[cfg(test)]
     /// Documents kept.
     pub fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    /// Whether nothing is kept.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 
     fn text_bytes(&self) -> u64 {

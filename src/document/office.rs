@@ -1199,71 +1199,7 @@ pub fn extract_odp(
     limits: &ExtractionLimits,
 ) -> Result<ExtractedDocument, DocumentError> {
     let content = required(archive, "content.xml", limits)?;
-    // Split the nodes into pages, each into title / body / notes node runs.
-    struct Slide {
-        title: Vec<String>,
-        body: Vec<String>,
-        notes: Vec<String>,
-    }
-    let mut slides: Vec<Slide> = Vec::new();
-    let mut in_page = false;
-    let mut in_notes = false;
-    let mut frame_is_title = false;
-    let mut paragraph: Option<String> = None;
-    for node in &content {
-        match node {
-            Node::Open { name, .. } => match name.as_str() {
-                "page" => {
-                    in_page = true;
-                    slides.push(Slide {
-                        title: Vec::new(),
-                        body: Vec::new(),
-                        notes: Vec::new(),
-                    });
-                }
-                "notes" => in_notes = true,
-                "frame" => frame_is_title = node.attribute("class") == Some("title"),
-                "p" | "h" if in_page => paragraph = Some(String::new()),
-                "s" => {
-                    if let Some(p) = paragraph.as_mut() {
-                        p.push(' ');
-                    }
-                }
-                "line-break" => {
-                    if let Some(p) = paragraph.as_mut() {
-                        p.push('\n');
-                    }
-                }
-                _ => {}
-            },
-            Node::Close(name) => match name.as_str() {
-                "page" => in_page = false,
-                "notes" => in_notes = false,
-                "frame" => frame_is_title = false,
-                "p" | "h" => {
-                    if let (Some(p), Some(slide)) = (paragraph.take(), slides.last_mut()) {
-                        let p = p.trim().to_string();
-                        if p.is_empty() {
-                            continue;
-                        }
-                        if in_notes {
-                            slide.notes.push(p);
-                        } else if frame_is_title {
-                            slide.title.push(p);
-                        } else {
-                            slide.body.push(p);
-                        }
-                    }
-                }
-                _ => {}
-            },
-            Node::Text(text) => {
-                if let Some(p) = paragraph.as_mut() {
-                    p.push_str(text);
-                }
-            }
-        }
-    }
+    let slides = odp_slides(&content);
     let mut out = TextBuilder::new();
     let count = slides.len();
     for (index, slide) in slides.into_iter().enumerate() {
@@ -1279,4 +1215,97 @@ pub fn extract_odp(
         );
     }
     Ok(out.finish(DocumentFormat::Odp))
+}
+
+/// One `draw:page` of an `.odp`: the trimmed, non-empty paragraphs of its title frame, of its other frames and of
+/// its notes.
+#[derive(Default)]
+struct OdpSlide {
+    title: Vec<String>,
+    body: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// The pages of an `.odp`'s `content.xml` nodes, in order.
+fn odp_slides(nodes: &[Node]) -> Vec<OdpSlide> {
+    let mut walk = OdpWalk::default();
+    for node in nodes {
+        match node {
+            Node::Open { name, .. } => walk.open(name, node),
+            Node::Close(name) => walk.close(name),
+            Node::Text(text) => {
+                if let Some(p) = walk.paragraph.as_mut() {
+                    p.push_str(text);
+                }
+            }
+        }
+    }
+    walk.slides
+}
+
+/// One walk over an `.odp`'s `content.xml` ([`odp_slides`]): where it is (a page, its notes, a title frame) and
+/// the paragraph being read.
+#[derive(Default)]
+struct OdpWalk {
+    slides: Vec<OdpSlide>,
+    in_page: bool,
+    in_notes: bool,
+    frame_is_title: bool,
+    paragraph: Option<String>,
+}
+
+impl OdpWalk {
+    /// An element opens: a page starts a slide, a paragraph inside a page starts one, `text:s` is a space and
+    /// `text:line-break` a line break in the paragraph.
+    fn open(&mut self, name: &str, node: &Node) {
+        match name {
+            "page" => {
+                self.in_page = true;
+                self.slides.push(OdpSlide::default());
+            }
+            "notes" => self.in_notes = true,
+            "frame" => self.frame_is_title = node.attribute("class") == Some("title"),
+            "p" | "h" if self.in_page => self.paragraph = Some(String::new()),
+            "s" => {
+                if let Some(p) = self.paragraph.as_mut() {
+                    p.push(' ');
+                }
+            }
+            "line-break" => {
+                if let Some(p) = self.paragraph.as_mut() {
+                    p.push('\n');
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An element closes: a paragraph goes, trimmed, to the last slide's notes, title or body.
+    fn close(&mut self, name: &str) {
+        match name {
+            "page" => self.in_page = false,
+            "notes" => self.in_notes = false,
+            "frame" => self.frame_is_title = false,
+            "p" | "h" => self.close_paragraph(),
+            _ => {}
+        }
+    }
+
+    /// A paragraph ends: its trimmed text, when not empty, joins the last slide's notes, title or body.
+    fn close_paragraph(&mut self) {
+        let (Some(p), Some(slide)) = (self.paragraph.take(), self.slides.last_mut()) else {
+            return;
+        };
+        let p = p.trim().to_string();
+        if p.is_empty() {
+            return;
+        }
+        if self.in_notes {
+            slide.notes.push(p);
+        } else if self.frame_is_title {
+            slide.title.push(p);
+        } else {
+            slide.body.push(p);
+        }
+    }
 }

@@ -3,11 +3,14 @@
 //! exports it. Ops, fields and the answer shape are documented in `docs/protocol.md`; the scenario files in
 //! `tests/scenarios/` pin them on every host.
 
-pub mod answers;
+mod answers;
 pub mod config_json;
-pub mod json_in;
-pub mod requests;
+mod json_in;
+mod requests;
 mod session;
 pub mod tools;
 
+pub use answers::{error_json, host_error_json, note_json, with_id};
+pub use json_in::parse_strict;
+pub use requests::parse_request;
 pub use session::{host_error_answer, Environment, ProtocolSession};

@@ -203,6 +203,7 @@ pub fn definitions(format: Format, max_lines: u64) -> Vec<Value> {
     vec![read.render(format), check.render(format)]
 }
 
+/// The input JSON Schema of `check_write`: the path a model is about to write.
 pub fn check_write_input_schema() -> Value {
     json!({
         "type": "object",
@@ -269,6 +270,7 @@ pub fn error_schema() -> Value {
     })
 }
 
+/// The output JSON Schema of `read_file`: the answer shape of a read (docs/protocol.md).
 pub fn read_output_schema() -> Value {
     let count = json!({ "type": "integer", "minimum": 0 });
     json!({
@@ -365,6 +367,7 @@ pub fn read_output_schema() -> Value {
     })
 }
 
+/// The output JSON Schema of `check_write`: the answer of a write check.
 pub fn check_write_output_schema() -> Value {
     json!({
         "type": "object",

@@ -46,7 +46,7 @@ pub enum EncodingOrigin {
     /// The file declares it: a byte order mark (UTF-8, UTF-16 or UTF-32).
     Declared,
     /// Detected from the content: valid UTF-8, UTF-16 by its zero bytes, or a legacy encoding by `chardetng` on a
-    /// sample of the file's start (see [`crate::legacy`]).
+    /// sample of the file's start (see `legacy`).
     Detected,
 }
 

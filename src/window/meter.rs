@@ -1,0 +1,76 @@
+//! What a line costs in the budget's unit: characters, or estimated tokens times the learned density.
+
+use super::sink::TokenStop;
+use super::{decimal_digits, WindowSettings};
+use crate::config::Budget;
+use crate::tokens::{gutter_tokens, TokenEstimator};
+
+/// What a line costs in the budget's unit.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Meter {
+    Characters,
+    Tokens { density: f64 },
+}
+
+impl Meter {
+    pub(super) fn of(settings: &WindowSettings) -> Meter {
+        match settings.budget {
+            Budget::Characters(_) => Meter::Characters,
+            Budget::Tokens { .. } => Meter::Tokens {
+                density: settings.density,
+            },
+        }
+    }
+
+    /// The cost of the formatted line `N|text marker\n`, where `text_chars` is the character count of `text`.
+    pub(super) fn line_cost(self, line: u64, text: &str, text_chars: u64, marker: &str) -> u64 {
+        match self {
+            Meter::Characters => {
+                decimal_digits(line) + 1 + text_chars + marker.chars().count() as u64 + 1
+            }
+            Meter::Tokens { density } => {
+                let mut estimator = TokenEstimator::new();
+                estimator.push_str(text);
+                estimator.push_str(marker);
+                let raw = gutter_tokens(line) + estimator.tokens() + 1;
+                ((raw as f64) * density).ceil() as u64
+            }
+        }
+    }
+
+    /// An upper bound on the characters of the text of line `line` that can cost at most `units` behind its gutter
+    /// and before `marker`: exact in character mode, unbounded in token mode (where `chars_bound` and the sink's
+    /// [`TokenStop`] bound the text instead).
+    pub(super) fn text_chars_within(self, line: u64, marker: &str, units: u64) -> u64 {
+        match self {
+            Meter::Characters => {
+                units.saturating_sub(decimal_digits(line) + 1 + marker.chars().count() as u64 + 1)
+            }
+            Meter::Tokens { .. } => u64::MAX,
+        }
+    }
+
+    /// Token mode: the stop that keeps a line's kept text near what `units` can show; `None` in character mode,
+    /// where `chars_bound` is exact.
+    pub(super) fn token_stop(self, units: u64) -> Option<TokenStop> {
+        match self {
+            Meter::Characters => None,
+            Meter::Tokens { density } if density.is_finite() && density > 0.0 => Some(TokenStop {
+                estimator: TokenEstimator::new(),
+                remaining_units: units,
+                density,
+                over_at: None,
+            }),
+            Meter::Tokens { .. } => None,
+        }
+    }
+
+    /// An upper bound on the characters of a line that can cost at most `units`.
+    pub(super) fn chars_bound(self, units: u64) -> u64 {
+        match self {
+            Meter::Characters => units,
+            // No character is estimated below 1/8 of a token, and the density is at least 0.5.
+            Meter::Tokens { .. } => units.saturating_mul(16),
+        }
+    }
+}
