@@ -98,7 +98,7 @@ impl ReadError {
 impl ReadError {
     /// The core crate's error (the component's own code, compiled natively into the host) as the WIT record: the
     /// kind, message, path and counts the component answers with.
-    pub(crate) fn from_core(error: read_window::error::ReadError) -> Self {
+    pub(crate) fn from_core(error: read_window::ReadError) -> Self {
         ReadError {
             kind: ErrorKind::from_core(error.kind),
             message: error.message,
@@ -112,8 +112,8 @@ impl ReadError {
 
 impl ErrorKind {
     /// The core crate's error kind as the WIT enum's case of the same name.
-    pub(crate) fn from_core(kind: read_window::error::ErrorKind) -> Self {
-        use read_window::error::ErrorKind as Core;
+    pub(crate) fn from_core(kind: read_window::ErrorKind) -> Self {
+        use read_window::ErrorKind as Core;
         match kind {
             Core::NotFound => ErrorKind::NotFound,
             Core::NotAFile => ErrorKind::NotAFile,

@@ -128,7 +128,7 @@ pub fn error_json(error: &ReadError) -> Value {
 
 /// A [`HostError`] as JSON: an error object with `"kind":"host_error"`, its `cause` and `session_restarted`.
 pub fn host_error_json(error: &HostError) -> Value {
-    read_window::protocol::answers::host_error_json(
+    read_window::protocol::host_error_json(
         error.kind().as_str(),
         error.message(),
         error.session_restarted(),

@@ -19,7 +19,7 @@
 //!    alone is left to the component, which says the same). The host does not word these refusals: a protocol
 //!    line goes to the component with the request's `link_refusal` ([`Refusal::field`]), which the component
 //!    answers in its own words; the typed API takes the same words from the component's code compiled into the
-//!    host ([`Refusal::error`]: `read_window::sandbox::outside_link_error` and `link_loop_error`).
+//!    host ([`Refusal::error`]: `read_window::outside_link_error` and `link_loop_error`).
 //! 4. When the walk crossed at least one absolute link, the component is handed the resolved guest path (with
 //!    the request's trailing `/` kept) and, as the request's `asked-via`, the path asked for and each link the
 //!    walk followed, on which it checks the credential rules; otherwise the request goes to the component
@@ -30,7 +30,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use read_window::protocol::requests::LinkRefusal;
+use read_window::protocol::LinkRefusal;
 use serde_json::{json, Value};
 
 use crate::{Config, Grant, Grants, ReadError, ReadRequest};
@@ -82,7 +82,7 @@ impl Refusal {
     /// `link_refusal` with, worded by its own functions (`outside_link_error`, naming the link, its target and the
     /// guest paths of `grants`; `link_loop_error`).
     pub(crate) fn error(&self, grants: &Grants) -> ReadError {
-        use read_window::sandbox::{link_loop_error, outside_link_error};
+        use read_window::{link_loop_error, outside_link_error};
         let core = match &self.why {
             LinkRefusal::Outside { link, target } => {
                 let roots: Vec<String> = grants
@@ -260,7 +260,7 @@ fn is_guarded(path: &str) -> bool {
 /// `path` made absolute against `base` (an absolute guest path) and normalized: the component's own rule, from
 /// the core crate, so host and component agree on every path.
 fn normalize(path: &str, base: &str) -> String {
-    read_window::sandbox::normalize(path, base)
+    read_window::normalize(path, base)
 }
 
 /// The guest path of `names` under the guest directory `guest`.

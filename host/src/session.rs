@@ -5,7 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use read_window::protocol::requests::LinkRefusal;
+use read_window::protocol::LinkRefusal;
 use wasmtime::component::{Linker, ResourceAny, ResourceTable};
 use wasmtime::error::Context as _;
 use wasmtime::{Engine, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder};
@@ -53,7 +53,7 @@ fn no_capture() -> ReadError {
 fn linked_line(grants: &Grants, config: Option<&str>, line: &str) -> Option<String> {
     use serde_json::Value;
     // A line that is not one JSON object with each key once is the component's to refuse.
-    let Ok(Value::Object(mut request)) = read_window::protocol::json_in::parse_strict(line) else {
+    let Ok(Value::Object(mut request)) = read_window::protocol::parse_strict(line) else {
         return None;
     };
     let op = match request.get("op") {

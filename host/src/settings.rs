@@ -4,7 +4,7 @@
 //!
 //! The component itself replaces an out-of-range value by its default and says so in a warning (for hosts that
 //! pass config programmatically); the CLI, the MCP server and the session protocol refuse it instead, with a
-//! message naming the field and its range. The ranges are the component's own ([`read_window::config`]).
+//! message naming the field and its range. The ranges are the component's own (`read_window::Config`).
 //!
 //! | field | option | default | range |
 //! | --- | --- | --- | --- |
@@ -27,7 +27,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use read_window::config::{Config as CoreConfig, ConfigInput};
+use read_window::{Config as CoreConfig, ConfigInput};
 use read_window::protocol::config_json::{self, BudgetRecord, ConfigRecord};
 use serde_json::Value;
 
@@ -316,7 +316,7 @@ pub fn read_config_file(path: &Path) -> Result<Config, String> {
 
 /// Parses JSON, refusing an object that gives a key twice (the protocol's own reading).
 pub fn parse_json(text: &str) -> Result<Value, serde_json::Error> {
-    read_window::protocol::json_in::parse_strict(text)
+    read_window::protocol::parse_strict(text)
 }
 
 fn parse_toml(text: &str) -> Result<Value, String> {

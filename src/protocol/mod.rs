@@ -12,5 +12,5 @@ pub mod tools;
 
 pub use answers::{error_json, host_error_json, note_json, with_id};
 pub use json_in::parse_strict;
-pub use requests::parse_request;
+pub use requests::{parse_request, LinkRefusal};
 pub use session::{host_error_answer, Environment, ProtocolSession};

@@ -165,7 +165,7 @@ async fn lists_read_file_and_check_write_with_their_schemas() {
     // The schema `read-window tool-schema` prints: a limit of 0 or a tail of 0 is refused, an offset of 0 reads as 1.
     assert_eq!(
         input,
-        read_window::protocol::tools::read_input_schema_for(read_window::config::DEFAULT_MAX_LINES)
+        read_window::protocol::tools::read_input_schema_for(read_window::DEFAULT_MAX_LINES)
     );
     for (field, minimum) in [("offset", 0), ("limit", 1), ("column", 0), ("tail", 1)] {
         assert_eq!(input["properties"][field]["type"], "integer", "{field}");

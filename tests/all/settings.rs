@@ -423,7 +423,7 @@ fn configure_applies_before_the_first_read_and_is_refused_after_it() {
 /// The request fields the session protocol accepts for `read`, from its own refusal of an unknown field.
 fn read_request_fields() -> Vec<String> {
     let request = serde_json::json!({"op": "read", "path": "a", "zz": 1});
-    let error = read_window::protocol::requests::parse_request(&request)
+    let error = read_window::protocol::parse_request(&request)
         .err()
         .map(|error| error.message)
         .unwrap_or_default();

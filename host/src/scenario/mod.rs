@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use read_window::protocol::answers::note_json;
+use read_window::protocol::note_json;
 use read_window::protocol::config_json::parse_config;
 
 use crate::{Config, Grants, HostError, ReadWindow, Session, SessionLimits};

@@ -18,7 +18,7 @@ mod words;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use read_window::tokens::{estimate_tokens, gutter_tokens};
+use read_window::{estimate_tokens, gutter_tokens};
 use tiktoken_rs::CoreBPE;
 
 use corpus::{Kind, KINDS};

@@ -18,7 +18,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use read_window::native_fs::NativeFileSystem;
+use read_window::NativeFileSystem;
 use read_window_host::{Grants, ReadWindow};
 
 mod fixtures;

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use read_window::reader as core;
+use read_window as core;
 use read_window_host::{Config, ReadRequest, Session};
 
 use crate::fixtures::Fixture;

@@ -6,9 +6,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use read_window::config::ConfigInput;
-use read_window::native_fs::NativeFileSystem;
-use read_window::reader as core;
+use read_window::ConfigInput;
+use read_window::NativeFileSystem;
+use read_window as core;
 use read_window_host::{
     Config, Grants, HostError, ReadError, ReadOutcome, ReadResult, ReadWindow, Session,
 };
@@ -125,7 +125,7 @@ pub(super) fn check_core(result: &core::ReadResult, offset: u64, lines: u64, wha
 }
 
 pub(super) fn core_window(
-    outcome: Result<core::ReadOutcome, read_window::error::ReadError>,
+    outcome: Result<core::ReadOutcome, read_window::ReadError>,
     what: &str,
 ) -> core::ReadResult {
     match outcome {

@@ -1,6 +1,6 @@
 //! Section 1: small reads through every reader.
 
-use read_window::reader as core;
+use read_window as core;
 use read_window_host::{Config, ReadRequest};
 
 use crate::fixtures::Fixture;

@@ -183,7 +183,7 @@ impl<W: Write> Pager<W> {
         let limit = request
             .limit
             .or(self.session.config().max_lines.map(u64::from))
-            .unwrap_or(read_window::config::DEFAULT_MAX_LINES);
+            .unwrap_or(read_window::DEFAULT_MAX_LINES);
         let probe = |offset: u64, limit: u64| ReadRequest {
             offset: Some(offset),
             limit: Some(limit),
@@ -217,7 +217,7 @@ impl<W: Write> Pager<W> {
             return Ok(AroundKey::Window(Box::new(window)));
         }
         self.print_error(refusal)?;
-        for line in offset + 1..=offset + read_window::guards::MAX_KEY_LINES + 1 {
+        for line in offset + 1..=offset + read_window::MAX_KEY_LINES + 1 {
             match self.quiet(&probe(line, 1))? {
                 None => return Ok(AroundKey::Failed),
                 Some(Ok(_)) => return Ok(AroundKey::From(line)),

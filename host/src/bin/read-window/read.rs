@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use read_window::config::CONFIG_WARNING_PREFIX;
+use read_window::CONFIG_WARNING_PREFIX;
 use read_window_host::{json, timings};
 use read_window_host::{Config, Grants, ReadRequest, ReadResult, ReadWindow};
 

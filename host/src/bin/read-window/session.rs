@@ -62,8 +62,8 @@ pub(crate) fn session(
 
 /// The `invalid_request` answer to a line the session never saw (too long, not UTF-8).
 fn refusal(message: &str) -> String {
-    let error = read_window::error::ReadError::invalid(message);
-    read_window::protocol::answers::error_json(&error).to_string()
+    let error = read_window::ReadError::invalid(message);
+    read_window::protocol::error_json(&error).to_string()
 }
 
 /// Reads one line (at most [`MAX_REQUEST_LINE`] bytes) into `line`. `None` at the end of input; `Some(true)`

@@ -333,7 +333,7 @@ mod tests {
 
     #[test]
     fn tools_declare_their_schemas() {
-        let tools = tools_for(read_window::config::DEFAULT_MAX_LINES);
+        let tools = tools_for(read_window::DEFAULT_MAX_LINES);
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
         assert_eq!(names, ["read_file", "check_write"]);
         for tool in &tools {
