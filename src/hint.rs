@@ -10,6 +10,7 @@
 use std::fmt::Write;
 
 use crate::config::Budget;
+use crate::prose::{capitalized, line_span};
 use crate::window::{ClampedLine, Truncation, Window};
 
 /// Files larger than this get a note to page with the cursor (DESIGN.md: large-file hint over 512 KiB).
@@ -80,26 +81,24 @@ pub fn hint_past_key(
 
 /// `Showing lines A-B of N in PATH`, with the start column of a window that starts inside its first line.
 fn push_shown(out: &mut String, window: &Window, path: &str) {
-    if window.start_line == window.end_line {
-        let _ = write!(
-            out,
-            "Showing line {} of {} in {path}",
-            window.start_line, window.total_lines
-        );
-    } else {
-        let _ = write!(
-            out,
-            "Showing lines {}-{} of {} in {path}",
-            window.start_line, window.end_line, window.total_lines
-        );
+    let _ = write!(
+        out,
+        "Showing {} of {} in {path}",
+        line_span(window.start_line, window.end_line),
+        window.total_lines
+    );
+    out.push_str(&start_column_clause(window));
+}
+
+/// ` (line N from column C)` for a window that starts inside its first line; empty for one that starts at a line.
+pub(crate) fn start_column_clause(window: &Window) -> String {
+    if window.start_column == 0 {
+        return String::new();
     }
-    if window.start_column > 0 {
-        let _ = write!(
-            out,
-            " (line {} from column {})",
-            window.start_line, window.start_column
-        );
-    }
+    format!(
+        " (line {} from column {})",
+        window.start_line, window.start_column
+    )
 }
 
 /// What stopped the window: the budget (in its unit), or the limit of lines. A window that ends right before a
@@ -131,19 +130,17 @@ fn push_stop_reason(out: &mut String, window: &Window, budget: &Budget, before_w
 
 /// The withheld lines after the window, then the call that continues past them, or what is left when none does.
 fn push_past_withheld(out: &mut String, window: &Window, withheld: &Withheld) {
-    if withheld.first == withheld.last {
-        let _ = write!(
-            out,
-            ". Line {} holds {}, which read-window withholds",
-            withheld.first, withheld.what
-        );
+    let verb = if withheld.first == withheld.last {
+        "holds"
     } else {
-        let _ = write!(
-            out,
-            ". Lines {}-{} are {}, which read-window withholds",
-            withheld.first, withheld.last, withheld.what
-        );
-    }
+        "are"
+    };
+    let _ = write!(
+        out,
+        ". {} {verb} {}, which read-window withholds",
+        capitalized(&line_span(withheld.first, withheld.last)),
+        withheld.what
+    );
     if let Some(call) = continuation(window.next_offset, window.next_column) {
         push_call(out, &call, &window.clamped_lines);
     } else if !window.clamped_lines.is_empty() {

@@ -40,6 +40,15 @@ pub fn line_span(first: u64, last: u64) -> String {
     }
 }
 
+/// `text` with its first character in upper case (`"lines 3-5"` becomes `"Lines 3-5"`), to start a sentence.
+pub fn capitalized(text: &str) -> String {
+    let mut characters = text.chars();
+    match characters.next() {
+        Some(first) => first.to_uppercase().chain(characters).collect(),
+        None => String::new(),
+    }
+}
+
 /// `"1 line"` or `"N lines"`: a count of lines with its noun in the right number.
 pub fn line_count(count: u64) -> String {
     if count == 1 {

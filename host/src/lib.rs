@@ -50,7 +50,6 @@ pub mod capture;
 mod engine;
 mod error;
 mod grants;
-pub mod json;
 mod links;
 mod pipe;
 pub mod scenario;

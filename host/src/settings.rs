@@ -27,8 +27,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use read_window::{Config as CoreConfig, ConfigInput};
 use read_window::protocol::config_json::{self, BudgetRecord, ConfigRecord};
+use read_window::{Config as CoreConfig, ConfigInput};
 use serde_json::Value;
 
 use crate::{Budget, Config, Grants, TokenBudget};

@@ -278,25 +278,14 @@ pub(super) fn stub_of(window: &Window, path: &str) -> UnchangedStub {
     let mut message = if window.total_lines == 0 {
         format!("{MARKER_PREFIX}unchanged] {path} is still empty (0 lines), as when you read it earlier in this session; there is nothing to read in it.")
     } else {
-        let (lines, have) = if window.start_line == window.end_line {
-            (
-                format!("Line {}", window.start_line),
-                "has not changed since you read it",
-            )
+        let lines =
+            crate::prose::capitalized(&crate::prose::line_span(window.start_line, window.end_line));
+        let have = if window.start_line == window.end_line {
+            "has not changed since you read it"
         } else {
-            (
-                format!("Lines {}-{}", window.start_line, window.end_line),
-                "have not changed since you read them",
-            )
+            "have not changed since you read them"
         };
-        let column = if window.start_column > 0 {
-            format!(
-                " (line {} from column {})",
-                window.start_line, window.start_column
-            )
-        } else {
-            String::new()
-        };
+        let column = crate::hint::start_column_clause(window);
         format!(
             "{MARKER_PREFIX}unchanged] {lines}{column} of {} in {path} {have} earlier in this session; that result is still current, so it is not sent again.",
             window.total_lines

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use read_window::protocol::note_json;
 use read_window::protocol::config_json::parse_config;
+use read_window::protocol::note_json;
 
 use crate::{Config, Grants, HostError, ReadWindow, Session, SessionLimits};
 

@@ -2,8 +2,8 @@
 
 use std::time::{Duration, Instant};
 
-use read_window::ConfigInput;
 use read_window as core;
+use read_window::ConfigInput;
 use read_window_host::{Budget, Config, ReadRequest, Session};
 
 use crate::fixtures::Fixture;

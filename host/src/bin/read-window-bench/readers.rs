@@ -6,9 +6,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use read_window as core;
 use read_window::ConfigInput;
 use read_window::NativeFileSystem;
-use read_window as core;
 use read_window_host::{
     Config, Grants, HostError, ReadError, ReadOutcome, ReadResult, ReadWindow, Session,
 };

@@ -103,7 +103,8 @@ fn random_file(rng: &mut Rng) -> Vec<u8> {
                 } else if b < 80 {
                     b'\n'
                 } else {
-                    0xc0 + b
+                    // A lead byte of a two-byte sequence with no continuation: invalid UTF-8.
+                    0xc0 + (b - 80)
                 }
             })
             .collect(),

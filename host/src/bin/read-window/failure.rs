@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use read_window_host::{json, HostError};
+use read_window_host::HostError;
 
 /// Why the CLI stops early.
 pub(crate) enum Failure {
@@ -32,8 +32,17 @@ impl From<HostError> for Failure {
 pub(crate) fn host_error_answers(host: &HostError, count: usize) -> Result<ExitCode, Failure> {
     let mut out = io::stdout().lock();
     for _ in 0..count {
-        writeln!(out, "{}", json::host_error_json(host))?;
+        writeln!(out, "{}", host_error_json(host))?;
     }
     out.flush()?;
     Ok(ExitCode::from(1))
+}
+
+/// `host` as the component's `host_error` answer: its cause, message and whether the session restarted.
+pub(crate) fn host_error_json(host: &HostError) -> serde_json::Value {
+    read_window::protocol::host_error_json(
+        host.kind().as_str(),
+        host.message(),
+        host.session_restarted(),
+    )
 }

@@ -1,15 +1,14 @@
-//! `page`: every window of a file from line 1 to the end, each clamped line in full ([`Pager`]).
+//! `page`: every window of a file from line 1 to the end, each clamped line in full ([`Pager`]), through the
+//! component's protocol (`read` lines in a session with dedup off).
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use read_window_host::json;
-use read_window_host::{
-    Config, ErrorKind, Grants, ReadError, ReadOutcome, ReadRequest, ReadResult, ReadWindow, Session,
-};
+use read_window_host::{Config, Grants, ReadRequest, ReadWindow, Session, SessionLimits};
+use serde_json::Value;
 
 use crate::failure::{host_error_answers, Failure};
-use crate::read::write_text;
+use crate::read::{parse_answer, request_line, write_text};
 
 /// `page`: every window from line 1 to the end, plus the rest of every clamped line, so the whole text is
 /// printed exactly once. Dedup is off so no window comes back as a stub. A read error is printed like `read`
@@ -24,7 +23,7 @@ pub(crate) fn page(
     as_json: bool,
 ) -> Result<ExitCode, Failure> {
     config.dedup = Some(false);
-    let session = match reader.session(grants, config) {
+    let session = match reader.protocol_session(grants, &config, SessionLimits::default()) {
         Ok(session) => session,
         Err(host) if as_json => return host_error_answers(&host, 1),
         Err(host) => return Err(host.into()),
@@ -37,22 +36,17 @@ pub(crate) fn page(
     };
     let mut cursor = (1u64, None::<u64>);
     loop {
-        let request = ReadRequest {
-            path: path.to_owned(),
-            offset: Some(cursor.0),
-            limit,
-            column: cursor.1,
-            tail: None,
-            extract: None,
-            asked_via: None,
-        };
-        let window = match pager.try_read(&request)? {
-            None => return Ok(ExitCode::from(1)),
-            Some(Ok(window)) => window,
+        let request = window_request(path, cursor.0, cursor.1, limit);
+        let answer = pager.answer(&request)?;
+        let window = match Outcome::of(&answer) {
+            Outcome::Window => {
+                pager.print(&answer)?;
+                answer
+            }
             // A window that would show a private key: the lines before it, or past it.
-            Some(Err(error)) if error.kind == ErrorKind::Credential && cursor.1.is_none() => {
-                match pager.around_key(&request, &error)? {
-                    AroundKey::Window(window) => *window,
+            Outcome::Refused(kind) if kind == "credential" && cursor.1.is_none() => {
+                match pager.around_key(&request, &answer)? {
+                    AroundKey::Window(window) => window,
                     AroundKey::From(line) => {
                         cursor = (line, None);
                         continue;
@@ -61,28 +55,28 @@ pub(crate) fn page(
                     AroundKey::Failed => return Ok(ExitCode::from(1)),
                 }
             }
-            Some(Err(error)) => {
-                pager.print_error(&error)?;
-                if error.message.contains(FILE_CHANGED_MARKER) {
+            Outcome::Refused(_) => {
+                pager.print(&answer)?;
+                let message = answer["error"]["message"].as_str().unwrap_or_default();
+                if message.contains(FILE_CHANGED_MARKER) {
                     eprintln!("read-window: page stopped: {path} changed while it was being paged, so the windows above are of an older version of it; page it again.");
                     return Ok(ExitCode::from(PAGE_FILE_CHANGED));
                 }
                 return Ok(ExitCode::from(1));
             }
-        };
-        for clamped in &window.clamped_lines {
-            // When the window's own cursor continues inside this line, the main loop reads its rest.
-            if window.next_offset == Some(clamped.line) && window.next_column.is_some() {
-                continue;
-            }
-            if !pager.follow_line(path, clamped.line, clamped.next_column)? {
+            Outcome::Host => {
+                pager.print(&answer)?;
                 return Ok(ExitCode::from(1));
             }
+            Outcome::Unexpected => return Err(unexpected(&answer)),
+        };
+        if !pager.follow_clamped_lines(path, &window)? {
+            return Ok(ExitCode::from(1));
         }
-        let Some(next_offset) = window.next_offset else {
+        let Some(next_offset) = window["next_offset"].as_u64() else {
             return Ok(ExitCode::SUCCESS);
         };
-        let next = (next_offset, window.next_column);
+        let next = (next_offset, window["next_column"].as_u64());
         if (next.0, next.1.unwrap_or(0)) <= (cursor.0, cursor.1.unwrap_or(0)) {
             return Err(Failure::Host(format!(
                 "the component's cursor does not advance (line {}, column {} after line {}, column {})",
@@ -102,10 +96,53 @@ const PAGE_FILE_CHANGED: u8 = 3;
 /// What the component's change notice starts with.
 const FILE_CHANGED_MARKER: &str = "[read-window: file changed]";
 
+/// The request of the window of `path` at `offset` (and `column`), at most `limit` lines.
+fn window_request(path: &str, offset: u64, column: Option<u64>, limit: Option<u64>) -> ReadRequest {
+    ReadRequest {
+        path: path.to_owned(),
+        offset: Some(offset),
+        limit,
+        column,
+        tail: None,
+        extract: None,
+        asked_via: None,
+    }
+}
+
+/// What an answer is, for the pager.
+enum Outcome<'a> {
+    /// A window.
+    Window,
+    /// A read error of this kind.
+    Refused(&'a str),
+    /// The host or the component failed (`host_error`).
+    Host,
+    /// A stub or anything else a session with dedup off never answers a read.
+    Unexpected,
+}
+
+impl<'a> Outcome<'a> {
+    fn of(answer: &'a Value) -> Self {
+        match (answer["status"].as_str(), answer["error"]["kind"].as_str()) {
+            (Some("ok"), _) if answer["content_returned"] == true => Outcome::Window,
+            (Some("error"), Some("host_error")) => Outcome::Host,
+            (Some("error"), Some(kind)) => Outcome::Refused(kind),
+            _ => Outcome::Unexpected,
+        }
+    }
+}
+
+/// The failure of an answer a paging session never gives.
+fn unexpected(answer: &Value) -> Failure {
+    Failure::Host(format!(
+        "the component answered a read with neither a window nor an error although dedup is off: {answer}"
+    ))
+}
+
 /// How `page` goes on after a window refused for a private key.
 enum AroundKey {
     /// The lines before the key, printed (their cursor continues past it).
-    Window(Box<ReadResult>),
+    Window(Value),
     /// The key starts at the cursor: the refusal was printed; readable text goes on at this line.
     From(u64),
     /// The key starts at the cursor and runs to the end of the file: the refusal was printed.
@@ -123,190 +160,146 @@ struct Pager<W: Write> {
 }
 
 impl<W: Write> Pager<W> {
-    /// Reads and prints one window; `None` after printing a read error.
-    fn read(&mut self, request: &ReadRequest) -> Result<Option<ReadResult>, Failure> {
-        match self.try_read(request)? {
-            None => Ok(None),
-            Some(Ok(window)) => Ok(Some(window)),
-            Some(Err(error)) => {
-                self.print_error(&error)?;
-                Ok(None)
-            }
-        }
+    /// The component's answer to `request` as a `read` line, parsed.
+    fn answer(&mut self, request: &ReadRequest) -> Result<Value, Failure> {
+        parse_answer(
+            &self
+                .session
+                .answer(&request_line("read", request).to_string()),
+        )
     }
 
-    /// Prints a read error: its JSON answer with `--json`, else its text for the model on stdout as `read`
-    /// prints it (after a blank line but for the first answer).
-    fn print_error(&mut self, error: &ReadError) -> Result<(), Failure> {
+    /// Prints an answer: its JSON with `--json`, else its text on stdout as `read` prints it (after a blank line
+    /// but for the first answer); a host failure's message goes to stderr.
+    fn print(&mut self, answer: &Value) -> Result<(), Failure> {
         if self.as_json {
-            writeln!(self.out, "{}", json::error_json(error))?;
+            writeln!(self.out, "{answer}")?;
+        } else if matches!(Outcome::of(answer), Outcome::Host) {
+            let message = answer["error"]["message"].as_str().unwrap_or_default();
+            eprintln!("read-window: {message}");
         } else {
             if !self.first {
                 writeln!(self.out)?;
             }
-            writeln!(self.out, "{}", error.message)?;
+            write_text(&mut self.out, answer)?;
         }
         self.out.flush()?;
         self.first = false;
         Ok(())
-    }
-
-    /// Reads a window without printing it: `None` after printing a host error.
-    fn quiet(
-        &mut self,
-        request: &ReadRequest,
-    ) -> Result<Option<Result<ReadOutcome, ReadError>>, Failure> {
-        match self.session.read(request) {
-            Ok(outcome) => Ok(Some(outcome)),
-            Err(host) => {
-                if self.as_json {
-                    writeln!(self.out, "{}", json::host_error_json(&host))?;
-                    self.out.flush()?;
-                } else {
-                    eprintln!("read-window: {host}");
-                }
-                Ok(None)
-            }
-        }
     }
 
     /// After `request` (a window from the start of a line) was refused as `refusal` because it would show a
     /// private key: prints the longest window from the same line that stops before the key (found by halving
     /// the limit; its cursor goes on past the key), or, when the key starts at that line, prints the refusal
     /// and finds the next line that reads (one line at a time, at most the longest key).
-    fn around_key(
-        &mut self,
-        request: &ReadRequest,
-        refusal: &ReadError,
-    ) -> Result<AroundKey, Failure> {
+    fn around_key(&mut self, request: &ReadRequest, refusal: &Value) -> Result<AroundKey, Failure> {
         let offset = request.offset.unwrap_or(1);
         let limit = request
             .limit
             .or(self.session.config().max_lines.map(u64::from))
             .unwrap_or(read_window::DEFAULT_MAX_LINES);
         let probe = |offset: u64, limit: u64| ReadRequest {
-            offset: Some(offset),
             limit: Some(limit),
-            column: None,
-            ..request.clone()
+            ..window_request(&request.path, offset, None, None)
         };
         let (mut readable, mut refused) = (0u64, limit);
         let mut best = None;
         while refused - readable > 1 {
             let middle = readable + (refused - readable) / 2;
-            match self.quiet(&probe(offset, middle))? {
-                None => return Ok(AroundKey::Failed),
-                Some(Ok(ReadOutcome::Window(window))) => {
+            let answer = self.answer(&probe(offset, middle))?;
+            match Outcome::of(&answer) {
+                Outcome::Window => {
                     readable = middle;
-                    best = Some(window);
+                    best = Some(answer);
                 }
-                Some(Err(error)) if error.kind == ErrorKind::Credential => refused = middle,
-                Some(Err(error)) => {
-                    self.print_error(&error)?;
+                Outcome::Refused("credential") => refused = middle,
+                Outcome::Refused(_) | Outcome::Host => {
+                    self.print(&answer)?;
                     return Ok(AroundKey::Failed);
                 }
-                Some(Ok(ReadOutcome::Unchanged(_))) => {
-                    return Err(Failure::Host(
-                        "the component answered a stub although dedup is off".into(),
-                    ))
-                }
+                Outcome::Unexpected => return Err(unexpected(&answer)),
             }
         }
         if let Some(window) = best {
-            self.show(&window)?;
-            return Ok(AroundKey::Window(Box::new(window)));
+            self.print(&window)?;
+            return Ok(AroundKey::Window(window));
         }
-        self.print_error(refusal)?;
+        self.print(refusal)?;
+        self.readable_line_after(offset, &probe)
+    }
+
+    /// The first line after the private key at `offset` that reads (one line at a time, at most the longest key).
+    fn readable_line_after(
+        &mut self,
+        offset: u64,
+        probe: &dyn Fn(u64, u64) -> ReadRequest,
+    ) -> Result<AroundKey, Failure> {
         for line in offset + 1..=offset + read_window::MAX_KEY_LINES + 1 {
-            match self.quiet(&probe(line, 1))? {
-                None => return Ok(AroundKey::Failed),
-                Some(Ok(_)) => return Ok(AroundKey::From(line)),
-                Some(Err(error)) if error.kind == ErrorKind::Credential => {}
+            let answer = self.answer(&probe(line, 1))?;
+            match Outcome::of(&answer) {
+                Outcome::Window => return Ok(AroundKey::From(line)),
+                Outcome::Refused("credential") => {}
                 // Past the last line: the key ran to the end of the file.
-                Some(Err(error)) if error.kind == ErrorKind::InvalidRequest => {
-                    return Ok(AroundKey::End)
-                }
-                Some(Err(error)) => {
-                    self.print_error(&error)?;
+                Outcome::Refused("invalid_request") => return Ok(AroundKey::End),
+                Outcome::Refused(_) | Outcome::Host => {
+                    self.print(&answer)?;
                     return Ok(AroundKey::Failed);
                 }
+                Outcome::Unexpected => return Err(unexpected(&answer)),
             }
         }
         Ok(AroundKey::Failed)
     }
 
-    /// Prints a window: its JSON answer with `--json`, else its text (after a blank line but for the first).
-    fn show(&mut self, window: &ReadResult) -> Result<(), Failure> {
-        if self.as_json {
-            writeln!(self.out, "{}", json::window_json(window))?;
-        } else {
-            if !self.first {
-                writeln!(self.out)?;
+    /// Reads the rest of every line `window` clamped (but one its own cursor continues inside, which the main
+    /// loop reads). False after printing a read error.
+    fn follow_clamped_lines(&mut self, path: &str, window: &Value) -> Result<bool, Failure> {
+        let clamped_lines = window["clamped_lines"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let next_offset = window["next_offset"].as_u64();
+        for clamped in &clamped_lines {
+            let (Some(line), Some(column)) =
+                (clamped["line"].as_u64(), clamped["next_column"].as_u64())
+            else {
+                return Err(unexpected(window));
+            };
+            if next_offset == Some(line) && !window["next_column"].is_null() {
+                continue;
             }
-            write_text(&mut self.out, window)?;
+            if !self.follow_line(path, line, column)? {
+                return Ok(false);
+            }
         }
-        self.out.flush()?;
-        self.first = false;
-        Ok(())
-    }
-
-    /// Reads and prints one window; a read error is returned unprinted; `None` after printing a host error.
-    fn try_read(
-        &mut self,
-        request: &ReadRequest,
-    ) -> Result<Option<Result<ReadResult, ReadError>>, Failure> {
-        let outcome = match self.session.read(request) {
-            Ok(outcome) => outcome,
-            Err(host) => {
-                if self.as_json {
-                    writeln!(self.out, "{}", json::host_error_json(&host))?;
-                    self.out.flush()?;
-                } else {
-                    eprintln!("read-window: {host}");
-                }
-                return Ok(None);
-            }
-        };
-        let window = match outcome {
-            Ok(ReadOutcome::Window(window)) => window,
-            Ok(ReadOutcome::Unchanged(stub)) => {
-                return Err(Failure::Host(format!(
-                    "the component answered a stub for lines {}-{} although dedup is off",
-                    stub.start_line, stub.end_line
-                )));
-            }
-            Err(error) => return Ok(Some(Err(error))),
-        };
-        self.show(&window)?;
-        Ok(Some(Ok(window)))
+        Ok(true)
     }
 
     /// Reads the rest of clamped line `line` from `column`, one single-line window at a time, following its
     /// cursor until the line is done. False after printing a read error.
     fn follow_line(&mut self, path: &str, line: u64, mut column: u64) -> Result<bool, Failure> {
         loop {
-            let request = ReadRequest {
-                path: path.to_owned(),
-                offset: Some(line),
-                limit: Some(1),
-                column: Some(column),
-                tail: None,
-                extract: None,
-                asked_via: None,
+            let answer = self.answer(&window_request(path, line, Some(column), Some(1)))?;
+            match Outcome::of(&answer) {
+                Outcome::Window => self.print(&answer)?,
+                Outcome::Refused(_) | Outcome::Host => {
+                    self.print(&answer)?;
+                    return Ok(false);
+                }
+                Outcome::Unexpected => return Err(unexpected(&answer)),
+            }
+            let clamped = answer["clamped_lines"].as_array().and_then(|lines| {
+                lines
+                    .iter()
+                    .find(|clamped| clamped["line"].as_u64() == Some(line))
+            });
+            let next = match clamped {
+                Some(clamped) => clamped["next_column"].as_u64(),
+                None if answer["next_offset"].as_u64() == Some(line) => {
+                    answer["next_column"].as_u64()
+                }
+                None => None,
             };
-            let Some(window) = self.read(&request)? else {
-                return Ok(false);
-            };
-            let next = window
-                .clamped_lines
-                .iter()
-                .find(|clamped| clamped.line == line)
-                .map(|clamped| clamped.next_column)
-                .or(if window.next_offset == Some(line) {
-                    window.next_column
-                } else {
-                    None
-                });
             match next {
                 None => return Ok(true),
                 Some(next) if next > column => column = next,

@@ -1,15 +1,17 @@
-//! `read`: one stateless window, as text or JSON.
+//! `read`: one stateless window, as text or JSON: a `read_once` line through the component's protocol.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 use read_window::CONFIG_WARNING_PREFIX;
-use read_window_host::{json, timings};
-use read_window_host::{Config, Grants, ReadRequest, ReadResult, ReadWindow};
+use read_window_host::timings;
+use read_window_host::{Config, Grants, ReadRequest, ReadWindow, SessionLimits};
+use serde_json::{json, Map, Value};
 
-use crate::failure::Failure;
+use crate::failure::{host_error_answers, Failure};
 
-/// `read`: one stateless window.
+/// `read`: one stateless window. With `as_json` the component's answer is printed as it is; else its `text`
+/// (config warnings to stderr). Exit 1 for a read error, whose text is still what the model should see.
 pub(crate) fn read(
     reader: &ReadWindow,
     grants: &Grants,
@@ -17,41 +19,75 @@ pub(crate) fn read(
     request: &ReadRequest,
     as_json: bool,
 ) -> Result<ExitCode, Failure> {
-    let outcome = reader.read_once(grants, config, request);
-    timings::mark("drop_store");
-    let outcome = match outcome {
-        Ok(outcome) => outcome,
+    let mut session = match reader.protocol_session(grants, config, SessionLimits::default()) {
+        Ok(session) => session,
         // With --json a host failure is still one JSON object on stdout (`host_error`), then exit 1.
-        Err(host) if as_json => {
-            let mut out = io::stdout().lock();
-            writeln!(out, "{}", json::host_error_json(&host))?;
-            out.flush()?;
-            return Ok(ExitCode::from(1));
-        }
+        Err(host) if as_json => return host_error_answers(&host, 1),
         Err(host) => return Err(host.into()),
     };
+    let answer = session.answer(&request_line("read_once", request).to_string());
+    drop(session);
+    timings::mark("drop_store");
+    let value = parse_answer(&answer)?;
     let mut out = io::stdout().lock();
-    match &outcome {
-        _ if as_json => writeln!(out, "{}", json::once_json(&outcome))?,
-        Ok(window) => write_text(&mut out, window)?,
-        // The error's text is what the model should see, like a window's: stdout, and exit 1.
-        Err(error) => writeln!(out, "{}", error.message)?,
+    if as_json {
+        writeln!(out, "{answer}")?;
+    } else {
+        write_text(&mut out, &value)?;
     }
     out.flush()?;
     timings::mark("print");
-    Ok(match outcome {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(1),
+    Ok(if value["status"] == "ok" {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
 }
 
-/// A window as text: its `text` (the content, a blank line, the hint, the warnings for the model) and a line
-/// feed. Warnings about the config are for whoever runs the CLI, not the model: they go to stderr.
-pub(crate) fn write_text(out: &mut impl Write, window: &ReadResult) -> io::Result<()> {
-    for warning in &window.warnings {
+/// The protocol line of `op` (`read` or `read_once`) for `request`: its fields, the absent ones left out.
+pub(crate) fn request_line(op: &str, request: &ReadRequest) -> Value {
+    let mut line = Map::new();
+    line.insert("op".into(), json!(op));
+    line.insert("path".into(), json!(request.path));
+    let numbers = [
+        ("offset", request.offset),
+        ("limit", request.limit),
+        ("column", request.column),
+        ("tail", request.tail.map(u64::from)),
+    ];
+    for (field, value) in numbers {
+        if let Some(value) = value {
+            line.insert(field.into(), json!(value));
+        }
+    }
+    if let Some(extract) = request.extract {
+        line.insert("extract".into(), json!(extract));
+    }
+    Value::Object(line)
+}
+
+/// An answer line of the component as JSON. Errors: a line that is not JSON, a fault of the host or component.
+pub(crate) fn parse_answer(answer: &str) -> Result<Value, Failure> {
+    serde_json::from_str(answer).map_err(|e| {
+        Failure::Host(format!(
+            "the component's answer is not JSON ({e}): {answer}"
+        ))
+    })
+}
+
+/// An answer as text: its `text` (a window's content, a blank line, the hint and the warnings for the model, or
+/// an error's message) and a line feed. Warnings about the config are for whoever runs the CLI, not the model:
+/// they go to stderr.
+pub(crate) fn write_text(out: &mut impl Write, answer: &Value) -> io::Result<()> {
+    let warnings = answer["warnings"].as_array().map(Vec::as_slice);
+    for warning in warnings
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Value::as_str)
+    {
         if warning.starts_with(CONFIG_WARNING_PREFIX) {
             eprintln!("read-window: warning: {warning}");
         }
     }
-    writeln!(out, "{}", window.text)
+    writeln!(out, "{}", answer["text"].as_str().unwrap_or_default())
 }
