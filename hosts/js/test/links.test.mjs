@@ -1,5 +1,6 @@
-// Tests of the requests the absolute-link walk rewrites (links.js): the component sees every other byte as sent, and
-// a line that gives a key twice goes unchanged (the component refuses it, as on every host).
+// Tests of the requests the absolute-link walk rewrites (links.js): the component sees every other byte as sent, a
+// line that gives a key twice goes unchanged (the component refuses it, as on every host), and the scenario runner
+// reads answers with integers beyond 2^53 exactly.
 //
 //   npm test        (needs `npm ci` and `npm run transpile` first)
 
@@ -11,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { ReadWindow } from '../index.js';
 import { linkedRequest } from '../links.js';
-import { parseJson } from '../json.js';
+import { parseJson, runScenario } from '../scenarios.mjs';
 
 const U64_MAX = '18446744073709551615';
 
@@ -129,5 +130,27 @@ describe('numbers through a rewritten request', () => {
   test('a request of millions of escaped characters through a link is still rewritten', () => {
     const line = JSON.stringify({ op: 'check_write', path: '/w/abs/x.txt', text: 'a"\\b\n'.repeat(4_000_000) });
     assert.equal(linkedRequest(pairs, undefined, line), line.replace('/w/abs/x.txt', '/w/real/x.txt'));
+  });
+});
+
+describe('the scenario runner', () => {
+  test('parseJson reads an integer beyond 2^53 as a BigInt and leaves strings, decimals and safe integers', () => {
+    assert.deepEqual(parseJson(`{"id":${U64_MAX},"a":[-${U64_MAX},"${U64_MAX}",1.5,9007199254740991,1e400]}`), {
+      id: BigInt(U64_MAX),
+      a: [-BigInt(U64_MAX), U64_MAX, 1.5, 9007199254740991, Infinity],
+    });
+    const long = parseJson(`{"t":${JSON.stringify('a"\\'.repeat(3_000_000))},"n":${U64_MAX}}`);
+    assert.equal(long.n, BigInt(U64_MAX));
+    assert.throws(() => parseJson('{"a":'), SyntaxError);
+  });
+
+  test('an id of u64::MAX through an absolute link is matched exactly', () => {
+    const scenario = (id) => ({
+      name: 'u64_id_through_a_link',
+      files: { 'real/a.txt': 'alpha\n', abs: { symlink_absolute: 'real' } },
+      steps: [{ op: 'read', path: 'abs/a.txt', id: BigInt(U64_MAX), expect: { id, status: 'ok', path: '/scenario/real/a.txt' } }],
+    });
+    runScenario(reader, scenario(BigInt(U64_MAX)));
+    assert.throws(() => runScenario(reader, scenario(BigInt(U64_MAX) - 1n)), /at \/id: expected 18446744073709551614, got 18446744073709551615/);
   });
 });
