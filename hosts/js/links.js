@@ -8,7 +8,6 @@ import { join } from 'node:path';
 
 import { MAX_SYMLINKS } from './beneath.js';
 import { attempt } from './errors.js';
-import { parseJson, toJson } from './json.js';
 
 /**
  * `path` made absolute against the absolute guest path `base` and normalized by name, as the component does: no
@@ -115,35 +114,65 @@ export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
 }
 
 /** The op each tool of a `tool_call` stands for. */
-const TOOL_OPS = { read_file: 'read', check_write: 'check_write' };
+const TOOL_OPS = new Map([['read_file', 'read'], ['check_write', 'check_write']]);
+
+/**
+ * Where the JSON object `text` holds the string value of its `path` (`top`) and of its `arguments`' `path` (`args`):
+ * `[start, end]`; undefined when an object in it (at any depth) gives a key twice, keys compared decoded.
+ */
+function pathSpans(text) {
+  const [open, found, colon] = [[], {}, /\s*:/y]; // open: per object or array, its keys and the key it is under
+  for (let at = 0; at < text.length; at += 1) {
+    const top = open.at(-1);
+    if (text[at] === '{' || text[at] === '[') open.push({ keys: text[at] === '{' && new Set(), name: top?.key });
+    else if (text[at] === '}' || text[at] === ']') open.pop();
+    if (text[at] !== '"') continue;
+    let end = at + 1;
+    while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+    colon.lastIndex = end + 1;
+    if (colon.test(text)) {
+      const key = JSON.parse(text.slice(at, end + 1));
+      if (top.keys.has(key)) return undefined;
+      top.keys.add((top.key = key));
+    } else if (top.key === 'path' && (open.length === 1 || (open.length === 2 && top.name === 'arguments'))) {
+      found[open.length === 1 ? 'top' : 'args'] = [at, end + 1];
+    }
+    at = end;
+  }
+  return found;
+}
 
 /**
  * The request `text` as the component gets it: the string `path` of a `read`, `read_once` or `check_write` (default
  * op `read`; of a `tool_call`, `read_file`'s or `check_write`'s `arguments.path`) with no `asked_via` yet goes
  * through {@link ontoGuest} and {@link resolveAbsoluteLinks}: rewritten with `asked_via` beside it (not for
- * `check_write`), or given the `link_refusal` (for `check_write` only a link out of every grant); anything else as
- * it is. @param {[string, string][]} pairs @param {string | undefined} workingDirectory The session config's.
+ * `check_write`), or given the `link_refusal` (for `check_write` only a link out of every grant); anything else
+ * as it is, a line with a key given twice too (the component refuses it). The rewrite is spliced into the text:
+ * every other byte (an `id`, a number beyond 2^53 or written `1.0`) reaches the component as sent.
+ * @param {[string, string][]} pairs @param {string | undefined} workingDirectory The session config's.
  * @param {string} text @returns {string}
  */
 export function linkedRequest(pairs, workingDirectory, text) {
-  const request = attempt(() => parseJson(text));
+  const request = attempt(() => JSON.parse(text)); // only its strings are read, and those exactly
   if (typeof request !== 'object' || request === null || Array.isArray(request)) return text;
   const call = request.op === 'tool_call';
-  const op = call ? (Object.hasOwn(TOOL_OPS, request.name) ? TOOL_OPS[request.name] : undefined) : request.op ?? 'read';
+  const op = call ? TOOL_OPS.get(request.name) : request.op ?? 'read';
   const fields = call ? request.arguments : request;
   if (!['read', 'read_once', 'check_write'].includes(op) || typeof fields?.path !== 'string') return text;
-  if (Object.hasOwn(request, 'asked_via')) return text;
+  const spans = Object.hasOwn(request, 'asked_via') ? undefined : pathSpans(text);
+  if (spans === undefined) return text;
   const moved = ontoGuest(pairs, fields.path);
   const resolved = resolveAbsoluteLinks(pairs, workingDirectory, moved);
+  let [path, extra] = [moved, ''];
   if ('refusal' in resolved) {
     if (op === 'check_write' && resolved.refusal === 'loop') return text;
-    fields.path = moved;
-    request.link_refusal = resolved.refusal;
+    extra = `,"link_refusal":${JSON.stringify(resolved.refusal)}`;
   } else if (resolved.path !== fields.path || resolved.askedVia !== undefined) {
-    fields.path = resolved.path;
-    if (resolved.askedVia !== undefined && op !== 'check_write') request.asked_via = resolved.askedVia;
+    path = resolved.path;
+    if (resolved.askedVia !== undefined && op !== 'check_write') extra = `,"asked_via":${JSON.stringify(resolved.askedVia)}`;
   } else {
     return text;
   }
-  return toJson(request);
+  const [[start, end], close] = [spans[call ? 'args' : 'top'], text.lastIndexOf('}')];
+  return text.slice(0, start) + JSON.stringify(path) + text.slice(end, close) + extra + text.slice(close);
 }

@@ -10,7 +10,8 @@
 // path /scenario (also the working directory), its `outside` files in `outside/`, not granted. Named sessions
 // (`"session"` on a step, default "main") start at their first step with the scenario's config (as JSON text).
 // Each step's request (the step without `expect` and `session`) goes to the component as it is, through
-// `session.request` (`read_once` included); only `write_file` and `remove_file` are the runner's own.
+// `session.answer` (`read_once` included); only `write_file` and `remove_file` are the runner's own. Scenario files
+// and answers are read by `parseJson`, so an integer beyond 2^53 (an `id` of 18446744073709551615) stays exact.
 
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -21,7 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import iconv from 'iconv-lite';
 
-import { parseJson, toJson as showJson } from './json.js';
+import { toJson as showJson } from './json.js';
 import { normalize } from './links.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -38,6 +39,36 @@ const STEP_KEYS = ['expect', 'session'];
 class Failure extends Error {}
 
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * `JSON.parse`, with an integer beyond 2^53 (a u64 such as 18446744073709551615) read as a BigInt, not rounded:
+ * each such literal outside strings is swapped for a tag, parsed, then the tags for BigInts. The text is walked by
+ * hand: V8's regular expressions overflow the stack on a string of a few million characters.
+ * @param {string} text @returns {unknown} @throws {SyntaxError}
+ */
+export function parseJson(text) {
+  const plain = JSON.parse(text); // valid JSON (or the SyntaxError), so the walk below ends
+  const [big, parts, number] = [new Map(), [], /-?\d+(\.\d+)?([eE][+-]?\d+)?/y];
+  let copied = 0;
+  for (let at = 0; at < text.length; at += 1) {
+    if (text[at] === '"') {
+      for (at += 1; text[at] !== '"'; ) at += text[at] === '\\' ? 2 : 1;
+    } else if (text[at] === '-' || (text[at] >= '0' && text[at] <= '9')) {
+      number.lastIndex = at;
+      const [token, fraction, exponent] = number.exec(text);
+      if (fraction === undefined && exponent === undefined && !Number.isSafeInteger(Number(token))) {
+        const tag = `\u0000bigint${big.size}`;
+        big.set(tag, BigInt(token));
+        parts.push(text.slice(copied, at), JSON.stringify(tag));
+        copied = at + token.length;
+      }
+      at += token.length - 1;
+    }
+  }
+  if (big.size === 0) return plain;
+  parts.push(text.slice(copied));
+  return JSON.parse(parts.join(''), (_key, value) => (big.has(value) ? big.get(value) : value));
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Files
@@ -306,7 +337,7 @@ function answerStep(request, name, { root, session }) {
   const id = Object.hasOwn(request, 'id') ? { id: request.id } : {};
   const op = request.op ?? 'read';
   if (op !== 'write_file' && op !== 'remove_file') {
-    const answer = session(name).request(request);
+    const answer = parseJson(session(name).answer(showJson(request)));
     return isObject(answer) ? { ...id, ...answer } : answer;
   }
   const allowed = op === 'write_file' ? ['op', 'id', 'path', 'content'] : ['op', 'id', 'path'];
