@@ -96,8 +96,8 @@ impl ReadWindow {
         }
         if !path.is_file() {
             return Err(wasmtime::format_err!(
-                "{WASM_ENV} is set to {}, which is not a file; point it at a read_window.wasm component, or unset \
-                 it to load the one this build made ({COMPONENT_PATH})",
+                "{WASM_ENV} is set to {}, which is not a file; point it at a read_window.wasm component (this \
+                 build made {COMPONENT_PATH}), or unset it to use the component built into this binary",
                 path.display()
             ));
         }

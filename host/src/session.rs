@@ -435,6 +435,7 @@ impl Session {
             None => Start::Typed(&config),
         };
         let live = Live::start(&shared, grants, limits, start).map_err(|e| HostError::start(&e))?;
+        timings::mark("instantiate");
         Ok(Session {
             shared,
             grants: grants.clone(),
@@ -745,6 +746,7 @@ impl Session {
             }
             None => Err(wasmtime::format_err!("{NO_PROTOCOL}")),
         });
+        timings::mark("read");
         match answered {
             Ok((answer, config)) => {
                 if let (Some(config), Some(kept)) = (config, self.protocol_config.as_mut()) {

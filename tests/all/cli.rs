@@ -177,8 +177,8 @@ fn read_window_wasm_is_honoured_at_run_time_and_a_missing_file_is_a_clear_error(
     let root = sandbox.root.display().to_string();
     let missing = sandbox.root.join("no-such.wasm");
     let expected = format!(
-        "READ_WINDOW_WASM is set to {}, which is not a file; point it at a read_window.wasm component, or unset it \
-         to load the one this build made ({})",
+        "READ_WINDOW_WASM is set to {}, which is not a file; point it at a read_window.wasm component (this build \
+         made {}), or unset it to use the component built into this binary",
         missing.display(),
         read_window_host::COMPONENT_PATH
     );
@@ -417,6 +417,29 @@ fn read_with_cache(cache: &std::path::Path, root: &str, path: &str) -> (String, 
         .unwrap_or_else(|| panic!("no timings line in {stderr:?}"));
     let hit = timings.contains(" cache_hit_us=");
     assert!(hit || timings.contains(" cache_miss_us="), "{timings}");
+    // Every phase docs/cli.md names, in order.
+    let phases: Vec<&str> = timings
+        .split(' ')
+        .filter_map(|field| field.split_once("_us=").map(|(name, _)| name))
+        .collect();
+    let cache = if hit { "cache_hit" } else { "cache_miss" };
+    assert_eq!(
+        phases,
+        [
+            "args",
+            "setup",
+            "engine",
+            cache,
+            "linker",
+            "ticker",
+            "instantiate",
+            "read",
+            "drop_store",
+            "print",
+            "total"
+        ],
+        "{timings}"
+    );
     (String::from_utf8(output.stdout).unwrap(), hit)
 }
 
