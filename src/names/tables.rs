@@ -1,10 +1,8 @@
-//! Names a model gets almost right: a missing name that differs from an existing one only by invisible or
-//! look-alike characters (a no-break space for a space, NFD against NFC, a Cyrillic `а` for a Latin `a`, a
-//! zero-width space), and a path that starts with `~`, which the sandbox does not expand. Both only shape the
-//! message of a `not_found` error: no other file is ever opened in place of the one asked for.
+//! The data tables of look-alike characters: what a model may type for what, what shows as nothing, ligatures,
+//! whitespace at a name's edges, and the canonical decompositions of precomposed letters.
 
 /// A character a model may type for another: (the character, its Unicode name, what it looks like).
-const LOOK_ALIKES: &[(char, &str, char)] = &[
+pub(super) const LOOK_ALIKES: &[(char, &str, char)] = &[
     ('\u{0009}', "CHARACTER TABULATION (a tab)", ' '),
     ('\u{00A0}', "NO-BREAK SPACE", ' '),
     ('\u{2007}', "FIGURE SPACE", ' '),
@@ -64,7 +62,7 @@ const LOOK_ALIKES: &[(char, &str, char)] = &[
 ];
 
 /// Characters that show as nothing: (the character, its Unicode name).
-const INVISIBLE: &[(char, &str)] = &[
+pub(super) const INVISIBLE: &[(char, &str)] = &[
     ('\u{200B}', "ZERO WIDTH SPACE"),
     ('\u{200C}', "ZERO WIDTH NON-JOINER"),
     ('\u{200D}', "ZERO WIDTH JOINER"),
@@ -86,7 +84,7 @@ const INVISIBLE: &[(char, &str)] = &[
 ];
 
 /// Ligatures a name may hold where a model types their letters: (the ligature, its Unicode name, its letters).
-const LIGATURES: &[(char, &str, &str)] = &[
+pub(super) const LIGATURES: &[(char, &str, &str)] = &[
     ('\u{FB00}', "LATIN SMALL LIGATURE FF", "ff"),
     ('\u{FB01}', "LATIN SMALL LIGATURE FI", "fi"),
     ('\u{FB02}', "LATIN SMALL LIGATURE FL", "fl"),
@@ -97,7 +95,7 @@ const LIGATURES: &[(char, &str, &str)] = &[
 ];
 
 /// Whitespace at the start or end of a name: (the character, how it is named).
-const EDGE_WHITESPACE: &[(char, &str)] = &[
+pub(super) const EDGE_WHITESPACE: &[(char, &str)] = &[
     (' ', "space"),
     ('\t', "tab (U+0009)"),
     ('\n', "newline (U+000A LINE FEED)"),
@@ -108,7 +106,7 @@ const EDGE_WHITESPACE: &[(char, &str)] = &[
 /// Canonical decompositions (NFD) of the precomposed letters of the Latin, Greek and Cyrillic blocks, ascending:
 /// enough to tell a name macOS wrote decomposed from the same name typed composed, without a normalization crate
 /// (whose tables would add about 150 KB to the component). Generated from Python's `unicodedata`.
-const DECOMPOSITIONS: &[(char, &str)] = &[
+pub(super) const DECOMPOSITIONS: &[(char, &str)] = &[
     ('\u{C0}', "A\u{300}"),
     ('\u{C1}', "A\u{301}"),
     ('\u{C2}', "A\u{302}"),
@@ -681,361 +679,9 @@ const DECOMPOSITIONS: &[(char, &str)] = &[
     ('\u{1EF9}', "y\u{303}"),
 ];
 
-/// `name` with each precomposed letter of [`DECOMPOSITIONS`] decomposed (NFD for the scripts that table covers).
-fn decomposed(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 8);
-    for character in name.chars() {
-        match DECOMPOSITIONS.binary_search_by(|(c, _)| c.cmp(&character)) {
-            Ok(index) => out.push_str(DECOMPOSITIONS.get(index).map_or("", |(_, d)| *d)),
-            Err(_) => out.push(character),
-        }
-    }
-    out
-}
-
-/// `U+XXXX NAME` for a character of the tables above, `U+XXXX` for any other.
-fn describe(character: char) -> String {
-    let code = format!("U+{:04X}", u32::from(character));
-    let name = LOOK_ALIKES
-        .iter()
-        .find(|(c, _, _)| *c == character)
-        .map(|(_, name, _)| *name)
-        .or_else(|| {
-            INVISIBLE
-                .iter()
-                .find(|(c, _)| *c == character)
-                .map(|(_, name)| *name)
-        })
-        .or_else(|| {
-            LIGATURES
-                .iter()
-                .find(|(c, _, _)| *c == character)
-                .map(|(_, name, _)| *name)
-        });
-    match (name, character) {
-        (Some(name), _) => format!("{code} {name}"),
-        (None, ' ') => "a space".to_string(),
-        (None, c) if c.is_ascii_graphic() => format!("`{c}`"),
-        (None, _) => code,
-    }
-}
-
-/// A name folded to what it looks like: decomposed, invisible characters dropped, look-alikes replaced,
-/// ligatures spelled out.
-fn skeleton(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in decomposed(name).chars() {
-        if is_invisible(c) {
-            continue;
-        }
-        if let Some(letters) = ligature_letters(c) {
-            out.push_str(letters);
-            continue;
-        }
-        out.push(
-            LOOK_ALIKES
-                .iter()
-                .find(|(alike, _, _)| *alike == c)
-                .map_or(c, |(_, _, looks)| *looks),
-        );
-    }
-    out
-}
-
-/// `name` as a message may show it: each bidirectional control (U+202E RIGHT-TO-LEFT OVERRIDE and the like),
-/// invisible character and control character written as `<U+XXXX>`, so the text around it cannot be reordered or
-/// hidden. Other characters are kept.
-pub fn shown_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars() {
-        if c.is_control() || is_invisible(c) {
-            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The whitespace at the start and at the end of `name` (Unicode `White_Space`).
-fn edges(name: &str) -> (&str, &str) {
-    let trimmed_start = name.trim_start();
-    let leading = &name[..name.len() - trimmed_start.len()];
-    let trimmed = trimmed_start.trim_end();
-    let trailing = &trimmed_start[trimmed.len()..];
-    (leading, trailing)
-}
-
-/// Whitespace in words: `"a trailing space"`, `"2 leading tabs (U+0009)"`, `"a leading space and a newline
-/// (U+000A LINE FEED)"`.
-fn whitespace_words(whitespace: &str, edge: &str) -> String {
-    let mut runs: Vec<(char, usize)> = Vec::new();
-    for c in whitespace.chars() {
-        match runs.last_mut() {
-            Some((last, count)) if *last == c => *count += 1,
-            _ => runs.push((c, 1)),
-        }
-    }
-    let words: Vec<String> = runs
-        .iter()
-        .map(|(c, count)| {
-            let name = EDGE_WHITESPACE
-                .iter()
-                .find(|(w, _)| w == c)
-                .map_or_else(|| describe(*c), |(_, name)| (*name).to_string());
-            if *count == 1 {
-                format!("a {name}")
-            } else {
-                format!("{count} × {name}")
-            }
-        })
-        .collect();
-    format!("{} at the {edge}", words.join(" and "))
-}
-
-/// When `asked` and `existing` differ only in whitespace at their start or end (a trailing space, tab or newline a
-/// model copied along), the difference in words; `None` otherwise.
-fn whitespace_difference(asked: &str, existing: &str) -> Option<String> {
-    if asked == existing || asked.trim() != existing.trim() {
-        return None;
-    }
-    let (asked_lead, asked_trail) = edges(asked);
-    let (existing_lead, existing_trail) = edges(existing);
-    let mut parts = Vec::new();
-    for (mine, theirs, edge) in [
-        (asked_lead, existing_lead, "start"),
-        (asked_trail, existing_trail, "end"),
-    ] {
-        if mine == theirs {
-            continue;
-        }
-        parts.push(match (mine.is_empty(), theirs.is_empty()) {
-            (false, true) => name_lacks(&whitespace_words(mine, edge)),
-            (true, false) => name_has_extra(&whitespace_words(theirs, edge)),
-            _ => name_has_instead(
-                &whitespace_words(theirs, edge),
-                &whitespace_words(mine, edge),
-            ),
-        });
-    }
-    Some(parts.join("; "))
-}
-
-/// When `existing` differs from `asked` only by invisible or look-alike characters or by normalization, the
-/// difference in words, naming the code points: `the name has U+00A0 NO-BREAK SPACE where you wrote a space`.
-/// `None` when the names are equal or differ in what they show.
-pub fn confusable_difference(asked: &str, existing: &str) -> Option<String> {
-    if let Some(difference) = whitespace_difference(asked, existing) {
-        return Some(difference);
-    }
-    if asked == existing || skeleton(asked) != skeleton(existing) {
-        return None;
-    }
-    let asked_nfd = decomposed(asked);
-    let existing_nfd = decomposed(existing);
-    if asked_nfd == existing_nfd {
-        return Some(format!(
-            "the name is written {} where you wrote it {}",
-            normalization_form(existing),
-            normalization_form(asked)
-        ));
-    }
-    let asked_chars: Vec<char> = asked_nfd.chars().collect();
-    let existing_chars: Vec<char> = existing_nfd.chars().collect();
-    character_difference(&asked_chars, &existing_chars)
-}
-
-/// How `name` is normalized, in words: decomposed (NFD) when [`decomposed`] leaves it as it is, else composed.
-fn normalization_form(name: &str) -> &'static str {
-    if decomposed(name) == name {
-        "decomposed (NFD: a letter followed by its combining accent, as macOS writes names)"
-    } else {
-        "composed (NFC)"
-    }
-}
-
-/// The first difference between two decomposed names of the same skeleton, character by character: a ligature
-/// against its letters, an invisible character on one side, or a look-alike; `None` when there is none.
-fn character_difference(asked: &[char], existing: &[char]) -> Option<String> {
-    let (mut i, mut j) = (0, 0);
-    loop {
-        let (a, e) = (asked.get(i).copied(), existing.get(j).copied());
-        if let (Some(a), Some(e)) = (a, e) {
-            if a != e {
-                if let Some(difference) = ligature_difference(asked, i, existing, j) {
-                    return Some(difference);
-                }
-            }
-        }
-        match (a, e) {
-            (Some(a), Some(e)) if a == e => {
-                i += 1;
-                j += 1;
-            }
-            (_, Some(e)) if is_invisible(e) => {
-                return Some(name_has_extra(&format!("an invisible {}", describe(e))));
-            }
-            (Some(a), _) if is_invisible(a) => {
-                return Some(name_lacks(&format!("an invisible {}", describe(a))));
-            }
-            (Some(a), Some(e)) => return Some(name_has_instead(&describe(e), &describe(a))),
-            _ => return None,
-        }
-    }
-}
-
-/// The difference when character `j` of `existing` is a ligature that `asked` spells out in letters from
-/// character `i`, or the other way round; `None` when neither is.
-fn ligature_difference(asked: &[char], i: usize, existing: &[char], j: usize) -> Option<String> {
-    let (a, e) = (*asked.get(i)?, *existing.get(j)?);
-    if let Some(letters) = ligature_letters(e).filter(|l| spelled_at(asked, i, l)) {
-        return Some(name_has_instead(
-            &format!("the ligature {}", describe(e)),
-            &format!("`{letters}`"),
-        ));
-    }
-    if let Some(letters) = ligature_letters(a).filter(|l| spelled_at(existing, j, l)) {
-        return Some(name_has_instead(
-            &format!("`{letters}`"),
-            &format!("the ligature {}", describe(a)),
-        ));
-    }
-    None
-}
-
-/// Whether `chars` hold `letters` from character `at` on.
-fn spelled_at(chars: &[char], at: usize, letters: &str) -> bool {
-    letters
-        .chars()
-        .enumerate()
-        .all(|(k, c)| chars.get(at + k) == Some(&c))
-}
-
-/// The letters a ligature of [`LIGATURES`] stands for; `None` for any other character.
-fn ligature_letters(character: char) -> Option<&'static str> {
-    LIGATURES
-        .iter()
-        .find(|(ligature, _, _)| *ligature == character)
-        .map(|(_, _, letters)| *letters)
-}
-
 /// Whether `character` is one of the [`INVISIBLE`] ones.
-fn is_invisible(character: char) -> bool {
+pub(super) fn is_invisible(character: char) -> bool {
     INVISIBLE
         .iter()
         .any(|(invisible, _)| *invisible == character)
-}
-
-/// `the name has {theirs} where you wrote {mine}`: the name holds `theirs` in place of what was asked.
-fn name_has_instead(theirs: &str, mine: &str) -> String {
-    format!("the name has {theirs} where you wrote {mine}")
-}
-
-/// `the name has {theirs} that you did not write`: the name holds `theirs` and the request does not.
-fn name_has_extra(theirs: &str) -> String {
-    format!("the name has {theirs} that you did not write")
-}
-
-/// `you wrote {mine} that the name does not have`: the request holds `mine` and the name does not.
-fn name_lacks(mine: &str) -> String {
-    format!("you wrote {mine} that the name does not have")
-}
-
-/// The sentence for a requested path that starts with `~`: the sandbox does not expand it (it is a name like any
-/// other), and the granted roots (`` `~` is not expanded in the sandbox: ... The granted roots are /w, /data.``);
-/// empty for any other path. It makes no claim about home directories: a granted root may well be one.
-pub fn tilde_sentence(requested: &str, roots: &[String]) -> String {
-    if !requested.starts_with('~') {
-        return String::new();
-    }
-    format!(
-        " `~` is not expanded in the sandbox (it is read as a name like any other, relative to the working directory): give the full path under a granted root, or a path relative to the working directory. The granted roots are {}.",
-        roots.join(", ")
-    )
-}
-
-/// The warning for a read that succeeded through a path starting with `~/`: the `~` was not expanded, so what was
-/// read is under a directory literally named `~` (`resolved`, the absolute guest path read); `None` for any other
-/// path.
-pub fn tilde_note(requested: &str, resolved: &str) -> Option<String> {
-    requested.starts_with("~/").then(|| {
-        format!(
-            "`~` was not expanded: {resolved} is inside a directory literally named `~`, not a home directory."
-        )
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn look_alike_and_invisible_characters_are_named_by_code_point() {
-        assert_eq!(
-            confusable_difference("Screen Shot 1.png", "Screen\u{00A0}Shot 1.png").as_deref(),
-            Some("the name has U+00A0 NO-BREAK SPACE where you wrote a space")
-        );
-        assert_eq!(
-            confusable_difference("data.csv", "d\u{0430}ta.csv").as_deref(),
-            Some("the name has U+0430 CYRILLIC SMALL LETTER A where you wrote `a`")
-        );
-        assert_eq!(
-            confusable_difference("notes.txt", "no\u{200B}tes.txt").as_deref(),
-            Some("the name has an invisible U+200B ZERO WIDTH SPACE that you did not write")
-        );
-        assert_eq!(
-            confusable_difference("caf\u{00E9}.txt", "cafe\u{0301}.txt").as_deref(),
-            Some("the name is written decomposed (NFD: a letter followed by its combining accent, as macOS writes names) where you wrote it composed (NFC)")
-        );
-        assert_eq!(confusable_difference("a.txt", "b.txt"), None);
-        assert_eq!(confusable_difference("a.txt", "a.txt"), None);
-    }
-
-    #[test]
-    fn whitespace_at_the_edges_tabs_ligatures_and_bidi_controls_are_named() {
-        assert_eq!(
-            confusable_difference("os.py ", "os.py").as_deref(),
-            Some("you wrote a space at the end that the name does not have")
-        );
-        assert_eq!(
-            confusable_difference("os.py\t\n", "os.py").as_deref(),
-            Some("you wrote a tab (U+0009) and a newline (U+000A LINE FEED) at the end that the name does not have")
-        );
-        assert_eq!(
-            confusable_difference(" os.py", "os.py").as_deref(),
-            Some("you wrote a space at the start that the name does not have")
-        );
-        assert_eq!(
-            confusable_difference("notes.txt", "notes.txt  ").as_deref(),
-            Some("the name has 2 × space at the end that you did not write")
-        );
-        assert_eq!(
-            confusable_difference("a b.txt", "a\tb.txt").as_deref(),
-            Some("the name has U+0009 CHARACTER TABULATION (a tab) where you wrote a space")
-        );
-        assert_eq!(
-            confusable_difference("file.txt", "\u{FB01}le.txt").as_deref(),
-            Some("the name has the ligature U+FB01 LATIN SMALL LIGATURE FI where you wrote `fi`")
-        );
-        assert_eq!(
-            confusable_difference("\u{FB01}le.txt", "file.txt").as_deref(),
-            Some("the name has `fi` where you wrote the ligature U+FB01 LATIN SMALL LIGATURE FI")
-        );
-        assert_eq!(
-            confusable_difference("report.txt", "report\u{202E}.txt").as_deref(),
-            Some("the name has an invisible U+202E RIGHT-TO-LEFT OVERRIDE that you did not write")
-        );
-        assert_eq!(shown_name("a\u{202E}txt.exe"), "a<U+202E>txt.exe");
-        assert_eq!(shown_name("tab\there"), "tab<U+0009>here");
-        assert_eq!(shown_name("plain é.txt"), "plain é.txt");
-    }
-
-    #[test]
-    fn a_tilde_path_names_the_roots() {
-        assert_eq!(
-            tilde_sentence("~/notes.txt", &["/w".to_string(), "/data".to_string()]),
-            " `~` is not expanded in the sandbox (it is read as a name like any other, relative to the working directory): give the full path under a granted root, or a path relative to the working directory. The granted roots are /w, /data."
-        );
-        assert_eq!(tilde_sentence("notes.txt", &["/w".to_string()]), "");
-    }
 }
