@@ -29,12 +29,12 @@ mod notebook;
 #[cfg(feature = "documents")]
 mod office;
 #[cfg(feature = "documents")]
-pub mod pdf;
+mod pdf;
 #[cfg(feature = "documents")]
 #[cfg(test)]
 mod samples;
 #[cfg(feature = "documents")]
-pub mod sheets;
+mod sheets;
 #[cfg(all(test, feature = "documents"))]
 mod tests;
 #[cfg(feature = "documents")]
