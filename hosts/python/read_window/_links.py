@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 Grants = List[Tuple[str, str]]
@@ -169,6 +171,10 @@ def resolve_absolute_links(grants: Grants, working_directory: Optional[str], req
     return Resolution("guest", current + "/" if requested.endswith(("/", "/.")) else current, [asked] + followed)
 
 
+class _Number(str):
+    """A number of a request line, held as its tag while the line is rewritten (see ``linked_line``)."""
+
+
 def _unique(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
     """An object's keys as a dict; a key given twice is left for the component to refuse."""
     if len({key for key, _ in pairs}) != len(pairs):
@@ -184,8 +190,14 @@ def linked_line(grants: Grants, given: List[Tuple[str, str]], working_directory:
     ``check_write``; through one out of every grant (or round a loop) the line carries the ``link_refusal`` the
     component answers (for ``check_write`` only a link out of every grant stops it). Anything else, ``asked_via``
     given included, goes as it is."""
+    # Numbers travel as their own text (`1E2`, `-0`, `1e400`, integers past 2^53): each is read as a tag, a
+    # string with a random nonce, which the rewritten line then carries back as the text it stood for.
+    nonce, numbers = secrets.token_hex(8), []
+    def tag(text: str) -> _Number:
+        numbers.append(text)
+        return _Number(f"\0{nonce}:{len(numbers) - 1}")
     try:
-        request = json.loads(line, object_pairs_hook=_unique)
+        request = json.loads(line, object_pairs_hook=_unique, parse_int=tag, parse_float=tag, parse_constant=tag)
     except (TypeError, ValueError):
         return line
     if not isinstance(request, dict):
@@ -195,7 +207,7 @@ def linked_line(grants: Grants, given: List[Tuple[str, str]], working_directory:
         name, fields = request.get("name"), request.get("arguments")
         op = _TOOL_OPS.get(name) if isinstance(name, str) and isinstance(fields, dict) else None
     path = fields.get("path") if op in WALKED_OPS else None
-    if not isinstance(path, str) or "asked_via" in request:
+    if not isinstance(path, str) or isinstance(path, _Number) or "asked_via" in request:
         return line
     moved = onto_guest(given, path)
     outcome, value, asked_via = resolve_absolute_links(grants, working_directory, moved)
@@ -204,10 +216,15 @@ def linked_line(grants: Grants, given: List[Tuple[str, str]], working_directory:
             return line
         fields["path"] = moved
         request["link_refusal"] = value
-        return json.dumps(request, separators=(",", ":"))
+        return _untagged(json.dumps(request, separators=(",", ":")), nonce, numbers)
     if outcome == "as_asked" and moved == path:
         return line
     fields["path"] = value if outcome == "guest" else moved
     if outcome == "guest" and op != "check_write":
         request["asked_via"] = asked_via
-    return json.dumps(request, separators=(",", ":"))
+    return _untagged(json.dumps(request, separators=(",", ":")), nonce, numbers)
+
+
+def _untagged(text: str, nonce: str, numbers: List[str]) -> str:
+    """``text`` with each number's tag (see ``linked_line``) replaced by the number's own text."""
+    return re.sub(rf'"\\u0000{nonce}:(\d+)"', lambda found: numbers[int(found.group(1))], text)

@@ -95,6 +95,19 @@ class AskedViaTest(unittest.TestCase):
             self.assertEqual(line["link_refusal"], {"outside": {"link": "/w/out", "target": self.outside}})
             self.assertEqual((line["id"], line["path"]), ("r", "/w/out/z"))
 
+    def test_numbers_in_a_rewritten_line_keep_their_own_text(self):
+        line = _links.linked_line(
+            self.grants, [], None,
+            '{"id":1E2,"op":"read","path":"/w/a/x.txt","offset":-0,"limit":1e400,"column":18446744073709551615}',
+        )
+        self.assertEqual(
+            line,
+            '{"id":1E2,"op":"read","path":"/w/real/x.txt","offset":-0,"limit":1e400,"column":18446744073709551615,'
+            '"asked_via":["/w/a/x.txt","/w/a","/w/b"]}',
+        )
+        refused = _links.linked_line(self.grants, [], None, '{"id":1.0,"path":"/w/out/z"}')
+        self.assertTrue(refused.startswith('{"id":1.0,"path":"/w/out/z","link_refusal":'), refused)
+
     def test_a_line_the_walk_leaves_alone_goes_as_it_is(self):
         for line in [
             '{"op":"read","path":"/w/rel/x.txt"}',
