@@ -171,6 +171,10 @@ def resolve_absolute_links(grants: Grants, working_directory: Optional[str], req
     return Resolution("guest", current + "/" if requested.endswith(("/", "/.")) else current, [asked] + followed)
 
 
+#: The random part of a number's tag (see ``linked_line``): drawn once a process, so a request cannot know one.
+_NONCE = secrets.token_hex(8)
+
+
 class _Number(str):
     """A number of a request line, held as its tag while the line is rewritten (see ``linked_line``)."""
 
@@ -191,8 +195,8 @@ def linked_line(grants: Grants, given: List[Tuple[str, str]], working_directory:
     component answers (for ``check_write`` only a link out of every grant stops it). Anything else, ``asked_via``
     given included, goes as it is."""
     # Numbers travel as their own text (`1E2`, `-0`, `1e400`, integers past 2^53): each is read as a tag, a
-    # string with a random nonce, which the rewritten line then carries back as the text it stood for.
-    nonce, numbers = secrets.token_hex(8), []
+    # string with the process's random nonce, which the rewritten line then carries back as the text it stood for.
+    nonce, numbers = _NONCE, []
     def tag(text: str) -> _Number:
         numbers.append(text)
         return _Number(f"\0{nonce}:{len(numbers) - 1}")

@@ -254,12 +254,11 @@ impl<W: Write> Pager<W> {
     /// Reads the rest of every line `window` clamped (but one its own cursor continues inside, which the main
     /// loop reads). False after printing a read error.
     fn follow_clamped_lines(&mut self, path: &str, window: &Value) -> Result<bool, Failure> {
-        let clamped_lines = window["clamped_lines"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
+        let Some(clamped_lines) = window["clamped_lines"].as_array() else {
+            return Ok(true);
+        };
         let next_offset = window["next_offset"].as_u64();
-        for clamped in &clamped_lines {
+        for clamped in clamped_lines {
             let (Some(line), Some(column)) =
                 (clamped["line"].as_u64(), clamped["next_column"].as_u64())
             else {
