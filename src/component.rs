@@ -65,6 +65,7 @@ fn core_request(request: ReadRequest) -> reader::ReadRequest {
         tail: request.tail.map(u64::from),
         extract: request.extract,
         asked_via: request.asked_via.unwrap_or_default(),
+        fresh: request.fresh.unwrap_or(false),
     }
 }
 

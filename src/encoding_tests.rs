@@ -98,6 +98,7 @@ fn shift_jis_characters_straddling_the_block_boundary_decode_exactly_and_page_by
                         tail: None,
                         extract: None,
                         asked_via: Vec::new(),
+                        fresh: false,
                     },
                     0,
                 )

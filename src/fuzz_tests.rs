@@ -115,7 +115,7 @@ proptest! {
         let directory = tempfile::tempdir().expect("temp dir");
         std::fs::write(directory.path().join("f.txt"), &bytes).expect("write");
         let mut fs = NativeFileSystem::mount(&[(PathBuf::from(directory.path()), "/w".to_string())]);
-        let request = ReadRequest { path, offset, limit, column, tail: None, extract: None, asked_via: Vec::new() };
+        let request = ReadRequest { path, offset, limit, column, tail: None, extract: None, asked_via: Vec::new(), fresh: false };
         let once = read_once(config.clone(), &mut fs, &request);
         if let Ok(result) = &once {
             prop_assert!(result.window.budget_used <= result.window.budget_limit);

@@ -134,8 +134,9 @@ impl SessionMemory {
         SessionMemory::default()
     }
 
-    /// Decides what a read of `key` whose window hashes to `hash` returns, and records it.
-    pub fn decide(&mut self, key: &DedupKey, hash: u64, config: &Config) -> Decision {
+    /// Decides what a read of `key` whose window hashes to `hash` returns, and records it. A `fresh` read is
+    /// never a stub (the model says it lost the earlier result), but counts in the tripwire as any other read.
+    pub fn decide(&mut self, key: &DedupKey, hash: u64, config: &Config, fresh: bool) -> Decision {
         let repeat = matches!(&self.last, Some((last_key, last_hash)) if last_key == key && *last_hash == hash);
         let consecutive = if repeat {
             self.consecutive.saturating_add(1)
@@ -161,7 +162,7 @@ impl SessionMemory {
         if count >= config.loop_block_at {
             return Decision::Blocked { count, cycle };
         }
-        let model_has_it = config.dedup && self.dedup.get(key) == Some(&hash);
+        let model_has_it = !fresh && config.dedup && self.dedup.get(key) == Some(&hash);
         if model_has_it {
             if count >= config.loop_warn_at {
                 return Decision::Blocked { count, cycle };
@@ -416,21 +417,24 @@ mod tests {
         let config = Config::default();
         let mut memory = SessionMemory::new();
         assert_eq!(
-            memory.decide(&key(1, 100), 1, &config),
+            memory.decide(&key(1, 100), 1, &config, false),
             Decision::Content { warning: None }
         );
-        assert_eq!(memory.decide(&key(1, 100), 1, &config), Decision::Stub);
         assert_eq!(
-            memory.decide(&key(1, 100), 1, &config),
+            memory.decide(&key(1, 100), 1, &config, false),
+            Decision::Stub
+        );
+        assert_eq!(
+            memory.decide(&key(1, 100), 1, &config, false),
             Decision::Blocked { count: 3, cycle: 1 }
         );
         assert_eq!(
-            memory.decide(&key(1, 100), 1, &config),
+            memory.decide(&key(1, 100), 1, &config, false),
             Decision::Blocked { count: 4, cycle: 1 }
         );
         // Another range is counted apart.
         assert_eq!(
-            memory.decide(&key(1, 200), 1, &config),
+            memory.decide(&key(1, 200), 1, &config, false),
             Decision::Content { warning: None }
         );
     }
@@ -443,19 +447,19 @@ mod tests {
         };
         let mut memory = SessionMemory::new();
         assert_eq!(
-            memory.decide(&key(1, 10), 1, &config),
+            memory.decide(&key(1, 10), 1, &config, false),
             Decision::Content { warning: None }
         );
         assert_eq!(
-            memory.decide(&key(1, 10), 1, &config),
+            memory.decide(&key(1, 10), 1, &config, false),
             Decision::Content { warning: None }
         );
         assert!(matches!(
-            memory.decide(&key(1, 10), 1, &config),
+            memory.decide(&key(1, 10), 1, &config, false),
             Decision::Content { warning: Some(_) }
         ));
         assert_eq!(
-            memory.decide(&key(1, 10), 1, &config),
+            memory.decide(&key(1, 10), 1, &config, false),
             Decision::Blocked { count: 4, cycle: 1 }
         );
     }
@@ -464,15 +468,18 @@ mod tests {
     fn reset_returns_content_once_and_keeps_the_count() {
         let config = Config::default();
         let mut memory = SessionMemory::new();
-        memory.decide(&key(1, 10), 1, &config);
-        assert_eq!(memory.decide(&key(1, 10), 1, &config), Decision::Stub);
+        memory.decide(&key(1, 10), 1, &config, false);
+        assert_eq!(
+            memory.decide(&key(1, 10), 1, &config, false),
+            Decision::Stub
+        );
         memory.reset_dedup();
         assert!(matches!(
-            memory.decide(&key(1, 10), 1, &config),
+            memory.decide(&key(1, 10), 1, &config, false),
             Decision::Content { warning: Some(_) }
         ));
         assert_eq!(
-            memory.decide(&key(1, 10), 1, &config),
+            memory.decide(&key(1, 10), 1, &config, false),
             Decision::Blocked { count: 4, cycle: 1 }
         );
     }
@@ -481,13 +488,16 @@ mod tests {
     fn a_changed_window_or_another_tool_clears_the_count() {
         let config = Config::default();
         let mut memory = SessionMemory::new();
-        memory.decide(&key(1, 10), 1, &config);
+        memory.decide(&key(1, 10), 1, &config, false);
         assert_eq!(
-            memory.decide(&key(1, 10), 2, &config),
+            memory.decide(&key(1, 10), 2, &config, false),
             Decision::Content { warning: None }
         );
         memory.note_other_tool();
-        assert_eq!(memory.decide(&key(1, 10), 2, &config), Decision::Stub);
+        assert_eq!(
+            memory.decide(&key(1, 10), 2, &config, false),
+            Decision::Stub
+        );
     }
 
     #[test]
@@ -528,22 +538,22 @@ mod tests {
         let mut memory = SessionMemory::new();
         let (a, b) = (key(1, 10), key(11, 10));
         let content = Decision::Content { warning: None };
-        assert_eq!(memory.decide(&a, 1, &config), content);
-        assert_eq!(memory.decide(&b, 2, &config), content);
-        assert_eq!(memory.decide(&a, 1, &config), Decision::Stub);
-        assert_eq!(memory.decide(&b, 2, &config), Decision::Stub);
+        assert_eq!(memory.decide(&a, 1, &config, false), content);
+        assert_eq!(memory.decide(&b, 2, &config, false), content);
+        assert_eq!(memory.decide(&a, 1, &config, false), Decision::Stub);
+        assert_eq!(memory.decide(&b, 2, &config, false), Decision::Stub);
         // A is read the third time in the cycle: blocked, as the third identical read is.
         assert_eq!(
-            memory.decide(&a, 1, &config),
+            memory.decide(&a, 1, &config, false),
             Decision::Blocked { count: 3, cycle: 2 }
         );
         assert_eq!(
-            memory.decide(&b, 2, &config),
+            memory.decide(&b, 2, &config, false),
             Decision::Blocked { count: 3, cycle: 2 }
         );
         // Another tool starts the tripwire over.
         memory.note_other_tool();
-        assert_eq!(memory.decide(&b, 2, &config), Decision::Stub);
+        assert_eq!(memory.decide(&b, 2, &config, false), Decision::Stub);
     }
 
     #[test]
@@ -557,7 +567,7 @@ mod tests {
         let mut decisions = Vec::new();
         for _ in 0..4 {
             for (index, key) in keys.iter().enumerate() {
-                decisions.push(memory.decide(key, index as u64, &config));
+                decisions.push(memory.decide(key, index as u64, &config, false));
             }
         }
         let content = Decision::Content { warning: None };
@@ -585,12 +595,15 @@ mod tests {
         let mut memory = SessionMemory::new();
         let content = Decision::Content { warning: None };
         for page in 0..40 {
-            assert_eq!(memory.decide(&key(1 + page * 10, 10), 1, &config), content);
+            assert_eq!(
+                memory.decide(&key(1 + page * 10, 10), 1, &config, false),
+                content
+            );
         }
         // A B A B where B changes every time: A is stubbed, never blocked.
         let mut memory = SessionMemory::new();
         for round in 0..10u64 {
-            let a = memory.decide(&key(1, 10), 1, &config);
+            let a = memory.decide(&key(1, 10), 1, &config, false);
             assert_eq!(
                 a,
                 if round == 0 {
@@ -599,7 +612,10 @@ mod tests {
                     Decision::Stub
                 }
             );
-            assert_eq!(memory.decide(&key(11, 10), 100 + round, &config), content);
+            assert_eq!(
+                memory.decide(&key(11, 10), 100 + round, &config, false),
+                content
+            );
         }
     }
 
@@ -609,24 +625,24 @@ mod tests {
         let mut memory = SessionMemory::new();
         let content = Decision::Content { warning: None };
         let (head, all, other) = (key(1, 3), key(1, 10), key_of("/w/b.txt", 1));
-        assert_eq!(memory.decide(&head, 1, &config), content);
-        assert_eq!(memory.decide(&all, 2, &config), content);
-        assert_eq!(memory.decide(&other, 3, &config), content);
-        assert_eq!(memory.decide(&all, 2, &config), Decision::Stub);
+        assert_eq!(memory.decide(&head, 1, &config, false), content);
+        assert_eq!(memory.decide(&all, 2, &config, false), content);
+        assert_eq!(memory.decide(&other, 3, &config, false), content);
+        assert_eq!(memory.decide(&all, 2, &config, false), Decision::Stub);
         // Lines 1-3 are unchanged: lines 1-3 are still current, lines 1-10 are not; another file keeps its own.
         memory.file_changed("/w/a.txt", 3);
-        assert_eq!(memory.decide(&head, 1, &config), Decision::Stub);
-        assert_eq!(memory.decide(&all, 2, &config), content);
-        assert_eq!(memory.decide(&other, 3, &config), Decision::Stub);
+        assert_eq!(memory.decide(&head, 1, &config, false), Decision::Stub);
+        assert_eq!(memory.decide(&all, 2, &config, false), content);
+        assert_eq!(memory.decide(&other, 3, &config, false), Decision::Stub);
         // Changed from line 1: nothing of it is current, and the count of the run starts over.
-        assert_eq!(memory.decide(&all, 2, &config), Decision::Stub);
+        assert_eq!(memory.decide(&all, 2, &config, false), Decision::Stub);
         memory.file_changed("/w/a.txt", 0);
-        assert_eq!(memory.decide(&all, 2, &config), content);
-        assert_eq!(memory.decide(&head, 1, &config), content);
-        assert_eq!(memory.decide(&all, 2, &config), Decision::Stub);
-        assert_eq!(memory.decide(&all, 2, &config), Decision::Stub);
+        assert_eq!(memory.decide(&all, 2, &config, false), content);
+        assert_eq!(memory.decide(&head, 1, &config, false), content);
+        assert_eq!(memory.decide(&all, 2, &config, false), Decision::Stub);
+        assert_eq!(memory.decide(&all, 2, &config, false), Decision::Stub);
         assert_eq!(
-            memory.decide(&all, 2, &config),
+            memory.decide(&all, 2, &config, false),
             Decision::Blocked { count: 3, cycle: 1 }
         );
     }
@@ -637,18 +653,18 @@ mod tests {
         let mut memory = SessionMemory::new();
         let (a, b) = (key(1, 10), key_of("/w/b.txt", 1));
         for _ in 0..2 {
-            memory.decide(&a, 1, &config);
-            memory.decide(&b, 2, &config);
+            memory.decide(&a, 1, &config, false);
+            memory.decide(&b, 2, &config, false);
         }
         memory.break_run();
-        assert_eq!(memory.decide(&a, 1, &config), Decision::Stub);
-        assert_eq!(memory.decide(&b, 2, &config), Decision::Stub);
-        assert_eq!(memory.decide(&a, 1, &config), Decision::Stub);
+        assert_eq!(memory.decide(&a, 1, &config, false), Decision::Stub);
+        assert_eq!(memory.decide(&b, 2, &config, false), Decision::Stub);
+        assert_eq!(memory.decide(&a, 1, &config, false), Decision::Stub);
         memory.wrote("/w/b.txt");
         assert_eq!(
-            memory.decide(&b, 2, &config),
+            memory.decide(&b, 2, &config, false),
             Decision::Content { warning: None }
         );
-        assert_eq!(memory.decide(&a, 1, &config), Decision::Stub);
+        assert_eq!(memory.decide(&a, 1, &config, false), Decision::Stub);
     }
 }

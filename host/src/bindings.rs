@@ -46,7 +46,15 @@ impl ReadRequest {
             tail: None,
             extract: None,
             asked_via: None,
+            fresh: None,
         }
+    }
+
+    /// Returns the content even when the session already returned this window unchanged (never a stub): for a
+    /// model whose context lost the earlier result. It still counts in the loop tripwire.
+    pub fn fresh(mut self, fresh: bool) -> Self {
+        self.fresh = Some(fresh);
+        self
     }
 
     /// Sets the first line (1-based; 0 is read as 1).

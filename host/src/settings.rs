@@ -404,9 +404,10 @@ pub fn wit_config(record: ConfigRecord) -> Config {
     }
 }
 
-/// The line limit in force under `config` (its `max_lines`, else the default 2,000), for the tool's schema.
-pub fn max_lines(config: &Config) -> u64 {
-    CoreConfig::resolve(core_input(config)).0.max_lines
+/// The config in force under `config` (every field resolved, a value out of range at its default), as the
+/// component reads it: the tool definitions state its line limit and the size of a reply.
+pub fn resolved(config: &Config) -> CoreConfig {
+    CoreConfig::resolve(core_input(config)).0
 }
 
 /// The config in force as a config object (every field present, defaults filled in), as the protocol's `config`

@@ -191,7 +191,7 @@ export class Session {
 
   /** {@link Session#answer}, parsed, for a request object (a BigInt as an integer) or its text. @returns {object} */
   request(request) { return JSON.parse(this.answer(typeof request === 'string' ? request : toJson(request))); }
-  /** A `read` of `(path, {offset, limit, column, tail, extract})` or `({path, ...})`: a window, stub or error. */
+  /** A `read` of `(path, {offset, limit, column, tail, extract, fresh})` or `({path, ...})`: a window, stub or error. */
   read(pathOrRequest, options) { return this.request(readRequest('read', pathOrRequest, options)); }
   /** A `read_once`: a window with the session's config and none of its memory; as {@link Session#read}. */
   readOnce(pathOrRequest, options) { return this.request(readRequest('read_once', pathOrRequest, options)); }

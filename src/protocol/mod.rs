@@ -6,6 +6,7 @@
 mod answers;
 pub mod config_json;
 mod json_in;
+pub mod mcp;
 mod requests;
 mod session;
 pub mod tools;

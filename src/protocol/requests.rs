@@ -58,8 +58,14 @@ pub enum Request {
     Configure(Map<String, Value>),
     /// `tools`: the tool definitions in a format (`openai`, `anthropic` or `mcp`).
     Tools(String),
-    /// `tool_call`: a model's call of one of those tools, run as the op it stands for.
-    ToolCall(Box<Request>),
+    /// `tool_call`: a model's call of one of those tools, run as the op it stands for, answered in the shape
+    /// `reply` names.
+    ToolCall {
+        /// The op the call stands for.
+        call: Box<Request>,
+        /// The shape of the answer.
+        reply: ToolReply,
+    },
     /// `capture_begin`: begin capturing a command's output.
     CaptureBegin(CaptureInput),
     /// `capture_chunk`: output bytes for the open capture (`text` or `base64`).
@@ -74,6 +80,17 @@ pub enum Request {
         /// Why.
         refusal: LinkRefusal,
     },
+}
+
+/// The shape a `tool_call` is answered in (its `reply` field).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ToolReply {
+    /// `"answer"` (the default): the answer of the op the call stands for, with its `text`.
+    #[default]
+    Answer,
+    /// `"mcp"`: an MCP `CallToolResult` (`content`, `structuredContent`, `isError`) that carries the window
+    /// once (docs/protocol.md, "MCP replies").
+    Mcp,
 }
 
 /// The host's `link_refusal` field: what its walk of a path's absolute links (which WASI cannot read) found.
@@ -145,6 +162,7 @@ const READ_FIELDS: &[&str] = &[
     "column",
     "tail",
     "extract",
+    "fresh",
     "asked_via",
     "link_refusal",
 ];
@@ -159,7 +177,7 @@ fn fields_of(op: &str) -> Option<&'static [&'static str]> {
         "other_tool" | "reset_dedup" | "stats" | "config" => &[],
         "configure" => super::config_json::CONFIG_FIELDS,
         "tools" => &["format"],
-        "tool_call" => &["name", "arguments", "asked_via", "link_refusal"],
+        "tool_call" => &["name", "arguments", "reply", "asked_via", "link_refusal"],
         "wrote" => &["path"],
         "check_write" => &["path", "text", "link_refusal"],
         "report_tokens" => &["path", "offset", "lines", "tokens"],
@@ -252,9 +270,13 @@ fn op_request(op: &str, fields: &Fields, notes: &mut Vec<String>) -> Result<Requ
         "configure" => Request::Configure(map.clone()),
         "tools" => Request::Tools(fields.string("format")?),
         "tool_call" => {
+            let reply = tool_reply(fields)?;
             let (call, call_notes) = tool_call(fields)?;
             notes.extend(call_notes);
-            Request::ToolCall(Box::new(call))
+            Request::ToolCall {
+                call: Box::new(call),
+                reply,
+            }
         }
         "capture_begin" => Request::CaptureBegin(capture_config(fields)?),
         "capture_chunk" => Request::CaptureChunk(chunk(map)?),
@@ -280,26 +302,63 @@ fn op_request(op: &str, fields: &Fields, notes: &mut Vec<String>) -> Result<Requ
     })
 }
 
-/// A `tool_call`: `name` (`read_file` or `check_write`) and `arguments` (an object, or absent), read as the op the
-/// tool stands for, with refusals that name the tool and its arguments rather than the op.
+/// A `tool_call`'s `reply`: `"answer"` (or absent) or `"mcp"`.
+fn tool_reply(fields: &Fields) -> Result<ToolReply, ReadError> {
+    match fields.opt_string("reply")?.as_deref() {
+        None | Some("answer") => Ok(ToolReply::Answer),
+        Some("mcp") => Ok(ToolReply::Mcp),
+        Some(other) => Err(ReadError::invalid(format!(
+            "`reply` must be \"answer\" or \"mcp\", not {other:?}"
+        ))),
+    }
+}
+
+/// A tool call's `arguments`: an object, absent (no arguments), or a string holding a JSON object (as OpenAI
+/// function calling and some MCP clients send them), read as that object with a note.
+fn call_arguments(
+    fields: &Fields,
+    notes: &mut Vec<String>,
+) -> Result<Map<String, Value>, ReadError> {
+    match fields.present("arguments") {
+        None => Ok(Map::new()),
+        Some(Value::Object(arguments)) => Ok(arguments.clone()),
+        Some(Value::String(text)) => match super::json_in::parse_strict(text) {
+            Ok(Value::Object(arguments)) => {
+                notes.push(
+                    "`arguments` was a string holding a JSON object; it was read as that object. Send the \
+                     arguments as a JSON object."
+                        .to_owned(),
+                );
+                Ok(arguments)
+            }
+            Ok(other) => Err(ReadError::invalid(format!(
+                "`arguments` must be an object; it was a string holding {}",
+                type_name(&other)
+            ))),
+            Err(error) => Err(ReadError::invalid(format!(
+                "`arguments` must be an object; it was a string that is not a JSON object ({error})"
+            ))),
+        },
+        Some(other) => Err(ReadError::invalid(format!(
+            "`arguments` must be an object, not {}",
+            type_name(other)
+        ))),
+    }
+}
+
+/// A `tool_call`: `name` (`read_file` or `check_write`) and `arguments` (see [`call_arguments`]), read as the op
+/// the tool stands for, with refusals that name the tool and its arguments rather than the op.
 fn tool_call(fields: &Fields) -> Result<(Request, Vec<String>), ReadError> {
     use super::tools::{CHECK_WRITE, READ_FILE};
     let name = fields.string("name")?;
-    let empty = Map::new();
-    let arguments = match fields.present("arguments") {
-        None => &empty,
-        Some(Value::Object(arguments)) => arguments,
-        Some(other) => {
-            return Err(ReadError::invalid(format!(
-                "`arguments` must be an object, not {}",
-                type_name(other)
-            )))
-        }
-    };
+    let mut notes = Vec::new();
+    let arguments = &call_arguments(fields, &mut notes)?;
     let (op, allowed): (&str, &[&str]) = match name.as_str() {
         READ_FILE => (
             "read",
-            &["path", "offset", "limit", "column", "tail", "extract"],
+            &[
+                "path", "offset", "limit", "column", "tail", "extract", "fresh",
+            ],
         ),
         CHECK_WRITE => ("check_write", &["path", "text"]),
         other => {
@@ -338,7 +397,9 @@ fn tool_call(fields: &Fields) -> Result<(Request, Vec<String>), ReadError> {
             request.insert((*host_field).into(), value.clone());
         }
     }
-    parse_request(&Value::Object(request))
+    let (call, call_notes) = parse_request(&Value::Object(request))?;
+    notes.extend(call_notes);
+    Ok((call, notes))
 }
 
 /// The path a `link_refusal` refuses: the request's `path` (a tool call's `arguments.path`).
@@ -396,6 +457,7 @@ fn read_request(fields: &Fields, notes: &mut Vec<String>) -> Result<ReadRequest,
         tail,
         extract: fields.lenient_bool("extract", notes)?,
         asked_via: fields.opt_strings("asked_via")?.unwrap_or_default(),
+        fresh: fields.lenient_bool("fresh", notes)?.unwrap_or(false),
     })
 }
 
@@ -604,10 +666,13 @@ mod tests {
         );
         assert_eq!(
             parsed(r#"{"op":"tool_call","name":"read_file","arguments":{"path":"a","limit":"2"}}"#),
-            Request::ToolCall(Box::new(Request::Read(ReadRequest {
-                limit: Some(2),
-                ..read("a")
-            })))
+            Request::ToolCall {
+                call: Box::new(Request::Read(ReadRequest {
+                    limit: Some(2),
+                    ..read("a")
+                })),
+                reply: ToolReply::Answer,
+            }
         );
     }
 

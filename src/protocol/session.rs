@@ -9,6 +9,7 @@ use super::answers::{
 };
 use super::config_json::{configure, effective_json, parse_config, ConfigRecord};
 use super::json_in::parse_strict;
+use super::mcp::{call_tool_result, wants_mcp_reply};
 use super::requests::{parse_request, CaptureEnd, LinkRefusal, Request};
 use super::tools::{definitions, Format};
 use crate::capture::CaptureInput;
@@ -108,15 +109,19 @@ impl<F: SpillFs> ProtocolSession<F> {
             }
         };
         let id = value.get("id").cloned();
-        if let Some(error) = &self.malformed_config {
-            return with_id(id, error_json(error));
-        }
-        let answer = match parse_request(&value) {
-            Ok((request, notes)) => {
+        let answer = match (&self.malformed_config, parse_request(&value)) {
+            (Some(error), _) => error_json(error),
+            (None, Err(error)) => error_json(&error),
+            (None, Ok((request, notes))) => {
                 let answer = self.run(request, value.get("op").and_then(Value::as_str));
                 with_notes(answer, notes)
             }
-            Err(error) => error_json(&error),
+        };
+        // A tool call asking for an MCP reply gets one whatever happened, a refusal of the line included.
+        let answer = if wants_mcp_reply(&value) {
+            call_tool_result(with_text(answer))
+        } else {
+            answer
         };
         with_id(id, answer)
     }
@@ -127,7 +132,7 @@ impl<F: SpillFs> ProtocolSession<F> {
     }
 
     fn run(&mut self, request: Request, op: Option<&str>) -> Value {
-        if let Request::ToolCall(call) = request {
+        if let Request::ToolCall { call, .. } = request {
             let op = match *call {
                 Request::CheckWrite { .. } => "check_write",
                 _ => "read",
@@ -189,7 +194,7 @@ impl<F: SpillFs> ProtocolSession<F> {
             Request::Tools(format) => self.tools(&format),
             Request::LinkRefused { requested, refusal } => self.link_refused(&requested, refusal),
             // Unwrapped above; a tool call inside a tool call is not a request the parser makes.
-            Request::ToolCall(_) => {
+            Request::ToolCall { .. } => {
                 error_json(&ReadError::invalid("a tool call cannot call a tool"))
             }
             Request::CaptureBegin(input) => {
@@ -286,7 +291,7 @@ impl<F: SpillFs> ProtocolSession<F> {
         let (config, _) = crate::config::Config::resolve(self.config.input());
         serde_json::json!({
             "status": "ok",
-            "tools": definitions(format, config.max_lines),
+            "tools": definitions(format, &config),
         })
     }
 
@@ -310,21 +315,22 @@ impl<F: SpillFs> ProtocolSession<F> {
 }
 
 /// The answer for `request` that a host could not run (`cause`: `trap`, `deadline`, `memory_limit` or
-/// `start`), with the request's `id` first when it had one.
+/// `start`), with the request's `id` first when it had one; an MCP `CallToolResult` when the request is a
+/// `tool_call` asking for an MCP reply.
 pub fn host_error_answer(
     request: &str,
     cause: &str,
     message: &str,
     session_restarted: bool,
 ) -> String {
-    let id = serde_json::from_str::<Value>(request)
-        .ok()
-        .and_then(|value| value.get("id").cloned());
-    with_id(
-        id,
-        super::answers::host_error_json(cause, message, session_restarted),
-    )
-    .to_string()
+    let request = serde_json::from_str::<Value>(request).ok();
+    let id = request.as_ref().and_then(|value| value.get("id").cloned());
+    let answer = super::answers::host_error_json(cause, message, session_restarted);
+    let answer = match request {
+        Some(request) if wants_mcp_reply(&request) => call_tool_result(answer),
+        _ => answer,
+    };
+    with_id(id, answer).to_string()
 }
 
 /// A finished capture with what the host said of the command's end: the timeout that killed it and the host's own
@@ -433,7 +439,7 @@ mod tests {
         );
         assert_eq!(
             host_only["error"]["message"],
-            "unknown field `colour` for op `read`; its fields are: path, offset, limit, column, tail, extract"
+            "unknown field `colour` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh"
         );
     }
 

@@ -5,6 +5,8 @@
 
 use serde_json::{json, Value};
 
+use crate::config::{Budget, Config};
+
 /// The name of the tool that reads a window.
 pub const READ_FILE: &str = "read_file";
 
@@ -31,7 +33,8 @@ exactly once.
 Asking again for a window you already received, while the file is unchanged, returns a short \
 `[read-window: unchanged] ...` stub instead of the content: the earlier result is still current, so use it \
 instead of reading again, or read another range. The stub keeps the cursor and names the call that continues, \
-so paging goes on through it. Repeating the same read anyway, or going round the same windows in a cycle, is \
+so paging goes on through it. If that earlier result is no longer in your context (it was compacted or \
+dropped), repeat the call with `fresh`: true to get the content again. Repeating the same read anyway, or going round the same windows in a cycle, is \
 blocked: a loop_blocked error that says to stop re-reading; so is asking again and again for a file that does \
 not exist.
 
@@ -60,7 +63,7 @@ write it to a new file instead, or for a notebook read its JSON with extract=fal
 
 /// The JSON Schema (draft 2020-12, an object) of `read_file`'s input for a session whose line limit is
 /// `max_lines`: `path` (required), `offset`, `limit` (its description and `maximum` state the limit), `column`,
-/// `tail` and `extract`; no other property.
+/// `tail`, `extract` and `fresh`; no other property.
 pub fn read_input_schema_for(max_lines: u64) -> Value {
     json!({
         "type": "object",
@@ -104,11 +107,42 @@ pub fn read_input_schema_for(max_lines: u64) -> Value {
                                 is read as its extracted text; default true. false reads the file's own bytes: \
                                 a notebook's JSON (to edit it and write the whole JSON back), or a file named \
                                 like a document that holds plain text."
+            },
+            "fresh": {
+                "type": "boolean",
+                "description": "true returns the content even when this window was already returned and is \
+                                unchanged (never an \"unchanged\" stub): for when that earlier result is no longer \
+                                in your context. Default false. Still counts as a repeated read."
             }
         },
         "required": ["path"],
         "additionalProperties": false
     })
+}
+
+/// The `_meta` key of a tool in MCP `tools/list` that Claude Code reads: the characters of a result it shows the
+/// model rather than saving to a file (about 50,000 when a tool declares none; at most
+/// [`MAX_RESULT_CHARS_CEILING`]). A tool that declares it is held to it instead of `MAX_MCP_OUTPUT_TOKENS`.
+pub const MAX_RESULT_CHARS_META: &str = "anthropic/maxResultSizeChars";
+
+/// The most a tool may declare under [`MAX_RESULT_CHARS_META`].
+pub const MAX_RESULT_CHARS_CEILING: u64 = 500_000;
+
+/// Characters of a reply besides the window: the hint, its warnings and notes.
+const HINT_ALLOWANCE_CHARS: u64 = 4_096;
+
+/// The most characters a `read_file` reply carries under `budget`: the window (a token holds at most 16
+/// characters: none is estimated under 1/8 of a token, and a learned density is at least 0.5), the hint and the
+/// structured fields, at most [`MAX_RESULT_CHARS_CEILING`].
+pub fn max_result_chars(budget: &Budget) -> u64 {
+    let window = match budget {
+        Budget::Characters(chars) => *chars,
+        Budget::Tokens { .. } => budget.limit().saturating_mul(16),
+    };
+    let fields = super::mcp::FIELDS_ALLOWANCE_BYTES as u64;
+    window
+        .saturating_add(HINT_ALLOWANCE_CHARS + fields)
+        .min(MAX_RESULT_CHARS_CEILING)
 }
 
 /// A format tool definitions are rendered in.
@@ -142,6 +176,8 @@ struct Tool {
     input: Value,
     output: Value,
     idempotent: bool,
+    /// The characters its results carry at most (MCP `_meta`, see [`MAX_RESULT_CHARS_META`]).
+    max_result_chars: Option<u64>,
 }
 
 impl Tool {
@@ -169,28 +205,34 @@ impl Tool {
                 if self.idempotent {
                     annotations["idempotentHint"] = json!(true);
                 }
-                json!({
+                let mut tool = json!({
                     "name": self.name,
                     "title": self.title,
                     "description": self.description,
                     "inputSchema": self.input,
                     "outputSchema": self.output,
                     "annotations": annotations,
-                })
+                });
+                if let Some(chars) = self.max_result_chars {
+                    tool["_meta"] = json!({ MAX_RESULT_CHARS_META: chars });
+                }
+                tool
             }
         }
     }
 }
 
-/// The tools `read_file` and `check_write` in `format`, for a session whose line limit is `max_lines`.
-pub fn definitions(format: Format, max_lines: u64) -> Vec<Value> {
+/// The tools `read_file` and `check_write` in `format`, for a session under `config`: `read_file`'s `limit`
+/// states its line limit, and in MCP its `_meta` the characters a reply carries at most under its budget.
+pub fn definitions(format: Format, config: &Config) -> Vec<Value> {
     let read = Tool {
         name: READ_FILE,
         title: "Read a file window",
         description: READ_FILE_DESCRIPTION,
-        input: read_input_schema_for(max_lines),
+        input: read_input_schema_for(config.max_lines),
         output: read_output_schema(),
         idempotent: false,
+        max_result_chars: Some(max_result_chars(&config.budget)),
     };
     let check = Tool {
         name: CHECK_WRITE,
@@ -199,6 +241,7 @@ pub fn definitions(format: Format, max_lines: u64) -> Vec<Value> {
         input: check_write_input_schema(),
         output: check_write_output_schema(),
         idempotent: true,
+        max_result_chars: None,
     };
     vec![read.render(format), check.render(format)]
 }
@@ -270,20 +313,18 @@ pub fn error_schema() -> Value {
     })
 }
 
-/// The output JSON Schema of `read_file`: the answer shape of a read (docs/protocol.md).
+/// The output JSON Schema of `read_file`: the structured content of an MCP reply (docs/protocol.md, "MCP
+/// replies"), the answer's fields without what its text content carries.
 pub fn read_output_schema() -> Value {
     let count = json!({ "type": "integer", "minimum": 0 });
     json!({
         "type": "object",
-        "description": "A window (status ok), an unchanged stub (status unchanged, no content) or an error \
-                        (status error).",
+        "description": "The fields of a window (status ok), an unchanged stub (status unchanged) or an error \
+                        (status error). The window itself, its hint, warnings and a stub's message are the text \
+                        content, sent once.",
         "properties": {
             "status": { "type": "string", "enum": ["ok", "unchanged", "error"] },
-            "content_returned": { "type": "boolean", "description": "True exactly when `content` is present." },
-            "content": {
-                "type": "string",
-                "description": "The window: one `N|text` line per file line, each ending in a line feed."
-            },
+            "content_returned": { "type": "boolean", "description": "True when the text content holds the window." },
             "path": { "type": "string", "description": "The path that was read, after resolving links." },
             "start_line": { "type": "integer", "minimum": 0, "description": "The first line shown, 1-based." },
             "start_column": { "type": "integer", "minimum": 0, "description": "The column it starts at, 0-based." },
@@ -311,7 +352,7 @@ pub fn read_output_schema() -> Value {
             "clamped_lines": {
                 "type": "array",
                 "description": "Lines cut at the maximum line length: read the rest with offset=line, \
-                                column=next_column.",
+                                column=next_column. At most 64; clamped_lines_total counts them when there are more.",
                 "items": {
                     "type": "object",
                     "properties": {
@@ -323,7 +364,11 @@ pub fn read_output_schema() -> Value {
                     "required": ["line", "shown_chars", "total_chars", "next_column"]
                 }
             },
-            "hint": { "type": "string", "description": "What was shown and the call that continues." },
+            "clamped_lines_total": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "When more lines were clamped than clamped_lines lists: how many."
+            },
             "file_size": { "type": "integer", "minimum": 0, "description": "The file's size in bytes." },
             "encoding": {
                 "type": "object",
@@ -350,24 +395,59 @@ pub fn read_output_schema() -> Value {
                 },
                 "required": ["unit", "limit", "used"]
             },
-            "warnings": { "type": "array", "items": { "type": "string" } },
+            "document": document_schema(),
             "dedup": { "type": "boolean", "description": "Set on a stub: the window was already returned." },
-            "message": {
-                "type": "string",
-                "description": "The stub's message: the earlier result is still current, then the call that continues."
-            },
-            "text": {
-                "type": "string",
-                "description": "Exactly what the model sees: a window's content, a blank line, the hint and its \
-                                warnings; a stub's or an error's message."
-            },
             "error": error_schema()
         },
         "required": ["status", "content_returned"]
     })
 }
 
-/// The output JSON Schema of `check_write`: the answer of a write check.
+/// The `document` object of a window of a document read as its extracted text, as an MCP reply bounds it.
+fn document_schema() -> Value {
+    let count = json!({ "type": "integer", "minimum": 0 });
+    json!({
+        "type": "object",
+        "description": "The document the window's text was extracted from, and where its parts start.",
+        "properties": {
+            "format": {
+                "type": "string",
+                "enum": ["ipynb", "docx", "xlsx", "xls", "ods", "pptx", "odp", "odt", "epub", "pdf"]
+            },
+            "parts": {
+                "type": "array",
+                "description": "The parts (pages, sheets, slides, cells, chapters) from the one the window starts \
+                                in to the one after it, at most 24.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "kind": { "type": "string", "enum": ["cell", "page", "sheet", "slide", "chapter"] },
+                        "number": count,
+                        "name": { "type": "string" },
+                        "first_line": count,
+                        "characters": count
+                    },
+                    "required": ["kind", "number", "first_line", "characters"]
+                }
+            },
+            "parts_total": { "type": "integer", "minimum": 0, "description": "How many parts there are." },
+            "pages": { "type": "integer", "minimum": 0, "description": "A PDF's page count." },
+            "empty_pages": {
+                "type": "array",
+                "description": "A PDF's runs of pages with no text layer, [first, last], at most 24.",
+                "items": { "type": "array", "items": count }
+            },
+            "empty_pages_total": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "When there are more runs of empty pages than empty_pages lists: how many."
+            }
+        },
+        "required": ["format", "parts"]
+    })
+}
+
+/// The output JSON Schema of `check_write`: the structured content of an MCP reply to a write check.
 pub fn check_write_output_schema() -> Value {
     json!({
         "type": "object",
@@ -375,7 +455,6 @@ pub fn check_write_output_schema() -> Value {
         "properties": {
             "status": { "type": "string", "enum": ["ok", "error"] },
             "content_returned": { "type": "boolean" },
-            "text": { "type": "string", "description": "What the model sees: ok, or the error's message." },
             "error": error_schema()
         },
         "required": ["status"]
@@ -420,9 +499,10 @@ mod tests {
 
     #[test]
     fn every_format_carries_the_same_schemas() {
-        let openai = definitions(Format::Openai, 2000);
-        let anthropic = definitions(Format::Anthropic, 2000);
-        let mcp = definitions(Format::Mcp, 2000);
+        let config = Config::default();
+        let openai = definitions(Format::Openai, &config);
+        let anthropic = definitions(Format::Anthropic, &config);
+        let mcp = definitions(Format::Mcp, &config);
         assert_eq!(
             openai[0]["function"]["parameters"],
             anthropic[0]["input_schema"]
@@ -431,5 +511,26 @@ mod tests {
         assert_eq!(mcp[0]["name"], json!("read_file"));
         assert_eq!(mcp[1]["annotations"]["idempotentHint"], json!(true));
         assert_eq!(mcp[0]["outputSchema"]["type"], json!("object"));
+        assert!(openai[0].get("_meta").is_none() && mcp[1].get("_meta").is_none());
+    }
+
+    #[test]
+    fn mcp_declares_the_characters_a_reply_carries_at_most() {
+        let meta = |budget: Budget| {
+            let config = Config {
+                budget,
+                ..Config::default()
+            };
+            definitions(Format::Mcp, &config)[0]["_meta"][MAX_RESULT_CHARS_META].clone()
+        };
+        // 100,000 characters of window, 4,096 of hint, 12,288 of fields.
+        assert_eq!(meta(Budget::Characters(100_000)), json!(116_384));
+        // The MCP default: 18,000 tokens of at most 16 characters each.
+        let tokens = Budget::Tokens {
+            cap: 20_000,
+            headroom: 0.9,
+        };
+        assert_eq!(meta(tokens), json!(304_384));
+        assert_eq!(meta(Budget::Characters(10_000_000)), json!(500_000));
     }
 }

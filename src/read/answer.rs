@@ -198,13 +198,15 @@ pub(super) fn raw_bytes_error(error: ReadError, request: &ReadRequest) -> ReadEr
 
 impl Reader {
     /// The answer to a read whose window is `result`, as the session memory decides: the window (with the
-    /// session's warnings), a stub for an unchanged repeat, or the `loop-blocked` error.
+    /// session's warnings), a stub for an unchanged repeat (never for a `fresh` request), or the `loop-blocked`
+    /// error.
     pub(super) fn answer_of(
         &mut self,
         mut result: ReadResult,
         resolved: &Resolved,
-        requested: &str,
+        request: &ReadRequest,
     ) -> Result<ReadOutcome, ReadError> {
+        let requested = request.path.as_str();
         // The key is the window as returned, not as asked: two requests that return the same lines (a limit past
         // the end of the file, a budget that stops both at line 52) are the same read.
         let key = DedupKey {
@@ -217,7 +219,10 @@ impl Reader {
             shape: shape_of(&self.config),
         };
         let window = &result.window;
-        match self.memory.decide(&key, window_hash(window), &self.config) {
+        match self
+            .memory
+            .decide(&key, window_hash(window), &self.config, request.fresh)
+        {
             Decision::Blocked { count, cycle } => {
                 Err(loop_blocked(window, &resolved.path, count, cycle).at_path(&resolved.path))
             }
@@ -287,7 +292,7 @@ pub(super) fn stub_of(window: &Window, path: &str) -> UnchangedStub {
         };
         let column = crate::hint::start_column_clause(window);
         format!(
-            "{MARKER_PREFIX}unchanged] {lines}{column} of {} in {path} {have} earlier in this session; that result is still current, so it is not sent again.",
+            "{MARKER_PREFIX}unchanged] {lines}{column} of {} in {path} {have} earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true).",
             window.total_lines
         )
     };

@@ -201,7 +201,7 @@ impl Reader {
             let (result, change) = self.open_and_window(fs, request, &prepared, &resolved)?;
             (result, Some(change))
         };
-        let outcome = self.answer_of(result, &resolved, request.path.as_str());
+        let outcome = self.answer_of(result, &resolved, request);
         self.after_read(&resolved.path, change, outcome)
     }
 

@@ -23,6 +23,9 @@ pub struct ReadRequest {
     /// When the host resolved absolute links itself and rewrote `path` to where they lead: the absolute guest
     /// path asked for, then each link the host followed, in order. The credential rules are checked on each.
     pub asked_via: Vec<String>,
+    /// Return the content even when this session already returned the same unchanged window (no stub): the way
+    /// back for a model whose context lost the earlier result (compaction). The read still counts in the tripwire.
+    pub fresh: bool,
 }
 
 /// The normalized request and the path it names.

@@ -24,6 +24,7 @@ mod stub_and_miss_tests {
             tail: None,
             extract: None,
             asked_via: Vec::new(),
+            fresh: false,
         }
     }
 
@@ -52,7 +53,7 @@ mod stub_and_miss_tests {
         assert_eq!((first.next_offset, first.next_column), (Some(3), None));
         assert_eq!(
             first.message,
-            "[read-window: unchanged] Lines 1-2 of 5 in /w/a.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again. Use offset=3 to continue."
+            "[read-window: unchanged] Lines 1-2 of 5 in /w/a.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Use offset=3 to continue."
         );
         let last = request("a.txt", 5, None, None);
         reader.read(&mut fs, &last, 0).unwrap();
@@ -60,7 +61,7 @@ mod stub_and_miss_tests {
         assert_eq!((last.next_offset, last.next_column), (None, None));
         assert_eq!(
             last.message,
-            "[read-window: unchanged] Line 5 of 5 in /w/a.txt has not changed since you read it earlier in this session; that result is still current, so it is not sent again. Nothing after line 5 is left to read."
+            "[read-window: unchanged] Line 5 of 5 in /w/a.txt has not changed since you read it earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Nothing after line 5 is left to read."
         );
     }
 
@@ -81,13 +82,13 @@ mod stub_and_miss_tests {
         reader.read(&mut fs, &whole, 0).unwrap();
         assert_eq!(
             stub(reader.read(&mut fs, &whole, 0)).message,
-            "[read-window: unchanged] Lines 1-5 of 5 in /w/five.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again. Nothing after line 5 is left, but clamped text inside the window is: 5 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40, offset=3 column=40 and 2 more (see clamped_lines of the earlier result)."
+            "[read-window: unchanged] Lines 1-5 of 5 in /w/five.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Nothing after line 5 is left, but clamped text inside the window is: 5 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40, offset=3 column=40 and 2 more (see clamped_lines of the earlier result)."
         );
         let page = request("five.txt", 1, Some(4), None);
         reader.read(&mut fs, &page, 0).unwrap();
         assert_eq!(
             stub(reader.read(&mut fs, &page, 0)).message,
-            "[read-window: unchanged] Lines 1-4 of 5 in /w/five.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again. Use offset=5 to continue. 4 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40, offset=3 column=40 and 1 more (see clamped_lines of the earlier result)."
+            "[read-window: unchanged] Lines 1-4 of 5 in /w/five.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Use offset=5 to continue. 4 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40, offset=3 column=40 and 1 more (see clamped_lines of the earlier result)."
         );
     }
 
@@ -152,7 +153,7 @@ mod stub_and_miss_tests {
         assert_eq!(clamped.next_offset, None);
         assert_eq!(
             clamped.message,
-            "[read-window: unchanged] Lines 1-3 of 3 in /w/long.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again. Nothing after line 3 is left, but clamped text inside the window is: 2 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40."
+            "[read-window: unchanged] Lines 1-3 of 3 in /w/long.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Nothing after line 3 is left, but clamped text inside the window is: 2 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40."
         );
         let tail = request("long.txt", 2, Some(1), Some(60));
         reader.read(&mut fs, &tail, 0).unwrap();
@@ -160,7 +161,7 @@ mod stub_and_miss_tests {
         assert_eq!((tail.next_offset, tail.next_column), (Some(3), None));
         assert_eq!(
             tail.message,
-            "[read-window: unchanged] Line 2 (line 2 from column 60) of 3 in /w/long.txt has not changed since you read it earlier in this session; that result is still current, so it is not sent again. Use offset=3 to continue."
+            "[read-window: unchanged] Line 2 (line 2 from column 60) of 3 in /w/long.txt has not changed since you read it earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Use offset=3 to continue."
         );
     }
 
@@ -231,6 +232,7 @@ mod returned_and_change_tests {
             tail: None,
             extract: None,
             asked_via: Vec::new(),
+            fresh: false,
         };
         reader.read(fs, &request, 0).unwrap()
     }
@@ -490,6 +492,7 @@ mod read_count_tests {
                 tail: None,
                 extract: None,
                 asked_via: Vec::new(),
+                fresh: false,
             };
             match reader.read(&mut fs, &request, at as u64) {
                 Ok(ReadOutcome::Window(result)) => content = result.window.content,

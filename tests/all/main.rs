@@ -12,6 +12,7 @@ mod large_files;
 mod load;
 #[allow(deprecated)]
 mod mcp;
+mod mcp_fit;
 mod scenarios;
 mod session_memory;
 mod settings;

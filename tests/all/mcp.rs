@@ -190,6 +190,13 @@ async fn lists_read_file_and_check_write_with_their_schemas() {
     assert_eq!(output["type"], "object");
     assert_eq!(output["required"], json!(["status", "content_returned"]));
     assert!(read.annotations.as_ref().unwrap().read_only_hint == Some(true));
+    // Claude Code shows a result inline up to the characters a tool declares: 18,000 tokens of window at most 16
+    // characters each, the hint and the fields.
+    assert_eq!(
+        serde_json::to_value(&read.meta).unwrap(),
+        json!({"anthropic/maxResultSizeChars": 304_384})
+    );
+    assert_eq!(input["properties"]["fresh"]["type"], "boolean");
 
     let check = &tools[1];
     let input = Value::Object((*check.input_schema).clone());
@@ -221,10 +228,12 @@ async fn read_file_is_a_session_window_stub_and_error() {
     assert_eq!(text(&window), format!("2|beta\n3|gamma\n\n{hint}"));
     let answer = structured(&window);
     conforms(answer, &schema, "window");
-    // The tool's text is the answer's `text`, for a window, a stub, a block and an error alike.
-    assert_eq!(text(&window), answer["text"]);
+    // The window travels once: in the text, never again in the structured content.
+    for key in ["content", "text", "hint", "message", "warnings"] {
+        assert!(answer.get(key).is_none(), "{key} in {answer}");
+    }
     assert_eq!(answer["status"], "ok");
-    assert_eq!(answer["content"], "2|beta\n3|gamma\n");
+    assert_eq!(answer["content_returned"], true);
     assert_eq!(answer["start_line"], 2);
     assert_eq!(answer["end_line"], 3);
     assert_eq!(answer["lines_returned"], 2);
@@ -232,17 +241,28 @@ async fn read_file_is_a_session_window_stub_and_error() {
     assert_eq!(answer["truncated_by"], json!(["limit"]));
     assert_eq!(answer["next_offset"], 4);
     assert_eq!(answer["next_column"], Value::Null);
-    assert_eq!(answer["hint"], hint);
-    // Exactly the session's JSON answer for the same read (the sync host must not run on an async thread).
+    // The server's default budget: a token cap under Claude Code's 25,000-token output cap.
+    assert_eq!(
+        answer["budget"],
+        json!({"unit": "tokens", "limit": 18000, "used": 10, "cap": 20000})
+    );
+    // Exactly the component's MCP reply to the same call (the sync host must not run on an async thread).
     let mut session = sandbox.session(Config {
         working_directory: Some(sandbox.root.display().to_string()),
+        budget: Some(read_window_host::Budget::Tokens(
+            read_window_host::TokenBudget {
+                cap: Some(20_000),
+                headroom: None,
+            },
+        )),
         ..Config::default()
     });
-    let request = json!({"op": "read", "path": path, "offset": 2, "limit": 2});
+    let request = json!({"op": "tool_call", "name": "read_file", "reply": "mcp",
+                         "arguments": {"path": path, "offset": 2, "limit": 2}});
     let direct = tokio::task::spawn_blocking(move || crate::common::ask(&mut session, request))
         .await
         .unwrap();
-    assert_eq!(answer, &direct);
+    assert_eq!(serde_json::to_value(&window).unwrap(), direct);
 
     // The same window again: the unchanged stub, no content.
     let stub = call(
@@ -256,23 +276,45 @@ async fn read_file_is_a_session_window_stub_and_error() {
     conforms(answer, &schema, "stub");
     assert_eq!(answer["status"], "unchanged");
     assert_eq!(answer["content_returned"], false);
-    assert!(answer.get("content").is_none());
-    assert!(text(&stub).starts_with("[read-window: unchanged]"));
-    assert_eq!(text(&stub), answer["message"]);
-    assert_eq!(text(&stub), answer["text"]);
+    assert!(answer.get("message").is_none());
+    assert_eq!(
+        text(&stub),
+        format!(
+            "[read-window: unchanged] Lines 2-3 of 5 in {path} have not changed since you read them earlier in \
+             this session; that result is still current, so it is not sent again (if it is no longer in your \
+             context, repeat this call with fresh=true). Use offset=4 to continue."
+        )
+    );
 
-    // A third time: the tripwire blocks it.
+    // The way back after compaction: `fresh` returns the content; it is the third read in a row, so it warns.
+    let fresh = call(
+        &client,
+        "read_file",
+        json!({"path": path, "offset": 2, "limit": 2, "fresh": true}),
+    )
+    .await;
+    assert_eq!(fresh.is_error, Some(false));
+    assert_eq!(
+        text(&fresh),
+        format!(
+            "2|beta\n3|gamma\n\n{hint}\n[read-window: loop warning] This is identical read 3 in a row of lines \
+             2-3 of {path}, unchanged. Use what you already have; read 4 will be blocked."
+        )
+    );
+    assert_eq!(structured(&fresh)["status"], "ok");
+
+    // A fourth time, `fresh` or not: the tripwire blocks it.
     let blocked = call(
         &client,
         "read_file",
-        json!({"path": path, "offset": 2, "limit": 2}),
+        json!({"path": path, "offset": 2, "limit": 2, "fresh": true}),
     )
     .await;
     assert_eq!(blocked.is_error, Some(true));
     conforms(structured(&blocked), &schema, "blocked");
     assert_eq!(structured(&blocked)["error"]["kind"], "loop_blocked");
-    assert_eq!(structured(&blocked)["error"]["already_read"], 3);
-    assert_eq!(text(&blocked), structured(&blocked)["text"]);
+    assert_eq!(structured(&blocked)["error"]["already_read"], 4);
+    assert_eq!(text(&blocked), structured(&blocked)["error"]["message"]);
     assert_eq!(structured(&blocked)["error"]["path"], json!(path));
 
     // Following the cursor (a relative path, against the working directory) reads the rest.
@@ -301,7 +343,6 @@ async fn read_file_is_a_session_window_stub_and_error() {
     assert_eq!(structured(&missing)["status"], "error");
     assert_eq!(structured(&missing)["error"]["kind"], "not_found");
     assert_eq!(text(&missing), structured(&missing)["error"]["message"]);
-    assert_eq!(text(&missing), structured(&missing)["text"]);
     assert_eq!(
         structured(&missing)["error"]["path"],
         json!(sandbox.guest("nope.txt"))
@@ -369,7 +410,7 @@ async fn check_write_refuses_a_pasted_stub_and_accepts_plain_text() {
         json!({"path": path, "text": "1|Alice|30\n2|Bob|25\n"}),
     )
     .await;
-    assert_eq!(structured(&data), &json!({"status": "ok", "text": "ok"}));
+    assert_eq!(structured(&data), &json!({"status": "ok"}));
 
     let ok = call(
         &client,
@@ -379,7 +420,7 @@ async fn check_write_refuses_a_pasted_stub_and_accepts_plain_text() {
     .await;
     assert_eq!(ok.is_error, Some(false));
     assert_eq!(text(&ok), "ok");
-    assert_eq!(structured(&ok), &json!({"status": "ok", "text": "ok"}));
+    assert_eq!(structured(&ok), &json!({"status": "ok"}));
     conforms(structured(&ok), &schema, "ok");
     client.cancel().await.unwrap();
 }
@@ -437,59 +478,61 @@ async fn without_root_or_client_roots_the_current_directory_is_granted() {
     client.cancel().await.unwrap();
 }
 
-#[test]
-fn without_root_the_server_refuses_to_fall_back_to_home_or_the_file_system_root() {
-    let sandbox = Sandbox::new();
-    let home = sandbox.root.canonicalize().unwrap();
-    // The compiled component stays cached where it is, whatever HOME says.
+/// `read-window mcp` with no `--root`, started in `cwd` with `home` as `$HOME` (the compiled component stays
+/// cached where it is, whatever HOME says).
+fn started_in(cwd: &Path, home: &Path) -> tokio::process::Command {
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
+    let mut command = command(&["mcp"], cwd);
+    command.env("HOME", home).env("XDG_CACHE_HOME", cache);
+    command
+}
+
+#[tokio::test]
+async fn started_in_home_or_the_file_system_root_it_reads_only_the_clients_roots() {
+    let home = Sandbox::new();
+    let project = Sandbox::new();
+    let inside = project.write("p.txt", "project\n");
+    let home_dir = home.root.canonicalize().unwrap();
+    // A client that offers its project as a root is served, though the server started in $HOME.
+    let handler = RootsClient {
+        roots: Arc::new(Mutex::new(vec![file_uri(&project.root)])),
+    };
+    let transport = TokioChildProcess::new(started_in(&home_dir, &home_dir)).unwrap();
+    let client = handler.serve(transport).await.unwrap();
+    let read = call(&client, "read_file", json!({"path": inside})).await;
+    assert_eq!(
+        text(&read),
+        format!("1|project\n\nShowing line 1 of 1 in {inside}: the whole file.")
+    );
+    client.cancel().await.unwrap();
+
+    // A client with no roots: the server starts, and every call says why it reads nothing, naming --root.
     for (cwd, what) in [
-        (home.as_path(), "(your home directory)"),
+        (home_dir.as_path(), "(your home directory)"),
         (Path::new("/"), "(the root of the file system)"),
     ] {
-        let output = Command::new(BIN)
-            .arg("mcp")
-            .current_dir(cwd)
-            .env("HOME", &home)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{stderr}");
-        assert!(output.stdout.is_empty(), "{stderr}");
-        assert!(
-            stderr.contains(&format!(
-                "the current directory is {} {what}",
+        let transport = TokioChildProcess::new(started_in(cwd, &home_dir)).unwrap();
+        let client = ().serve(transport).await.unwrap();
+        let refused = call(&client, "read_file", json!({"path": "p.txt"})).await;
+        assert_eq!(refused.is_error, Some(true));
+        assert_eq!(structured(&refused)["error"]["kind"], "host_error");
+        assert_eq!(structured(&refused)["error"]["cause"], "start");
+        assert_eq!(
+            text(&refused),
+            format!(
+                "read-window cannot read any file: the client offers no roots, and the server was started in {} \
+                 {what} with no --root, which it does not open to the model whole. In the client's settings, add \
+                 `--root /path/to/project` to the server's arguments (Claude Code: `claude mcp add read-window -- \
+                 read-window mcp --root /path/to/project`; a JSON config: \"args\": [\"mcp\", \"--root\", \
+                 \"/path/to/project\"]), or have the client offer the project as a root.",
                 cwd.display()
-            )),
-            "{stderr}"
+            )
         );
-        assert!(
-            stderr.contains("Name the directory to read with --root"),
-            "{stderr}"
-        );
+        client.cancel().await.unwrap();
     }
-    // Named explicitly, the same directory is granted, and the start says so on stderr.
-    let output = Command::new(BIN)
-        .args(["--root", home.to_str().unwrap(), "mcp"])
-        .current_dir(&home)
-        .env("HOME", &home)
-        .env("XDG_CACHE_HOME", &cache)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains(&format!(
-            "read-window mcp: reading {} (read-only, from --root)",
-            home.display()
-        )),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("Name the directory"), "{stderr}");
 }
 
 #[tokio::test]
@@ -577,7 +620,7 @@ fn plain_json_rpc_lines_on_stdin_and_stdout() {
         )}])
     );
     assert_eq!(result["structuredContent"]["next_offset"], 3);
-    assert_eq!(result["structuredContent"]["content"], "1|one\n2|two\n");
+    assert_eq!(result["structuredContent"].get("content"), None);
 
     send(
         json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
@@ -588,6 +631,27 @@ fn plain_json_rpc_lines_on_stdin_and_stdout() {
     assert_eq!(
         missing["result"]["structuredContent"]["error"]["kind"],
         "not_found"
+    );
+
+    // Arguments sent as a string of JSON (rmcp cannot read those params) are read by the component, with a note.
+    send(
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "read_file", "arguments": json!({"path": path, "offset": 3}).to_string()}}),
+    );
+    let stringly = answer(&mut lines, 5);
+    assert_eq!(
+        stringly["result"]["content"][0]["text"],
+        format!(
+            "3|three\n\nShowing line 3 of 3 in {path}: the end of the file.\n`arguments` was a string holding a \
+             JSON object; it was read as that object. Send the arguments as a JSON object."
+        )
+    );
+    // A method the server does not have says which it has.
+    send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/run"}));
+    assert_eq!(
+        answer(&mut lines, 6)["error"],
+        json!({"code": -32601, "message":
+               "this server has no method \"tools/run\": it answers initialize, ping, tools/list and tools/call"})
     );
 
     // The client goes away: the server exits 0.

@@ -909,6 +909,6 @@ fn an_op_only_the_component_knows_reaches_the_cli() {
     );
     assert_eq!(
         answers[2]["error"]["message"],
-        "unknown argument `op` for read_file; its arguments are: path, offset, limit, column, tail, extract"
+        "unknown argument `op` for read_file; its arguments are: path, offset, limit, column, tail, extract, fresh"
     );
 }

@@ -388,11 +388,13 @@ class Session:
         return self._raised(self.request({"op": op, **fields}))
 
     def read(self, path: Any, offset: Any = None, limit: Any = None, column: Any = None, tail: Any = None,
-             extract: Any = None) -> Dict[str, Any]:
+             extract: Any = None, fresh: Any = None) -> Dict[str, Any]:
         """A window of ``path`` (absolute, or relative to the working directory) from line ``offset`` (1-based), at
         most ``limit`` lines, from character ``column`` of its first line, or its last ``tail`` lines;
-        ``extract=False`` reads a document's own bytes. A window, a dedup stub or an error (``docs/protocol.md``)."""
-        return self._call("read", path=path, offset=offset, limit=limit, column=column, tail=tail, extract=extract)
+        ``extract=False`` reads a document's own bytes; ``fresh=True`` returns the content even when it is
+        unchanged (never a stub). A window, a dedup stub or an error (``docs/protocol.md``)."""
+        return self._call("read", path=path, offset=offset, limit=limit, column=column, tail=tail, extract=extract,
+                          fresh=fresh)
 
     def read_once(self, path: Any, offset: Any = None, limit: Any = None, column: Any = None, tail: Any = None,
                   extract: Any = None) -> Dict[str, Any]:

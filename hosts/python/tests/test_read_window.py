@@ -395,7 +395,7 @@ class RunnerTest(unittest.TestCase):
             ),
             (
                 {"op": "read", "path": "a", "ofset": 3},
-                "unknown field `ofset` for op `read`; its fields are: path, offset, limit, column, tail, extract",
+                "unknown field `ofset` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh",
             ),
             # `read_once` is an op of the component's too, answered by the step's session.
             ({"op": "read_once", "path": "a"}, "a (resolved to /scenario/a) does not exist."),

@@ -151,6 +151,7 @@ pub(super) fn core_request(
         tail: None,
         extract: None,
         asked_via: Vec::new(),
+        fresh: false,
     }
 }
 

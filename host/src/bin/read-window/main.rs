@@ -77,7 +77,7 @@ enum Command {
     },
     /// A session over JSON Lines: one request object per line on stdin, one answer object per line on stdout.
     ///
-    /// Ops: read (path, offset, limit, column, tail, extract), other_tool, reset_dedup, wrote (path), check_write (path, text),
+    /// Ops: read (path, offset, limit, column, tail, extract, fresh), other_tool, reset_dedup, wrote (path), check_write (path, text),
     /// report_tokens (path, offset, lines, tokens), token_refusal (path, offset, limit, message), stats, config
     /// (the config in force), configure (config fields, as in --config; before the first read only), and the
     /// capture ops capture_begin (window_chars, head_share, spill_dir, spill_cap_chars), capture_chunk (text or
@@ -196,15 +196,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Scenarios { paths } => return scenarios(paths),
         Command::ToolSchema { format } => {
             let config = cli.settings.config().map_err(Failure::Usage)?;
-            return tool_schema(*format, settings::max_lines(&config));
+            return tool_schema(*format, &settings::resolved(&config));
         }
         _ => {}
     }
     let (grants, config) = setup(&cli)?;
     timings::mark("setup");
-    if matches!(cli.command, Command::Mcp) && cli.roots.is_empty() {
-        mcp::check_fallback(&mcp::Roots::ClientOr(grants.clone())).map_err(Failure::Usage)?;
-    }
     // Never dropped: the process ends when the command returns, and the kernel takes the engine, the compiled
     // component's mappings and the stores back faster than dropping them piece by piece would (a one-shot read
     // pays for its exit too).
@@ -231,6 +228,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 tail,
                 extract: no_extract.then_some(false),
                 asked_via: None,
+                fresh: None,
             };
             read(&reader, &grants, &config, &request, json)
         }
@@ -254,6 +252,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             } else {
                 mcp::Roots::Fixed(grants)
             };
+            let config = mcp::with_default_budget(config);
             mcp::run(std::mem::ManuallyDrop::into_inner(reader), roots, config)
                 .map(|()| ExitCode::SUCCESS)
                 .map_err(Failure::Host)
@@ -267,14 +266,14 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
 
 /// `tool-schema`: the read_file tool in `format`, as pretty JSON, stating the line limit `max_lines` (the one the
 /// settings given describe).
-fn tool_schema(format: SchemaFormat, max_lines: u64) -> Result<ExitCode, Failure> {
+fn tool_schema(format: SchemaFormat, config: &read_window::Config) -> Result<ExitCode, Failure> {
     use read_window::protocol::tools::{definitions, Format};
     let format = match format {
         SchemaFormat::Openai => Format::Openai,
         SchemaFormat::Anthropic => Format::Anthropic,
         SchemaFormat::Mcp => Format::Mcp,
     };
-    let value = definitions(format, max_lines).into_iter().next();
+    let value = definitions(format, config).into_iter().next();
     let value =
         value.ok_or_else(|| Failure::Host("the read_file tool could not be rendered".into()))?;
     let text = serde_json::to_string_pretty(&value)

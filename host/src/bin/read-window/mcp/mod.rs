@@ -3,15 +3,19 @@
 //! One connection is one read-window [`Session`]: dedup stubs, the loop tripwire, the count of misses and the
 //! line indexes last as long as the client stays connected, exactly as in the `session` command. Two tools:
 //!
-//! - `read_file` (`path`, `offset`, `limit`, `column`, `tail`, `extract`): a window. The text content is the
-//!   answer's `text` (the window's content, a blank line, the hint, the warnings for the model); a stub answers
-//!   with its message; an error with its message and `isError: true`. The structured content is the protocol's
-//!   answer (`docs/protocol.md`: a window, a stub, an error, or a `host_error`), described by the tool's output
-//!   schema.
+//! - `read_file` (`path`, `offset`, `limit`, `column`, `tail`, `extract`, `fresh`): a window. The one text block
+//!   is what the model sees (the window's content, a blank line, the hint, the warnings); a stub answers with its
+//!   message; an error with its message and `isError: true`. The structured content is the answer's fields
+//!   without the body, described by the tool's output schema (`docs/protocol.md`, "MCP replies").
 //! - `check_write` (`path`, `text`): `ok`, or the `echoed_output` or `binary_document` error, the same way.
 //!
-//! Both tools, their schemas and the reading of their arguments are the component's (`tool_call` and `tools` in
-//! the protocol): this server hands each call on as a line and the answer back as a result.
+//! Both tools, their schemas, the reading of their arguments and the shape of the result are the component's
+//! (`tools` and `tool_call` with `"reply": "mcp"` in the protocol): this server hands each call on as a line
+//! and the answer back as the result. A `tools/call` whose params rmcp cannot read (its `arguments` a string of
+//! JSON, as some clients send them) is handed on the same way, and the component reads or refuses it.
+//!
+//! Without a budget option the windows get a token budget under Claude Code's 25,000-token output cap
+//! ([`read_window::protocol::mcp::MCP_TOKEN_CAP`]).
 //!
 //! The directories the session may read are the `--root` options; without any, the roots the client offers
 //! (`roots/list`, `file://` URIs of directories) when it declares the roots capability; with neither, the
@@ -19,6 +23,8 @@
 //! changed (`notifications/roots/list_changed`); a different set of roots starts a new session. When the client
 //! lists roots and none can be granted (not a local `file://` URI, a missing directory), every tool call is
 //! answered with a `host_error` (cause `start`) that lists them and why; the current directory is not read then.
+//! Nor is it when it is `/` or the home directory: the calls are answered with a `host_error` naming `--root`,
+//! so the user sees why in the client rather than a server that failed to start.
 //!
 //! A failure of the host (the component trapped, ran past its deadline or over its memory cap) is an error
 //! result with a `host_error` answer; the session was restarted and the connection goes on.
@@ -32,11 +38,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use read_window_host::{Config, Grants, ReadWindow, Session, SessionLimits};
+use read_window_host::{Budget, Config, Grants, ReadWindow, Session, SessionLimits, TokenBudget};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+    ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
@@ -108,7 +114,7 @@ impl McpServer {
     /// A server whose session (started at the first tool call) reads through `reader`, with `config`, over
     /// the directories `roots` says.
     pub fn new(reader: ReadWindow, roots: Roots, config: Config) -> Self {
-        let tools = Arc::from(tools_for(read_window_host::settings::max_lines(&config)));
+        let tools = Arc::from(tools_for(&read_window_host::settings::resolved(&config)));
         McpServer {
             reader,
             roots,
@@ -160,6 +166,17 @@ impl McpServer {
                         (grants, config)
                     }
                     ClientRoots::NotOffered => {
+                        if let Err(why) = check_fallback(&self.roots) {
+                            let message = format!(
+                                "read-window cannot read any file: the client offers no roots, and {why} In the \
+                                 client's settings, add `--root /path/to/project` to the server's arguments (Claude \
+                                 Code: `claude mcp add read-window -- read-window mcp --root /path/to/project`; a JSON \
+                                 config: \"args\": [\"mcp\", \"--root\", \"/path/to/project\"]), or have the client \
+                                 offer the project as a root."
+                            );
+                            eprintln!("read-window mcp: {message}");
+                            return Err(message);
+                        }
                         if current.is_none() {
                             eprintln!(
                                 "read-window mcp: the client offers no roots; reading the current directory {}",
@@ -191,9 +208,9 @@ impl McpServer {
         let wanted = match self.wanted_session(current, peer).await {
             Ok(wanted) => wanted,
             Err(message) => {
-                // The client's roots are all unusable: no session reads anything until they change.
+                // No directory can be granted: no session reads anything until the roots change.
                 *slot = None;
-                return host_error_result("start", &message);
+                return host_error_result(&line, "start", &message);
             }
         };
         let reader = self.reader.clone();
@@ -204,18 +221,19 @@ impl McpServer {
                 match reader.protocol_session(&grants, &config, SessionLimits::default()) {
                     Ok(session) => *slot = Some(session),
                     Err(error) => {
-                        return host_error_result(error.kind().as_str(), error.message());
+                        return host_error_result(&line, error.kind().as_str(), error.message());
                     }
                 }
             }
             match slot.as_mut() {
                 Some(session) => tool_result(&session.answer(&line)),
-                None => host_error_result("trap", "the read-window session is missing"),
+                None => host_error_result(&line, "trap", "the read-window session is missing"),
             }
         })
         .await;
         joined.unwrap_or_else(|error| {
             host_error_result(
+                &call_line(&Value::Null, &Value::Null),
                 "trap",
                 &format!("the call into the read-window session failed: {error}"),
             )
@@ -270,13 +288,49 @@ impl ServerHandler for McpServer {
             ));
         }
         // The component reads the arguments (as models send them) and words every refusal.
-        let line = json!({
-            "op": "tool_call",
-            "name": request.name,
-            "arguments": request.arguments,
-        })
-        .to_string();
+        let line = call_line(&json!(request.name), &json!(request.arguments));
         Ok(self.call(line, &context.peer).await.into())
+    }
+
+    /// A request rmcp could not read as one it knows: a `tools/call` whose params did not parse (`arguments` a
+    /// string of JSON) goes to the component as it came; any other method is not one this server has.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != "tools/call" {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "this server has no method {:?}: it answers initialize, ping, tools/list and tools/call",
+                    request.method
+                ),
+                None,
+            ));
+        }
+        let params = request.params.unwrap_or_default();
+        let name = params.get("name").cloned().unwrap_or_default();
+        if !name
+            .as_str()
+            .is_some_and(|name| self.tools.iter().any(|tool| tool.name == name))
+        {
+            let names: Vec<&str> = self.tools.iter().map(|tool| tool.name.as_ref()).collect();
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "tools/call needs `name`, one of {}, and `arguments`, an object; got the params {params}",
+                    names.join(" and ")
+                ),
+                None,
+            ));
+        }
+        let arguments = params.get("arguments").cloned().unwrap_or_default();
+        let result = self.call(call_line(&name, &arguments), &context.peer).await;
+        serde_json::to_value(result)
+            .map(CustomResult::new)
+            .map_err(|error| {
+                ErrorData::internal_error(format!("the result did not serialize: {error}"), None)
+            })
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
@@ -284,45 +338,55 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// An answer of the protocol as a tool result: its `text` as the text content, the answer as the structured
-/// content, `isError` when its `status` is `error`.
-fn tool_result(answer: &str) -> CallToolResult {
-    let structured: Value = serde_json::from_str(answer).unwrap_or_else(|error| {
-        serde_json::from_str(&read_window::protocol::host_error_answer(
-            "",
-            "trap",
-            &format!("the component's answer is not JSON: {error}"),
-            false,
-        ))
-        .unwrap_or_default()
-    });
-    let text = structured["text"].as_str().unwrap_or_default().to_owned();
-    let is_error = structured["status"] == "error";
-    let content = vec![ContentBlock::text(text)];
-    let mut result = if is_error {
-        CallToolResult::error(content)
-    } else {
-        CallToolResult::success(content)
-    };
-    result.structured_content = Some(structured);
-    result
+/// The protocol line of a model's call of the tool `name` with `arguments`, answered as an MCP result.
+fn call_line(name: &Value, arguments: &Value) -> String {
+    let mut line = json!({ "op": "tool_call", "name": name, "reply": "mcp" });
+    if !arguments.is_null() {
+        line["arguments"] = arguments.clone();
+    }
+    line.to_string()
 }
 
-/// A failure of this server around the component (no session could start, a call that could not run): a
-/// `host_error` answer of `cause` as a tool result.
-fn host_error_result(cause: &str, message: &str) -> CallToolResult {
+/// The component's answer to a call line: an MCP `CallToolResult` already, read as one.
+fn tool_result(answer: &str) -> CallToolResult {
+    serde_json::from_str(answer).unwrap_or_else(|error| {
+        let message = format!("the component's answer is not a tool result: {error}");
+        serde_json::from_str(&read_window::protocol::host_error_answer(
+            &call_line(&Value::Null, &Value::Null),
+            "trap",
+            &message,
+            false,
+        ))
+        .unwrap_or_else(|_| CallToolResult::error(vec![rmcp::model::ContentBlock::text(message)]))
+    })
+}
+
+/// A failure of this server around the component (no session could start, a call that could not run): the
+/// component's `host_error` answer of `cause` for `line`, as a tool result.
+fn host_error_result(line: &str, cause: &str, message: &str) -> CallToolResult {
     tool_result(&read_window::protocol::host_error_answer(
-        "", cause, message, false,
+        line, cause, message, false,
     ))
+}
+
+/// `config` with the MCP default budget when it sets none: a token cap under Claude Code's output cap.
+pub fn with_default_budget(mut config: Config) -> Config {
+    if config.budget.is_none() {
+        config.budget = Some(Budget::Tokens(TokenBudget {
+            cap: Some(read_window::protocol::mcp::MCP_TOKEN_CAP),
+            headroom: None,
+        }));
+    }
+    config
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Tools
 
 /// The two tools as the component defines them (`read_file` and `check_write`, with their input and output
-/// schemas), for a server whose line limit is `max_lines`.
-pub fn tools_for(max_lines: u64) -> Vec<Tool> {
-    read_window::protocol::tools::definitions(read_window::protocol::tools::Format::Mcp, max_lines)
+/// schemas), for a server under `config`.
+pub fn tools_for(config: &read_window::Config) -> Vec<Tool> {
+    read_window::protocol::tools::definitions(read_window::protocol::tools::Format::Mcp, config)
         .into_iter()
         .filter_map(|tool| serde_json::from_value(tool).ok())
         .collect()
@@ -334,7 +398,7 @@ mod tests {
 
     #[test]
     fn tools_declare_their_schemas() {
-        let tools = tools_for(read_window::DEFAULT_MAX_LINES);
+        let tools = tools_for(&read_window::Config::default());
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
         assert_eq!(names, ["read_file", "check_write"]);
         for tool in &tools {

@@ -100,20 +100,27 @@ pub fn describe_roots(roots: &Roots) -> String {
             "reading {} (read-only, from --root)",
             describe_grants(grants)
         ),
-        Roots::ClientOr(fallback) => format!(
-            "no --root given: reading the roots the client offers, or, when it offers none, the current directory \
-             {} (read-only)",
-            describe_grants(fallback)
-        ),
+        Roots::ClientOr(fallback) => match check_fallback(roots) {
+            Ok(()) => format!(
+                "no --root given: reading the roots the client offers, or, when it offers none, the current \
+                 directory {} (read-only)",
+                describe_grants(fallback)
+            ),
+            Err(why) => format!(
+                "no --root given: reading the roots the client offers; {why} When the client offers none, every \
+                 call is refused: give --root DIR"
+            ),
+        },
     }
 }
 
 /// Refuses a fallback grant that would open a whole file system or home directory to the model without anyone
 /// having asked for it: with no `--root`, the current directory is read when the client offers no roots, and
-/// a server started from `/` or `$HOME` (as some clients start servers) would read everything there.
+/// a server started from `/` or `$HOME` (as some clients start servers) would read everything there. The server
+/// starts anyway (the client may offer roots); the calls are refused only when it offers none.
 ///
-/// Errors: a message naming the directory and `--root`, when `roots` is [`Roots::ClientOr`] and a fallback
-/// directory is `/` or the home directory (`$HOME`, compared canonically).
+/// Errors: a sentence naming the directory, when `roots` is [`Roots::ClientOr`] and a fallback directory is `/`
+/// or the home directory (`$HOME`, compared canonically).
 pub fn check_fallback(roots: &Roots) -> Result<(), String> {
     let Roots::ClientOr(fallback) = roots else {
         return Ok(());
@@ -130,10 +137,7 @@ pub fn check_fallback(roots: &Roots) -> Result<(), String> {
             continue;
         };
         return Err(format!(
-            "mcp: the current directory is {} ({what}), and without --root the server reads it whenever the \
-             client offers no roots. Name the directory to read with --root (for example `read-window --root \
-             /path/to/project mcp`; `--root {}` if you do mean it), or start the server in the project's directory.",
-            grant.host().display(),
+            "the server was started in {} ({what}) with no --root, which it does not open to the model whole.",
             grant.host().display()
         ));
     }
