@@ -110,6 +110,9 @@ async function checkTools(client) {
   const missing = ['path', 'offset', 'limit', 'column', 'tail', 'extract', 'fresh'].filter((key) => !(key in props));
   if (missing.length) problems.push(`read_file's inputSchema lacks ${show(missing)}`);
   if (props.fresh?.type !== 'boolean') problems.push(`fresh is ${show(props.fresh)}, not a boolean`);
+  // The characters a reply carries at most under the default budget, declared for Claude Code.
+  const meta = tools.find((tool) => tool.name === 'read_file')?._meta ?? {};
+  if (meta['anthropic/maxResultSizeChars'] !== 304384) problems.push(`read_file's _meta is ${show(meta)}`);
   report('tools/list: read_file and check_write with input and output schemas', problems);
 }
 

@@ -116,6 +116,10 @@ async def check_tools(session: ClientSession) -> None:
     problems += [f"read_file's inputSchema lacks {sorted(missing)}"] if missing else []
     if props.get("fresh", {}).get("type") != "boolean":
         problems.append(f"fresh is {props.get('fresh')!r}, not a boolean")
+    # The characters a reply carries at most under the default budget, declared for Claude Code.
+    meta = (tools["read_file"].meta or {}) if "read_file" in tools else {}
+    if meta.get("anthropic/maxResultSizeChars") != 304_384:
+        problems.append(f"read_file's _meta is {meta!r}")
     report("tools/list: read_file and check_write with input and output schemas", problems)
 
 
