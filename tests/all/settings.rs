@@ -844,6 +844,25 @@ fn tool_schema_states_the_line_limit_the_options_set() {
             "{format}"
         );
     }
+    // MCP's read_file declares the characters a reply carries at most under the budget in force, as the server
+    // lists it: its default token budget, or the one the options give.
+    for (options, chars) in [
+        (&[][..], 304_384),
+        (&["--max-tokens", "5000"][..], 4_500 * 16 + 16_384),
+        (&["--max-chars", "30000"][..], 30_000 + 16_384),
+    ] {
+        let output = read_window()
+            .args(options)
+            .args(["tool-schema", "--format", "mcp"])
+            .output()
+            .unwrap();
+        let tool: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            tool["_meta"],
+            serde_json::json!({"anthropic/maxResultSizeChars": chars}),
+            "{options:?}"
+        );
+    }
 }
 
 #[test]

@@ -195,7 +195,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }
         Command::Scenarios { paths } => return scenarios(paths),
         Command::ToolSchema { format } => {
-            let config = cli.settings.config().map_err(Failure::Usage)?;
+            let mut config = cli.settings.config().map_err(Failure::Usage)?;
+            // As `read-window mcp` with the same options lists it.
+            if matches!(format, SchemaFormat::Mcp) {
+                config = mcp::with_default_budget(config);
+            }
             return tool_schema(*format, &settings::resolved(&config));
         }
         _ => {}
