@@ -141,7 +141,7 @@ fn push_past_withheld(out: &mut String, window: &Window, withheld: &Withheld) {
         capitalized(&line_span(withheld.first, withheld.last)),
         withheld.what
     );
-    if let Some(call) = continuation(window.next_offset, window.next_column) {
+    if let Some(call) = continuation_after(window) {
         push_call(out, &call, &window.clamped_lines);
     } else if !window.clamped_lines.is_empty() {
         out.push_str("; no readable line follows it. Text is left unshown: ");
@@ -159,7 +159,7 @@ fn push_what_is_left(out: &mut String, window: &Window, nothing_left: bool) {
         } else {
             out.push_str(": the end of the file.");
         }
-    } else if let Some(call) = continuation(window.next_offset, window.next_column) {
+    } else if let Some(call) = continuation_after(window) {
         push_call(out, &call, &window.clamped_lines);
     } else if !window.clamped_lines.is_empty() {
         // No line follows the window, but the clamped lines' tails are unshown: that is what is left.
@@ -217,6 +217,22 @@ pub fn continuation(next_offset: Option<u64>, next_column: Option<u64>) -> Optio
     }
 }
 
+/// The call that continues after `window`: [`continuation`], except that a window inside one line (it starts
+/// past column 0 and ends inside the line it started in: the rest of a clamped line being read) continues with
+/// `limit=1`, so that reading the rest of a line never sends again the lines after it, which the window that
+/// clamped the line already showed.
+pub fn continuation_after(window: &Window) -> Option<String> {
+    let inside_one_line = window.start_column > 0
+        && window.lines_returned == 1
+        && window.next_offset == Some(window.start_line);
+    match (window.next_offset, window.next_column) {
+        (Some(offset), Some(column)) if inside_one_line => Some(format!(
+            "Line {offset} continues: use offset={offset} column={column} limit=1 to continue."
+        )),
+        (offset, column) => continuation(offset, column),
+    }
+}
+
 /// Appends the call that continues (`. Use offset=N ...`) and, after it, the clamped lines' calls.
 fn push_call(out: &mut String, call: &str, clamped_lines: &[ClampedLine]) {
     out.push_str(". ");
@@ -246,7 +262,7 @@ pub fn push_clamped(out: &mut String, clamped: &[ClampedLine], capital: bool, re
         [only] => {
             let _ = write!(
                 out,
-                "{}ine {} was clamped ({} of its {} characters shown); read the rest with offset={} column={}.",
+                "{}ine {} was clamped ({} of its {} characters shown); read the rest with offset={} column={} limit=1.",
                 if capital { "L" } else { "l" },
                 only.line,
                 only.shown_chars,
@@ -259,7 +275,7 @@ pub fn push_clamped(out: &mut String, clamped: &[ClampedLine], capital: bool, re
             let named: Vec<String> = many
                 .iter()
                 .take(CLAMPED_NAMED)
-                .map(|line| format!("offset={} column={}", line.line, line.next_column))
+                .map(|line| format!("offset={} column={} limit=1", line.line, line.next_column))
                 .collect();
             let _ = write!(
                 out,
@@ -340,7 +356,7 @@ mod tests {
         }];
         assert_eq!(
             hint("m.json", &clamped, &Budget::Characters(100_000), 160_000),
-            "Showing line 1 of 1 in m.json. Text is left unshown: line 1 was clamped (2000 of its 160000 characters shown); read the rest with offset=1 column=2000."
+            "Showing line 1 of 1 in m.json. Text is left unshown: line 1 was clamped (2000 of its 160000 characters shown); read the rest with offset=1 column=2000 limit=1."
         );
     }
 
@@ -366,7 +382,7 @@ mod tests {
         );
         assert_eq!(
             text,
-            "Showing line 1 of 1 in /w/big.json. Text is left unshown: line 1 was clamped (2000 of its 50320799 characters shown); read the rest with offset=1 column=2000. The file is large (50320799 bytes): page on with offset and column as above."
+            "Showing line 1 of 1 in /w/big.json. Text is left unshown: line 1 was clamped (2000 of its 50320799 characters shown); read the rest with offset=1 column=2000 limit=1. The file is large (50320799 bytes): page on with offset and column as above."
         );
         assert!(!text.contains("end of the file"));
         assert!(!text.contains("re-reading from line 1"));
@@ -394,7 +410,7 @@ mod tests {
         ];
         assert_eq!(
             hint("a.txt", &page, &Budget::Characters(100_000), 2_000),
-            "Showing lines 5-9 of 9 in a.txt. Text is left unshown: 4 lines were clamped; read their rest with offset=5 column=100, offset=6 column=100, offset=8 column=90 and the others listed in clamped_lines."
+            "Showing lines 5-9 of 9 in a.txt. Text is left unshown: 4 lines were clamped; read their rest with offset=5 column=100 limit=1, offset=6 column=100 limit=1, offset=8 column=90 limit=1 and the others listed in clamped_lines."
         );
     }
 
@@ -406,7 +422,7 @@ mod tests {
         page.clamped_lines = vec![clamp(2, 2_000, 5_000, 2_000)];
         assert_eq!(
             hint("a.txt", &page, &Budget::Characters(100_000), 600_000),
-            "Showing lines 1-2 of 900 in a.txt (the limit of 2 lines). Use offset=3 to continue. Line 2 was clamped (2000 of its 5000 characters shown); read the rest with offset=2 column=2000. The file is large (600000 bytes): page on with the cursor rather than re-reading from line 1."
+            "Showing lines 1-2 of 900 in a.txt (the limit of 2 lines). Use offset=3 to continue. Line 2 was clamped (2000 of its 5000 characters shown); read the rest with offset=2 column=2000 limit=1. The file is large (600000 bytes): page on with the cursor rather than re-reading from line 1."
         );
     }
 

@@ -140,7 +140,12 @@ fn check_hint(
     match (window.next_offset, window.next_column) {
         (Some(offset), Some(column)) => {
             prop_assert_eq!(continues, 1);
-            let call = format!("use offset={offset} column={column} to continue.");
+            // Inside the one line the window started in, past its column 0: the rest of that line alone.
+            let inside_one_line = window.start_column > 0
+                && window.lines_returned == 1
+                && offset == window.start_line;
+            let limit = if inside_one_line { " limit=1" } else { "" };
+            let call = format!("use offset={offset} column={column}{limit} to continue.");
             prop_assert!(text.contains(&call), "{} lacks {}", text, call);
         }
         (Some(offset), None) => {
@@ -224,7 +229,14 @@ fn check_hint(
             clamped.next_column,
         ]);
     }
-    let without_constant = text.replace("from line 1.", "from line.");
+    // A clamped line's rest is read alone: its call says limit=1 (the lines after it are in the window already).
+    for (line, column) in &named {
+        let call = format!("offset={line} column={column} limit=1");
+        prop_assert!(text.contains(&call), "{} lacks {}", text, call);
+    }
+    let without_constant = text
+        .replace("from line 1.", "from line.")
+        .replace(" limit=1", " limit=one");
     for number in numbers_in(&without_constant) {
         prop_assert!(
             fields.contains(&number),

@@ -116,6 +116,8 @@ pub struct SessionMemory {
     dedup: HashMap<DedupKey, u64>,
     dedup_order: VecDeque<DedupKey>,
     last: Option<(DedupKey, u64)>,
+    /// Whether the last read was answered with a stub.
+    last_stubbed: bool,
     consecutive: u32,
     history: VecDeque<Seen>,
     not_found: HashMap<String, Missing>,
@@ -135,17 +137,22 @@ impl SessionMemory {
     }
 
     /// Decides what a read of `key` whose window hashes to `hash` returns, and records it. A `fresh` read is
-    /// never a stub (the model says it lost the earlier result), but counts in the tripwire as any other read.
+    /// never a stub (the model says it lost the earlier result), but counts in the tripwire as any other read,
+    /// except right after the stub of the same window: then it is that read again, answered with the content (the
+    /// way back the stub names), not one more.
     pub fn decide(&mut self, key: &DedupKey, hash: u64, config: &Config, fresh: bool) -> Decision {
         let repeat = matches!(&self.last, Some((last_key, last_hash)) if last_key == key && *last_hash == hash);
-        let consecutive = if repeat {
-            self.consecutive.saturating_add(1)
-        } else {
-            1
+        let instead_of_stub = fresh && repeat && self.last_stubbed;
+        let consecutive = match (repeat, instead_of_stub) {
+            (_, true) => self.consecutive,
+            (true, false) => self.consecutive.saturating_add(1),
+            (false, false) => 1,
         };
         self.consecutive = consecutive;
         self.last = Some((key.clone(), hash));
-        self.history.push_back((key.clone(), hash));
+        if !instead_of_stub {
+            self.history.push_back((key.clone(), hash));
+        }
         while self.history.len() > HISTORY {
             self.history.pop_front();
         }
@@ -159,6 +166,21 @@ impl SessionMemory {
                 cycle = u32::try_from(period).unwrap_or(u32::MAX);
             }
         }
+        let decision = self.verdict(key, hash, config, fresh, (count, cycle));
+        self.last_stubbed = decision == Decision::Stub;
+        decision
+    }
+
+    /// What a read of `key` (hashing to `hash`) that came round `count` times in a run of `cycle` windows gets:
+    /// blocked, a stub (never for a `fresh` read), or the content with the loop warning once the count warrants.
+    fn verdict(
+        &mut self,
+        key: &DedupKey,
+        hash: u64,
+        config: &Config,
+        fresh: bool,
+        (count, cycle): (u32, u32),
+    ) -> Decision {
         if count >= config.loop_block_at {
             return Decision::Blocked { count, cycle };
         }
@@ -436,6 +458,31 @@ mod tests {
         assert_eq!(
             memory.decide(&key(1, 200), 1, &config, false),
             Decision::Content { warning: None }
+        );
+    }
+
+    #[test]
+    fn a_fresh_read_right_after_a_stub_is_that_read_again_and_a_fresh_loop_is_blocked() {
+        let config = Config::default();
+        let mut memory = SessionMemory::new();
+        let read =
+            |memory: &mut SessionMemory, fresh| memory.decide(&key(1, 100), 1, &config, fresh);
+        assert_eq!(
+            read(&mut memory, false),
+            Decision::Content { warning: None }
+        );
+        assert_eq!(read(&mut memory, false), Decision::Stub);
+        // The way back the stub names: the content, counted as the read the stub answered.
+        assert_eq!(read(&mut memory, true), Decision::Content { warning: None });
+        // Fresh again and again: the third read in a row warns, the fourth is blocked.
+        let warned = read(&mut memory, true);
+        assert!(
+            matches!(warned, Decision::Content { warning: Some(_) }),
+            "{warned:?}"
+        );
+        assert_eq!(
+            read(&mut memory, true),
+            Decision::Blocked { count: 4, cycle: 1 }
         );
     }
 

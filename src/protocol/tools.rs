@@ -20,7 +20,7 @@ pub const READ_FILE_DESCRIPTION: &str = "Read a text file or a document in bound
 A window is whole lines starting at `offset` (1-based), at most `limit` lines. Each line is shown behind a \
 gutter `N|`: the line number and a bar, which are not part of the file. A line longer than the maximum line \
 length is cut (clamped) and ends in a marker like `[read-window: line 7 clamped, 5200 more characters; read them \
-with offset=7 column=2000]`. The whole window stays under a size budget. `tail` reads the last lines of the file \
+with offset=7 column=2000 limit=1]`: that call reads the rest of line 7 alone. The whole window stays under a size budget. `tail` reads the last lines of the file \
 instead of starting at `offset`.
 
 After the content come a blank line and a hint: which lines were shown, of how many, why the window stopped, \
@@ -91,7 +91,8 @@ pub fn read_input_schema_for(max_lines: u64) -> Value {
                 "minimum": 0,
                 "description": "Where to start inside the first line, in characters, 0-based; default 0. Only \
                                 needed to continue inside a long line: pass the column the hint or a clamped \
-                                line's marker names, together with its offset (offset=7 column=2000)."
+                                line's marker names, together with its offset (offset=7 column=2000, and limit=1 for the rest of a clamped \
+                                line alone)."
             },
             "tail": {
                 "type": "integer",
@@ -352,7 +353,7 @@ pub fn read_output_schema() -> Value {
             "clamped_lines": {
                 "type": "array",
                 "description": "Lines cut at the maximum line length: read the rest with offset=line, \
-                                column=next_column. At most 64; clamped_lines_total counts them when there are more.",
+                                column=next_column, limit=1. At most 64; clamped_lines_total counts them when there are more.",
                 "items": {
                     "type": "object",
                     "properties": {

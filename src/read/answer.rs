@@ -297,7 +297,7 @@ pub(super) fn stub_of(window: &Window, path: &str) -> UnchangedStub {
         )
     };
     let clamped = window.clamped_lines.as_slice();
-    match continuation(window.next_offset, window.next_column) {
+    match crate::hint::continuation_after(window) {
         Some(call) => {
             message.push(' ');
             message.push_str(&call);

@@ -15,7 +15,7 @@ use crate::document::{
 use crate::error::FsError;
 use crate::error::{ErrorKind, ReadError};
 use crate::guards::{check_device_name, CredentialPolicy};
-use crate::hint::{continuation, hint, hint_past_key, push_clamped, ClampedRest, Withheld};
+use crate::hint::{hint, hint_past_key, push_clamped, ClampedRest, Withheld};
 use crate::index::{
     fingerprint, print_prefix, FileIdentity, LineEndings, LineIndex, FINGERPRINT_BYTES,
 };

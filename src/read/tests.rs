@@ -82,13 +82,13 @@ mod stub_and_miss_tests {
         reader.read(&mut fs, &whole, 0).unwrap();
         assert_eq!(
             stub(reader.read(&mut fs, &whole, 0)).message,
-            "[read-window: unchanged] Lines 1-5 of 5 in /w/five.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Nothing after line 5 is left, but clamped text inside the window is: 5 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40, offset=3 column=40 and 2 more (see clamped_lines of the earlier result)."
+            "[read-window: unchanged] Lines 1-5 of 5 in /w/five.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Nothing after line 5 is left, but clamped text inside the window is: 5 lines were clamped; read their rest with offset=1 column=40 limit=1, offset=2 column=40 limit=1, offset=3 column=40 limit=1 and 2 more (see clamped_lines of the earlier result)."
         );
         let page = request("five.txt", 1, Some(4), None);
         reader.read(&mut fs, &page, 0).unwrap();
         assert_eq!(
             stub(reader.read(&mut fs, &page, 0)).message,
-            "[read-window: unchanged] Lines 1-4 of 5 in /w/five.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Use offset=5 to continue. 4 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40, offset=3 column=40 and 1 more (see clamped_lines of the earlier result)."
+            "[read-window: unchanged] Lines 1-4 of 5 in /w/five.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Use offset=5 to continue. 4 lines were clamped; read their rest with offset=1 column=40 limit=1, offset=2 column=40 limit=1, offset=3 column=40 limit=1 and 1 more (see clamped_lines of the earlier result)."
         );
     }
 
@@ -153,7 +153,7 @@ mod stub_and_miss_tests {
         assert_eq!(clamped.next_offset, None);
         assert_eq!(
             clamped.message,
-            "[read-window: unchanged] Lines 1-3 of 3 in /w/long.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Nothing after line 3 is left, but clamped text inside the window is: 2 lines were clamped; read their rest with offset=1 column=40, offset=2 column=40."
+            "[read-window: unchanged] Lines 1-3 of 3 in /w/long.txt have not changed since you read them earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Nothing after line 3 is left, but clamped text inside the window is: 2 lines were clamped; read their rest with offset=1 column=40 limit=1, offset=2 column=40 limit=1."
         );
         let tail = request("long.txt", 2, Some(1), Some(60));
         reader.read(&mut fs, &tail, 0).unwrap();

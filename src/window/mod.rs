@@ -124,17 +124,20 @@ impl Window {
     }
 }
 
-/// The marker that ends a line cut at the clamp.
+/// The marker that ends a line cut at the clamp: the call that reads the rest of that line alone (`limit=1`: the
+/// lines after it are in the window already).
 pub fn clamp_marker(line: u64, remaining_chars: u64, next_column: u64) -> String {
     format!(
-        " {MARKER_PREFIX}line {line} clamped, {remaining_chars} more characters; read them with offset={line} column={next_column}]"
+        " {MARKER_PREFIX}line {line} clamped, {remaining_chars} more characters; read them with offset={line} column={next_column} limit=1]"
     )
 }
 
-/// The marker that ends a line cut by the budget.
-pub fn budget_marker(line: u64, remaining_chars: u64, next_column: u64) -> String {
+/// The marker that ends a line cut by the budget; `alone` (the window started inside this line: the rest of a
+/// clamped line is being read) continues with `limit=1`, as the hint does.
+pub fn budget_marker(line: u64, remaining_chars: u64, next_column: u64, alone: bool) -> String {
+    let limit = if alone { " limit=1" } else { "" };
     format!(
-        " {MARKER_PREFIX}budget reached in line {line}, {remaining_chars} more characters; continue with offset={line} column={next_column}]"
+        " {MARKER_PREFIX}budget reached in line {line}, {remaining_chars} more characters; continue with offset={line} column={next_column}{limit}]"
     )
 }
 /// Digits in the decimal form of `number`.

@@ -129,8 +129,15 @@ fn first_line_over_the_budget_is_cut_inside_with_a_column_cursor() {
         window.truncated_by,
         vec![Truncation::Budget, Truncation::MidLine]
     );
+    // Read from inside the line, the rest of it comes alone: its marker says limit=1, 8 characters more, shown
+    // fewer.
     let second = read(&text, 1, next, 10, &settings(100_000, 1_000)).unwrap();
-    assert_eq!(second.next_column, Some(next * 2));
+    let after = next * 2 - 8;
+    assert_eq!(second.next_column, Some(after));
+    assert!(second.content.ends_with(&format!(
+        "more characters; continue with offset=1 column={after} limit=1]\n"
+    )));
+    assert!(!window.content.contains("limit=1"));
 }
 
 #[test]

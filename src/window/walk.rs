@@ -388,7 +388,9 @@ impl<S: ByteSource> WindowWalk<'_, S> {
             return Ok(());
         }
         let meter = self.meter;
-        let marker_reserve = budget_marker(line, sink.total_chars, sink.total_chars);
+        // A window that starts inside this line reads the rest of it alone.
+        let alone = column > 0;
+        let marker_reserve = budget_marker(line, sink.total_chars, sink.total_chars, alone);
         let fits = |prefix: &str, chars: u64| {
             meter.line_cost(line, prefix, chars, &marker_reserve) <= room.remaining_units
         };
@@ -405,7 +407,7 @@ impl<S: ByteSource> WindowWalk<'_, S> {
             )));
         }
         let next = column + shown;
-        let marker = budget_marker(line, sink.total_chars - column - shown, next);
+        let marker = budget_marker(line, sink.total_chars - column - shown, next, alone);
         let shown_text = sink.kept.get(..byte).unwrap_or_default();
         let cost = meter.line_cost(line, shown_text, shown, &marker);
         self.show(shown_text, &marker, cost, replaced);

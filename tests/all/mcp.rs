@@ -286,7 +286,7 @@ async fn read_file_is_a_session_window_stub_and_error() {
         )
     );
 
-    // The way back after compaction: `fresh` returns the content; it is the third read in a row, so it warns.
+    // The way back after compaction: `fresh` returns the content, as the read the stub answered.
     let fresh = call(
         &client,
         "read_file",
@@ -294,22 +294,20 @@ async fn read_file_is_a_session_window_stub_and_error() {
     )
     .await;
     assert_eq!(fresh.is_error, Some(false));
+    assert_eq!(text(&fresh), format!("2|beta\n3|gamma\n\n{hint}"));
+    assert_eq!(structured(&fresh)["status"], "ok");
+
+    // Fresh again: the third read in a row warns; the fourth is blocked.
+    let again = json!({"path": path, "offset": 2, "limit": 2, "fresh": true});
+    let warned = call(&client, "read_file", again.clone()).await;
     assert_eq!(
-        text(&fresh),
+        text(&warned),
         format!(
             "2|beta\n3|gamma\n\n{hint}\n[read-window: loop warning] This is identical read 3 in a row of lines \
              2-3 of {path}, unchanged. Use what you already have; read 4 will be blocked."
         )
     );
-    assert_eq!(structured(&fresh)["status"], "ok");
-
-    // A fourth time, `fresh` or not: the tripwire blocks it.
-    let blocked = call(
-        &client,
-        "read_file",
-        json!({"path": path, "offset": 2, "limit": 2, "fresh": true}),
-    )
-    .await;
+    let blocked = call(&client, "read_file", again).await;
     assert_eq!(blocked.is_error, Some(true));
     conforms(structured(&blocked), &schema, "blocked");
     assert_eq!(structured(&blocked)["error"]["kind"], "loop_blocked");

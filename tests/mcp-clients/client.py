@@ -168,12 +168,13 @@ async def check_clamped(session: ClientSession) -> None:
     first = first_line(result)
     ok = first.startswith("1|" + "x" * 2000) and first[2002:2003] != "x"
     problems = [] if ok else [f"line 1 starts {first[:12]!r} and has {first.count('x')} x"]
-    if "[read-window: line 1 clamped" not in first or "offset=1 column=2000]" not in first:
-        problems.append(f"no marker naming offset=1 column=2000: {first[2002:]!r}")
+    marker = " [read-window: line 1 clamped, 3000 more characters; read them with offset=1 column=2000 limit=1]"
+    if first[2002:] != marker:
+        problems.append(f"the marker is {first[2002:]!r}, not {marker!r}")
     clamped = (result.structured_content or {}).get("clamped_lines")
     if clamped != [{"line": 1, "shown_chars": 2000, "total_chars": 5000, "next_column": 2000}]:
         problems.append(f"clamped_lines is {clamped!r}")
-    report("read_file: a clamped line and its marker naming offset=1 column=2000", problems)
+    report("read_file: a clamped line and its marker naming offset=1 column=2000 limit=1", problems)
 
     first = first_line(await call(session, "read_file", {"path": "long.txt", "offset": 1, "column": 2000, "limit": 1}))
     ok = first.startswith("1|x") and first.count("x") == 3000

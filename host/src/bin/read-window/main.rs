@@ -37,7 +37,8 @@ use session::{answer_every_request, session};
                   each start-up phase in microseconds (`read-window: timings: started_ns=.. args_us=.. ..`)."
 )]
 struct Cli {
-    /// A directory the component may read (repeatable). Default: the current directory.
+    /// A directory the component may read (repeatable). Default: the current directory (`mcp`: the client's
+    /// roots, see `read-window mcp --help`).
     #[arg(long = "root", value_name = "DIR", global = true)]
     roots: Vec<PathBuf>,
 
@@ -109,7 +110,9 @@ enum Command {
     /// per connection.
     ///
     /// The directories are the --root options; without any, the roots the client offers (file:// URIs); with
-    /// neither, the current directory.
+    /// neither, the current directory, but never `/` or the home directory (every call then answers an error
+    /// naming --root). Without --max-chars or --max-tokens, windows get a 20,000-token cap (18,000 tokens at the
+    /// default headroom), under Claude Code's 25,000-token output cap, instead of the 100,000-character budget.
     Mcp,
     /// Capture a command's output from stdin (`cmd 2>&1 | read-window capture --spill-dir .spill`): print its
     /// head, a marker line naming the omitted lines and the spill file that holds them, and its tail.
@@ -334,9 +337,15 @@ fn setup(cli: &Cli) -> Result<(Grants, Config), Failure> {
     };
     let mut grants = Grants::new();
     for root in &roots {
-        grants = grants
-            .dir(root)
-            .map_err(|e| Failure::Usage(format!("--root {e}")))?;
+        grants = grants.dir(root).map_err(|e| {
+            // A shell expands `~`; a client's JSON config passes it as it is.
+            let tilde = if root.starts_with("~") {
+                " (`~` is not expanded here, as a shell would: give the absolute path)"
+            } else {
+                ""
+            };
+            Failure::Usage(format!("--root {e}{tilde}"))
+        })?;
     }
     let mut config = cli.settings.config().map_err(Failure::Usage)?;
     // The MCP server without --root reads the client's roots, unknown until a client connects.

@@ -63,8 +63,8 @@ const PROTOCOL: ProtocolVersion = ProtocolVersion::LATEST_WITH_INITIALIZE;
 /// What the server tells the client (and through it the model) about itself at `initialize`.
 const INSTRUCTIONS: &str = "read-window reads text files for you in bounded windows with line numbers. Use \
 read_file to read a file; when its hint says the window was truncated, make the call the hint names: \
-offset=next_offset (and column=next_column when given) for the lines after the window, offset=N column=C for \
-the rest of a clamped line N (clamped_lines[].next_column). A repeated read of an unchanged window returns a short \"[read-window: \
+offset=next_offset (and column=next_column when given) for the lines after the window, offset=N column=C limit=1 \
+for the rest of a clamped line N (clamped_lines[].next_column). A repeated read of an unchanged window returns a short \"[read-window: \
 unchanged]\" stub: the content you already received is still current, and the stub ends with the call that \
 continues; if that content is no longer in your context (it was compacted), repeat the call with fresh=true. Before writing text that came from read_file into a file, check it with check_write: line-number \
 gutters (`N|`) and `[read-window: ...]` markers must never end up in a file.";

@@ -43,13 +43,13 @@ pub(super) async fn client_grants(peer: &Peer<RoleServer>) -> ClientRoots {
         Ok(Ok(result)) => result.roots,
         Ok(Err(error)) => {
             eprintln!(
-                "read-window mcp: roots/list failed ({error}); reading the current directory"
+                "read-window mcp: roots/list failed ({error}); taking it as no roots offered"
             );
             return ClientRoots::NotOffered;
         }
         Err(_) => {
             eprintln!(
-                "read-window mcp: no answer to roots/list within {} s; reading the current directory",
+                "read-window mcp: no answer to roots/list within {} s; taking it as no roots offered",
                 ROOTS_TIMEOUT.as_secs()
             );
             return ClientRoots::NotOffered;
