@@ -198,12 +198,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }
         Command::Scenarios { paths } => return scenarios(paths),
         Command::ToolSchema { format } => {
-            let mut config = cli.settings.config().map_err(Failure::Usage)?;
-            // As `read-window mcp` with the same options lists it.
-            if matches!(format, SchemaFormat::Mcp) {
-                config = mcp::with_default_budget(config);
-            }
-            return tool_schema(*format, &settings::resolved(&config));
+            return tool_schema(*format, &cli.settings.config().map_err(Failure::Usage)?)
         }
         _ => {}
     }
@@ -271,10 +266,16 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
 }
 
-/// `tool-schema`: the read_file tool in `format`, as pretty JSON, stating the line limit `max_lines` (the one the
-/// settings given describe).
-fn tool_schema(format: SchemaFormat, config: &read_window::Config) -> Result<ExitCode, Failure> {
+/// `tool-schema`: the read_file tool in `format`, as pretty JSON, for the settings given (its line limit; in MCP the
+/// characters a reply carries, under the server's default budget when they set none).
+fn tool_schema(format: SchemaFormat, config: &Config) -> Result<ExitCode, Failure> {
     use read_window::protocol::tools::{definitions, Format};
+    // As `read-window mcp` with the same options lists it.
+    let config = match format {
+        SchemaFormat::Mcp => settings::resolved(&mcp::with_default_budget(config.clone())),
+        _ => settings::resolved(config),
+    };
+    let config = &config;
     let format = match format {
         SchemaFormat::Openai => Format::Openai,
         SchemaFormat::Anthropic => Format::Anthropic,
