@@ -644,13 +644,16 @@ fn plain_json_rpc_lines_on_stdin_and_stdout() {
              JSON object; it was read as that object. Send the arguments as a JSON object."
         )
     );
-    // A method the server does not have says which it has.
-    send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/run"}));
-    assert_eq!(
-        answer(&mut lines, 6)["error"],
-        json!({"code": -32601, "message":
-               "this server has no method \"tools/run\": it answers initialize, ping, tools/list and tools/call"})
-    );
+    // A method the server does not have (one MCP defines, or not) says which it has.
+    for (id, method) in [(6, "tools/run"), (7, "resources/list"), (8, "prompts/list")] {
+        send(json!({"jsonrpc": "2.0", "id": id, "method": method}));
+        assert_eq!(
+            answer(&mut lines, id)["error"],
+            json!({"code": -32601, "message": format!(
+                "this server has no method {method:?}: it answers initialize, ping, tools/list and tools/call"
+            )})
+        );
+    }
 
     // The client goes away: the server exits 0.
     drop(stdin);

@@ -41,8 +41,9 @@ use std::time::Duration;
 use read_window_host::{Budget, Config, Grants, ReadWindow, Session, SessionLimits, TokenBudget};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool,
+    ErrorCode, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
@@ -300,14 +301,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         if request.method != "tools/call" {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!(
-                    "this server has no method {:?}: it answers initialize, ping, tools/list and tools/call",
-                    request.method
-                ),
-                None,
-            ));
+            return Err(no_method(&request.method));
         }
         let params = request.params.unwrap_or_default();
         let name = params.get("name").cloned().unwrap_or_default();
@@ -333,9 +327,42 @@ impl ServerHandler for McpServer {
             })
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Err(no_method("resources/list"))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Err(no_method("resources/templates/list"))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Err(no_method("prompts/list"))
+    }
+
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
         self.roots_changed.store(true, Ordering::SeqCst);
     }
+}
+
+/// The `-32601` answer to `method`, which this server does not have: it names the ones it has.
+fn no_method(method: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("this server has no method {method:?}: it answers initialize, ping, tools/list and tools/call"),
+        None,
+    )
 }
 
 /// The protocol line of a model's call of the tool `name` with `arguments`, answered as an MCP result.
