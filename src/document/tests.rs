@@ -604,7 +604,7 @@ fn the_hint_maps_every_part_of_a_short_document_and_reaches_across_a_long_one() 
     assert_eq!(
         clause,
         format!(
-            " This is the text extracted from a pdf document of 100 pages; this window holds pages 40-42; page 43 starts at line 421 (offset=421). Where each page starts: {}; and every 5th: {} (each page opens with its marker line; document.parts lists all 100).",
+            " This is the text extracted from a pdf document of 100 pages; this window holds pages 40-42; page 43 starts at line 421 (offset=421). Where each page starts: {}; and every 5th: {} (each page opens with its marker line: --- page N of 100 ---).",
             near.join(", "),
             far.join(", ")
         )
@@ -902,4 +902,49 @@ fn a_notebooks_text_and_its_json_are_two_views_each_compared_with_itself() {
     );
     assert_eq!(stub(read(&mut reader, None)), unchanged(5));
     assert_eq!(stub(read(&mut reader, Some(false))), unchanged(8));
+}
+
+#[test]
+fn the_hint_names_each_kinds_marker_line_as_the_text_writes_it() {
+    let pdf = super::fixtures::pdf(&[
+        super::fixtures::PdfPage::Text(vec!["One".to_string()]),
+        super::fixtures::PdfPage::Text(vec!["Two".to_string()]),
+    ]);
+    for (bytes, name) in [
+        (pdf, "a.pdf"),
+        (samples::pptx(), "deck.pptx"),
+        (samples::odp(), "deck.odp"),
+        (super::fixtures::xlsx_two_sheets(), "book.xlsx"),
+        (samples::ipynb(), "analysis.ipynb"),
+        (samples::epub(), "book.epub"),
+    ] {
+        let document = extracted(&bytes, name);
+        let lines: Vec<&str> = document.text.lines().collect();
+        assert!(!document.parts.is_empty(), "{name}");
+        for part in &document.parts {
+            let (shape, whole) = super::facts::marker_shape(part.kind, document.parts.len());
+            let shape = shape.replace('N', &part.number.to_string());
+            let line = lines[part.first_line as usize - 1];
+            assert!(
+                if whole {
+                    line == shape
+                } else {
+                    line.starts_with(&shape)
+                },
+                "{name}: {line:?} is not {shape:?}"
+            );
+        }
+    }
+    // A notebook of 40 cells: the hint says how a cell's marker line starts.
+    let cells: Vec<serde_json::Value> = (1..=40)
+        .map(|n| serde_json::json!({"cell_type": "code", "execution_count": n, "metadata": {}, "source": format!("x = {n}"), "outputs": []}))
+        .collect();
+    let notebook =
+        serde_json::json!({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells});
+    let document = extracted(notebook.to_string().as_bytes(), "many.ipynb");
+    let clause = DocumentFacts::of(&document, "/w/many.ipynb").hint_clause(1, 2);
+    assert!(
+        clause.ends_with(" (each cell opens with its marker line, which starts # [cell N])."),
+        "{clause}"
+    );
 }
