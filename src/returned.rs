@@ -6,9 +6,10 @@
 //!   [`MAX_RETURNED_LINES`] hashes are kept (the oldest are forgotten first): about 1.5 MiB.
 //! - **Lossy reads**: the paths whose windows had invalid bytes replaced by U+FFFD, so `check-write` refuses that
 //!   damaged decode going back into the file (at most [`MAX_LOSSY_PATHS`] paths).
-//! - **File versions** ([`FileVersions`]): per path, the content print of the file at this session's previous
-//!   read of it, so a read that finds it changed carries a change notice (at most [`MAX_VERSIONS`] paths, each
-//!   with at most [`LINE_PRINT_LINES`](crate::index::LINE_PRINT_LINES) line prints: 2 MiB at most).
+//! - **File versions** ([`FileVersions`]): per path and [`View`], the content print of what this session's
+//!   previous read of that view saw, so a read that finds it changed carries a change notice; a document's
+//!   extracted text and its own bytes are two views, each compared with itself only (at most [`MAX_VERSIONS`]
+//!   views, each with at most [`LINE_PRINT_LINES`](crate::index::LINE_PRINT_LINES) line prints: 2 MiB at most).
 //!
 //! Everything here is pure: the reader supplies the prints (from the line index) and the content.
 
@@ -16,12 +17,13 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::index::LineIndex;
 use crate::prose::{line_count, MARKER_PREFIX};
+use crate::session::View;
 
 /// Hashes of returned gutter lines kept at most.
 pub const MAX_RETURNED_LINES: usize = 65_536;
 /// Paths whose reads replaced invalid bytes kept at most.
 pub const MAX_LOSSY_PATHS: usize = 1_024;
-/// Paths whose previous version is kept at most, for change notices.
+/// Views of files (a path and a [`View`]) whose previous version is kept at most, for change notices.
 pub const MAX_VERSIONS: usize = 128;
 /// Characters of a text line quoted in a `check-write` refusal at most.
 const QUOTE_CHARS: usize = 60;
@@ -414,11 +416,13 @@ pub fn change_notice(path: &str, change: Change) -> Option<String> {
     Some(head + &body)
 }
 
-/// The version of each file at this session's previous read of it.
+/// The version of each view of each file at this session's previous read of it. A document's extracted text and
+/// its own bytes are kept apart: a read of one view is compared with the previous read of the same view, so a
+/// switch of view is no change.
 #[derive(Debug, Default)]
 pub struct FileVersions {
-    versions: HashMap<String, FileVersion>,
-    order: VecDeque<String>,
+    versions: HashMap<(String, View), FileVersion>,
+    order: VecDeque<(String, View)>,
 }
 
 impl FileVersions {
@@ -427,17 +431,19 @@ impl FileVersions {
         FileVersions::default()
     }
 
-    /// The version of `path` (resolved) at this session's previous read of it.
-    pub fn previous(&self, path: &str) -> Option<&FileVersion> {
-        self.versions.get(path)
+    /// The version of `path` (resolved) in `view` at this session's previous read of that view.
+    pub fn previous(&self, path: &str, view: View) -> Option<&FileVersion> {
+        self.versions.get(&(path.to_string(), view))
     }
 
-    /// Keeps `version` as the latest of `path`, forgetting the least recently read beyond `MAX_VERSIONS`.
-    pub fn store(&mut self, path: &str, version: FileVersion) {
-        if self.versions.insert(path.to_string(), version).is_some() {
-            self.order.retain(|existing| existing != path);
+    /// Keeps `version` as the latest of `path` in `view`, forgetting the least recently read beyond
+    /// `MAX_VERSIONS`.
+    pub fn store(&mut self, path: &str, view: View, version: FileVersion) {
+        let key = (path.to_string(), view);
+        if self.versions.insert(key.clone(), version).is_some() {
+            self.order.retain(|existing| *existing != key);
         }
-        self.order.push_back(path.to_string());
+        self.order.push_back(key);
         while self.order.len() > MAX_VERSIONS {
             if let Some(old) = self.order.pop_front() {
                 self.versions.remove(&old);
@@ -656,5 +662,28 @@ mod tests {
             notice(Change::Removed { total: 2, was: 5 }),
             "[read-window: file changed] /w/a.txt changed since your previous read of it in this session: lines 3-5 were removed; it now has 2 lines, and they are unchanged."
         );
+    }
+
+    #[test]
+    fn the_versions_of_two_views_of_a_file_are_kept_apart() {
+        let mut versions = FileVersions::new();
+        let (text, json) = (
+            version("# [cell 1] code\nx = 1\n"),
+            version("{\n \"cells\": []\n}\n"),
+        );
+        versions.store("/w/nb.ipynb", View::Extracted, text.clone());
+        versions.store("/w/nb.ipynb", View::Bytes, json.clone());
+        assert_eq!(
+            versions.previous("/w/nb.ipynb", View::Extracted),
+            Some(&text)
+        );
+        assert_eq!(versions.previous("/w/nb.ipynb", View::Bytes), Some(&json));
+        assert_eq!(versions.previous("/w/other.ipynb", View::Bytes), None);
+        // The bound counts views: the oldest view is forgotten first.
+        for n in 0..MAX_VERSIONS - 1 {
+            versions.store(&format!("/w/{n}.txt"), View::Bytes, json.clone());
+        }
+        assert_eq!(versions.previous("/w/nb.ipynb", View::Extracted), None);
+        assert_eq!(versions.previous("/w/nb.ipynb", View::Bytes), Some(&json));
     }
 }

@@ -12,7 +12,11 @@
 //! - **Not-found memory**: a missing path is checked again on every read (a negative answer is never stale); the
 //!   memory only counts the misses of a path, for the message ("asked 3 times") and the tripwire. A miss more than
 //!   the TTL after the previous one starts the count over; `other_tool`, `reset_dedup` and `wrote` forget it.
-//! - **Line indexes** and **token densities** per file.
+//! - **Line indexes** per file and [`View`], and **token densities** per file.
+//!
+//! A document has two views, its extracted text and its own bytes (`extract=false`): their windows, line numbers
+//! and indexes differ, so every memory of what a read returned is kept per view, and a switch of view is never
+//! taken for a change of the file.
 //!
 //! Everything here is pure: the clock is passed in.
 
@@ -38,11 +42,35 @@ pub const MAX_CYCLE: usize = 5;
 /// Dedup entries kept at most (the oldest are forgotten first).
 const MAX_DEDUP: usize = 4_096;
 
+/// Which text of a file a read windows: a document's extracted text, or the file's own bytes (any other file, or
+/// a document read with `extract=false`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum View {
+    /// The file's own bytes, decoded.
+    #[default]
+    Bytes,
+    /// The text extracted from a document.
+    Extracted,
+}
+
+impl View {
+    /// The view of a read that windowed a document's extracted text (`extracted`) or the file's bytes.
+    pub fn of(extracted: bool) -> View {
+        if extracted {
+            View::Extracted
+        } else {
+            View::Bytes
+        }
+    }
+}
+
 /// What identifies a window for dedup and the tripwire.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DedupKey {
     /// The resolved absolute guest path.
     pub path: String,
+    /// The view of the file the window is of: a stub of one view never answers a read of the other.
+    pub view: View,
     /// The effective request.
     pub request: WindowRequest,
     /// A fingerprint of the config values that shape the window (clamp, budget).
@@ -124,8 +152,8 @@ pub struct SessionMemory {
     aliases: HashMap<String, String>,
     densities: HashMap<String, f64>,
     sent: HashMap<String, VecDeque<SentWindow>>,
-    files: HashMap<String, LineIndex>,
-    file_order: VecDeque<String>,
+    files: HashMap<(String, View), LineIndex>,
+    file_order: VecDeque<(String, View)>,
     /// Positioned reads issued by this session.
     pub positioned_reads: u64,
 }
@@ -259,19 +287,22 @@ impl SessionMemory {
             self.history.clear();
         }
         self.not_found.remove(path);
-        self.files.retain(|file, _| !matches(file));
-        self.file_order.retain(|file| !matches(file));
+        self.files.retain(|(file, _), _| !matches(file));
+        self.file_order.retain(|(file, _)| !matches(file));
         self.sent.retain(|file, _| !matches(file));
     }
 
-    /// `path` (resolved) changed since this session's previous read of it, and the model is being told so (a
-    /// change notice): only lines `1..=unchanged_through` (1-based; 0 for none) are as they were. Every dedup entry
-    /// of `path` whose window reaches past them is forgotten, so no stub ever points to a window the notice called
-    /// stale (a file rewritten and then restored to the old bytes returns content, not a stub of the old window);
-    /// and the tripwire's run that involves `path` starts over. The line index and token densities stay.
-    pub fn file_changed(&mut self, path: &str, unchanged_through: u64) {
+    /// `path` (resolved) changed since this session's previous read of it in `view`, and the model is being told
+    /// so (a change notice): only lines `1..=unchanged_through` (1-based; 0 for none) of that view are as they
+    /// were. Every dedup entry of `path` in `view` whose window reaches past them is forgotten, so no stub ever
+    /// points to a window the notice called stale (a file rewritten and then restored to the old bytes returns
+    /// content, not a stub of the old window); and the tripwire's run that involves `path` starts over. The other
+    /// view keeps its entries: its next read compares it with its own previous read, and a change there brings its
+    /// own notice (and forgets its stale windows) before any stub. The line indexes and token densities stay.
+    pub fn file_changed(&mut self, path: &str, view: View, unchanged_through: u64) {
         let stale = |key: &DedupKey| {
             key.path == path
+                && key.view == view
                 && (key.request.limit == 0
                     || key
                         .request
@@ -340,16 +371,17 @@ impl SessionMemory {
         self.aliases.get(asked).cloned()
     }
 
-    /// Takes the cached file out (to be put back with `store_file`).
-    pub fn take_file(&mut self, path: &str) -> Option<LineIndex> {
-        self.files.remove(path)
+    /// Takes the cached index of `path` in `view` out (to be put back with `store_file`).
+    pub fn take_file(&mut self, path: &str, view: View) -> Option<LineIndex> {
+        self.files.remove(&(path.to_string(), view))
     }
 
-    /// Keeps `file` as the index of `path`, forgetting the oldest indexes beyond the bounds.
-    pub fn store_file(&mut self, path: &str, file: LineIndex) {
-        self.file_order.retain(|existing| existing != path);
-        self.file_order.push_back(path.to_string());
-        self.files.insert(path.to_string(), file);
+    /// Keeps `file` as the index of `path` in `view`, forgetting the oldest indexes beyond the bounds.
+    pub fn store_file(&mut self, path: &str, view: View, file: LineIndex) {
+        let key = (path.to_string(), view);
+        self.file_order.retain(|existing| *existing != key);
+        self.file_order.push_back(key.clone());
+        self.files.insert(key, file);
         while self.files.len() > MAX_INDEXED_FILES
             || (self.index_bytes() > MAX_INDEX_BYTES && self.files.len() > 1)
         {
@@ -362,7 +394,7 @@ impl SessionMemory {
         }
     }
 
-    /// Files whose index is kept.
+    /// Indexes kept (one per file and view).
     pub fn indexed_files(&self) -> usize {
         self.files.len()
     }
@@ -425,6 +457,7 @@ mod tests {
     fn key(offset: u64, limit: u64) -> DedupKey {
         DedupKey {
             path: "/w/a.txt".to_string(),
+            view: View::Bytes,
             request: WindowRequest {
                 offset,
                 column: 0,
@@ -677,13 +710,13 @@ mod tests {
         assert_eq!(memory.decide(&other, 3, &config, false), content);
         assert_eq!(memory.decide(&all, 2, &config, false), Decision::Stub);
         // Lines 1-3 are unchanged: lines 1-3 are still current, lines 1-10 are not; another file keeps its own.
-        memory.file_changed("/w/a.txt", 3);
+        memory.file_changed("/w/a.txt", View::Bytes, 3);
         assert_eq!(memory.decide(&head, 1, &config, false), Decision::Stub);
         assert_eq!(memory.decide(&all, 2, &config, false), content);
         assert_eq!(memory.decide(&other, 3, &config, false), Decision::Stub);
         // Changed from line 1: nothing of it is current, and the count of the run starts over.
         assert_eq!(memory.decide(&all, 2, &config, false), Decision::Stub);
-        memory.file_changed("/w/a.txt", 0);
+        memory.file_changed("/w/a.txt", View::Bytes, 0);
         assert_eq!(memory.decide(&all, 2, &config, false), content);
         assert_eq!(memory.decide(&head, 1, &config, false), content);
         assert_eq!(memory.decide(&all, 2, &config, false), Decision::Stub);
@@ -713,5 +746,37 @@ mod tests {
             Decision::Content { warning: None }
         );
         assert_eq!(memory.decide(&a, 1, &config, false), Decision::Stub);
+    }
+
+    #[test]
+    fn the_two_views_of_a_file_are_remembered_apart() {
+        let config = Config::default();
+        let mut memory = SessionMemory::new();
+        let content = Decision::Content { warning: None };
+        let bytes = key(1, 3);
+        let extracted = DedupKey {
+            view: View::Extracted,
+            ..key(1, 3)
+        };
+        // The same lines of the two views, even with the same hash, are two windows: neither stubs the other.
+        assert_eq!(memory.decide(&extracted, 1, &config, false), content);
+        assert_eq!(memory.decide(&bytes, 1, &config, false), content);
+        assert_eq!(memory.decide(&extracted, 1, &config, false), Decision::Stub);
+        assert_eq!(memory.decide(&bytes, 1, &config, false), Decision::Stub);
+        // A change found in one view forgets its stale windows only: the other view is compared with itself.
+        memory.file_changed("/w/a.txt", View::Bytes, 0);
+        assert_eq!(memory.decide(&bytes, 1, &config, false), content);
+        assert_eq!(memory.decide(&extracted, 1, &config, false), Decision::Stub);
+        memory.file_changed("/w/a.txt", View::Extracted, 0);
+        assert_eq!(memory.decide(&extracted, 1, &config, false), content);
+        assert_eq!(memory.decide(&bytes, 1, &config, false), Decision::Stub);
+        // Each view keeps its own index.
+        let index = || LineIndex::new(crate::decode::TextEncoding::Utf8, 0);
+        memory.store_file("/w/a.txt", View::Bytes, index());
+        memory.store_file("/w/a.txt", View::Extracted, index());
+        assert_eq!(memory.indexed_files(), 2);
+        assert!(memory.take_file("/w/a.txt", View::Extracted).is_some());
+        assert!(memory.take_file("/w/a.txt", View::Extracted).is_none());
+        assert!(memory.take_file("/w/a.txt", View::Bytes).is_some());
     }
 }

@@ -121,6 +121,33 @@ const PART_MAP_AROUND: usize = 20;
 /// Sheets a hint lists all of (a sheet is found by its name).
 const SHEET_MAP_ALL: usize = 100;
 
+/// The marker line a part of `kind` opens with in a document of `count` such parts, as the hint names it, and
+/// whether that is the whole line (`--- page N of 100 ---`) or its start, for the kinds whose marker goes on with
+/// a title or a cell's type (`--- slide N of 100`).
+pub(super) fn marker_shape(kind: PartKind, count: usize) -> (String, bool) {
+    match kind {
+        PartKind::Page => (format!("--- page N of {count} ---"), true),
+        PartKind::Slide => (format!("--- slide N of {count}"), false),
+        PartKind::Sheet => (format!("=== sheet N of {count}:"), false),
+        PartKind::Cell => ("# [cell N]".to_string(), false),
+        PartKind::Chapter => ("--- chapter N".to_string(), false),
+    }
+}
+
+/// How the parts of a document of `count` parts of `kind` are found in its text, for the hint (which the model
+/// reads without the JSON fields): by the marker line each opens with, as [`marker_shape`] names it.
+/// `each page opens with its marker line: --- page N of 100 ---`
+fn marker_clause(kind: Option<PartKind>, count: usize) -> String {
+    let Some(kind) = kind else {
+        return "each part opens with its marker line".to_string();
+    };
+    let name = kind.name();
+    match marker_shape(kind, count) {
+        (shape, true) => format!("each {name} opens with its marker line: {shape}"),
+        (shape, false) => format!("each {name} opens with its marker line, which starts {shape}"),
+    }
+}
+
 /// `n` as an English ordinal for "every 5th part": `2nd`, `3rd`, `11th`, `21st`.
 pub(super) fn ordinal(n: usize) -> String {
     let suffix = match (n % 10, n % 100) {
@@ -282,11 +309,11 @@ impl DocumentFacts {
             .map(|(_, part)| entry(part))
             .collect();
         format!(
-            "Where each {kind} starts: {}; and every {}: {} (each {kind} opens with its marker line; document.parts lists all {}).",
+            "Where each {kind} starts: {}; and every {}: {} ({}).",
             near.join(", "),
             ordinal(stride),
             far.join(", "),
-            self.parts.len()
+            marker_clause(self.parts.first().map(|part| part.kind), self.parts.len())
         )
     }
 }

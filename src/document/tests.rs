@@ -604,7 +604,7 @@ fn the_hint_maps_every_part_of_a_short_document_and_reaches_across_a_long_one() 
     assert_eq!(
         clause,
         format!(
-            " This is the text extracted from a pdf document of 100 pages; this window holds pages 40-42; page 43 starts at line 421 (offset=421). Where each page starts: {}; and every 5th: {} (each page opens with its marker line; document.parts lists all 100).",
+            " This is the text extracted from a pdf document of 100 pages; this window holds pages 40-42; page 43 starts at line 421 (offset=421). Where each page starts: {}; and every 5th: {} (each page opens with its marker line: --- page N of 100 ---).",
             near.join(", "),
             far.join(", ")
         )
@@ -772,4 +772,179 @@ fn dump_samples_for_scenarios() {
         })
         .collect();
     std::fs::write(format!("{dir}/hundred.pdf"), super::fixtures::pdf(&pages)).unwrap();
+}
+
+/// Whether `answer` matches `expect` as the scenario runners match (`tests/scenarios/README.md`): an object names
+/// keys to check, `{"$absent": true}` a key the answer lacks, and anything else an equal value.
+fn matches_expectation(expect: &serde_json::Value, answer: Option<&serde_json::Value>) -> bool {
+    use serde_json::Value;
+    match expect {
+        Value::Object(fields) if fields.contains_key("$absent") => {
+            answer.is_none() == (fields.get("$absent") == Some(&Value::Bool(true)))
+        }
+        Value::Object(fields) => fields
+            .iter()
+            .all(|(key, value)| matches_expectation(value, answer.and_then(|a| a.get(key)))),
+        Value::Array(items) => answer.and_then(Value::as_array).is_some_and(|answers| {
+            answers.len() == items.len()
+                && items
+                    .iter()
+                    .zip(answers)
+                    .all(|(item, answer)| matches_expectation(item, Some(answer)))
+        }),
+        other => answer == Some(other),
+    }
+}
+
+/// The scenario `changes/a_notebook_read_as_text_then_as_json_is_no_change` run natively, step by step, through a
+/// protocol session at `/scenario` (its files and `write_file` contents are text): every answer matches what the
+/// scenario expects, so its expectations are what the component answers.
+#[test]
+fn a_notebook_read_as_text_then_as_json_is_no_change_as_its_scenario_says() {
+    use crate::protocol::{Environment, ProtocolSession};
+    let scenario: serde_json::Value = serde_json::from_str(include_str!(
+        "../../tests/scenarios/changes/a_notebook_read_as_text_then_as_json_is_no_change.json"
+    ))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in scenario["files"].as_object().unwrap() {
+        std::fs::write(dir.path().join(name), text.as_str().unwrap()).unwrap();
+    }
+    let fs = NativeFileSystem::mount(&[(dir.path().to_path_buf(), "/scenario".to_string())]);
+    let environment = Environment {
+        now_ms: || 0,
+        memory_bytes: || 4096,
+    };
+    let mut session = ProtocolSession::new(fs, "", Vec::new(), environment);
+    let mut reads = 0;
+    for step in scenario["steps"].as_array().unwrap() {
+        let mut request = step.clone();
+        let expect = request.as_object_mut().unwrap().remove("expect");
+        if request["op"] == "write_file" {
+            let path = dir.path().join(request["path"].as_str().unwrap());
+            std::fs::write(path, request["content"].as_str().unwrap()).unwrap();
+            continue;
+        }
+        let answer: serde_json::Value =
+            serde_json::from_str(&session.answer(&request.to_string())).unwrap();
+        let expect = expect.unwrap();
+        assert!(
+            matches_expectation(&expect, Some(&answer)),
+            "{request}\nexpected {expect}\nanswered {answer}"
+        );
+        reads += 1;
+    }
+    assert_eq!(reads, 6);
+}
+
+/// A notebook of one code cell (`x = {n}`, `print(x)`, its output `{n}`) written as JSON of 8 lines.
+fn one_cell_notebook(n: u32) -> Vec<u8> {
+    format!(
+        "{{\n \"nbformat\": 4,\n \"nbformat_minor\": 5,\n \"metadata\": {{}},\n \"cells\": [\n  {{\"cell_type\": \"code\", \"execution_count\": 1, \"metadata\": {{}}, \"source\": \"x = {n}\\nprint(x)\", \"outputs\": [{{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": [\"{n}\\n\"]}}]}}\n ]\n}}\n"
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_notebooks_text_and_its_json_are_two_views_each_compared_with_itself() {
+    let (dir, mut fs, mut reader) = session(&[("nb.ipynb", one_cell_notebook(1))]);
+    let mut read = |reader: &mut Reader, extract: Option<bool>| {
+        let request = ReadRequest {
+            path: "nb.ipynb".to_string(),
+            limit: Some(3),
+            extract,
+            ..ReadRequest::default()
+        };
+        reader.read(&mut fs, &request, 0).unwrap()
+    };
+    let window = |outcome: ReadOutcome| match outcome {
+        ReadOutcome::Window(result) => (result.window.content, result.warnings),
+        other => panic!("expected a window, got {other:?}"),
+    };
+    let stub = |outcome: ReadOutcome| match outcome {
+        ReadOutcome::Unchanged(stub) => stub.message,
+        other => panic!("expected a stub, got {other:?}"),
+    };
+    let text = "1|# [cell 1] code (execution 1)\n2|x = 1\n3|print(x)\n";
+    let json = "1|{\n2| \"nbformat\": 4,\n3| \"nbformat_minor\": 5,\n";
+    // Back and forth between the views of the untouched file: no notice, and each repeat is a stub of its view.
+    assert_eq!(window(read(&mut reader, None)), (text.to_string(), vec![]));
+    assert_eq!(
+        window(read(&mut reader, Some(false))),
+        (json.to_string(), vec![])
+    );
+    let unchanged = |total: u64| {
+        format!("[read-window: unchanged] Lines 1-3 of {total} in /w/nb.ipynb have not changed since you read them earlier in this session; that result is still current, so it is not sent again (if it is no longer in your context, repeat this call with fresh=true). Use offset=4 to continue.")
+    };
+    assert_eq!(stub(read(&mut reader, None)), unchanged(5));
+    assert_eq!(stub(read(&mut reader, Some(false))), unchanged(8));
+    // Each view keeps its own index.
+    assert_eq!(reader.stats().indexed_files, 2);
+    // A real change is told once in each view, in that view's lines.
+    std::fs::write(dir.path().join("nb.ipynb"), one_cell_notebook(2)).unwrap();
+    let changed = |from: &str, total: u64, unchanged: &str| {
+        format!("[read-window: file changed] /w/nb.ipynb changed since your previous read of it in this session: the first changed line is {from} (it now has {total} lines); {unchanged}. Windows of it you read earlier are stale from line {from} on: their line numbers and content may no longer match the file.")
+    };
+    assert_eq!(
+        window(read(&mut reader, None)),
+        (
+            text.replace("x = 1", "x = 2"),
+            vec![changed("2", 5, "line 1 is unchanged")]
+        )
+    );
+    assert_eq!(
+        stub(read(&mut reader, Some(false))),
+        format!(
+            "{} {}",
+            unchanged(8),
+            changed("6", 8, "lines 1-5 are unchanged")
+        )
+    );
+    assert_eq!(stub(read(&mut reader, None)), unchanged(5));
+    assert_eq!(stub(read(&mut reader, Some(false))), unchanged(8));
+}
+
+#[test]
+fn the_hint_names_each_kinds_marker_line_as_the_text_writes_it() {
+    let pdf = super::fixtures::pdf(&[
+        super::fixtures::PdfPage::Text(vec!["One".to_string()]),
+        super::fixtures::PdfPage::Text(vec!["Two".to_string()]),
+    ]);
+    for (bytes, name) in [
+        (pdf, "a.pdf"),
+        (samples::pptx(), "deck.pptx"),
+        (samples::odp(), "deck.odp"),
+        (super::fixtures::xlsx_two_sheets(), "book.xlsx"),
+        (samples::ipynb(), "analysis.ipynb"),
+        (samples::epub(), "book.epub"),
+    ] {
+        let document = extracted(&bytes, name);
+        let lines: Vec<&str> = document.text.lines().collect();
+        assert!(!document.parts.is_empty(), "{name}");
+        for part in &document.parts {
+            let (shape, whole) = super::facts::marker_shape(part.kind, document.parts.len());
+            let shape = shape.replace('N', &part.number.to_string());
+            let line = lines[part.first_line as usize - 1];
+            assert!(
+                if whole {
+                    line == shape
+                } else {
+                    line.starts_with(&shape)
+                },
+                "{name}: {line:?} is not {shape:?}"
+            );
+        }
+    }
+    // A notebook of 40 cells: the hint says how a cell's marker line starts.
+    let cells: Vec<serde_json::Value> = (1..=40)
+        .map(|n| serde_json::json!({"cell_type": "code", "execution_count": n, "metadata": {}, "source": format!("x = {n}"), "outputs": []}))
+        .collect();
+    let notebook =
+        serde_json::json!({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells});
+    let document = extracted(notebook.to_string().as_bytes(), "many.ipynb");
+    let clause = DocumentFacts::of(&document, "/w/many.ipynb").hint_clause(1, 2);
+    assert!(
+        clause.ends_with(" (each cell opens with its marker line, which starts # [cell N])."),
+        "{clause}"
+    );
 }

@@ -209,8 +209,10 @@ impl Reader {
         let requested = request.path.as_str();
         // The key is the window as returned, not as asked: two requests that return the same lines (a limit past
         // the end of the file, a budget that stops both at line 52) are the same read.
+        // A document's extracted text and its bytes are two views of it: a stub of one never answers the other.
         let key = DedupKey {
             path: resolved.path.clone(),
+            view: View::of(result.document.is_some()),
             request: WindowRequest {
                 offset: result.window.start_line,
                 column: result.window.start_column,

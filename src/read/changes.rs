@@ -6,8 +6,10 @@ use super::*;
 /// (past the line prints); larger ones are told by their kept index, or not at all.
 pub(super) const PREFIX_RECHECK_BYTES: u64 = 1024 * 1024;
 
-/// What a read learned of a file against this session's previous read of it.
+/// What a read learned of a view of a file against this session's previous read of that view.
 pub(super) struct VersionChange {
+    /// The view the read windowed (a document's extracted text, or the file's bytes).
+    pub(super) view: View,
     /// The version the read saw.
     pub(super) version: FileVersion,
     /// The change notice (`None` on the first read or when the content is the same).
@@ -19,16 +21,19 @@ pub(super) struct VersionChange {
     pub(super) previous_lines: Option<u64>,
 }
 
-/// The version of the file `opened` describes, and the change against `path`'s version at this session's
-/// previous read.
+/// The version of the view of the file `opened` describes, and the change against the version of `path` in that
+/// view at this session's previous read of it (a read of the other view is no previous read: a switch between a
+/// document's text and its bytes is no change).
 pub(super) fn version_change<File: ByteSource>(
     versions: &FileVersions,
     path: &str,
     opened: &mut Opened<File>,
 ) -> VersionChange {
+    let view = opened.view();
     let new = FileVersion::of(&opened.index);
-    let Some(old) = versions.previous(path) else {
+    let Some(old) = versions.previous(path, view) else {
         return VersionChange {
+            view,
             version: new,
             notice: None,
             unchanged_through: None,
@@ -56,6 +61,7 @@ pub(super) fn version_change<File: ByteSource>(
     let previous_lines = Some(old.total_lines);
     let notice = change_notice(path, change);
     VersionChange {
+        view,
         version: new,
         unchanged_through: notice.as_ref().and(change.unchanged_through()),
         notice,
@@ -102,21 +108,21 @@ pub(super) fn changed_error(
 }
 
 impl Reader {
-    /// What a read leaves in the session besides dedup and the tripwire: the file's version (with the change
-    /// notice on the result, or appended to a stub's message), and the gutter lines and lossy reads it returned.
-    /// A failed or blocked read leaves nothing.
+    /// What a read leaves in the session besides dedup and the tripwire: the version of the view it read (with
+    /// the change notice on the result, or appended to a stub's message), and the gutter lines and lossy reads it
+    /// returned. A failed or blocked read leaves nothing.
     pub(super) fn after_read(
         &mut self,
         path: &str,
-        change: Option<(FileVersion, Option<String>)>,
+        change: Option<VersionChange>,
         mut outcome: Result<ReadOutcome, ReadError>,
     ) -> Result<ReadOutcome, ReadError> {
         let Ok(answer) = &mut outcome else {
             return outcome;
         };
-        if let Some((version, notice)) = change {
-            self.versions.store(path, version);
-            if let Some(notice) = notice {
+        if let Some(seen) = change {
+            self.versions.store(path, seen.view, seen.version);
+            if let Some(notice) = seen.notice {
                 match answer {
                     ReadOutcome::Window(result) => result.warnings.push(notice),
                     ReadOutcome::Unchanged(stub) => {

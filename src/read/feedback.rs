@@ -89,9 +89,15 @@ impl Reader {
         offset: u64,
         limit: u64,
     ) -> Result<u64, ReadError> {
-        let cached = self.memory.take_file(&resolved.path);
-        let mut opened =
-            open_and_index(fs, resolved, requested, cached, &mut self.documents, true)?;
+        let memory = &mut self.memory;
+        let mut opened = open_and_index(
+            fs,
+            resolved,
+            requested,
+            |view| memory.take_file(&resolved.path, view),
+            &mut self.documents,
+            true,
+        )?;
         let io = |error: crate::error::FsError| error.into_read_error(requested);
         let estimate = {
             let scanner = &mut opened.scanner;
@@ -118,7 +124,8 @@ impl Reader {
             total
         };
         self.memory.positioned_reads += opened.scanner.reads();
-        self.memory.store_file(&resolved.path, opened.index);
+        let view = opened.view();
+        self.memory.store_file(&resolved.path, view, opened.index);
         Ok(estimate)
     }
 }

@@ -30,7 +30,7 @@ use crate::sandbox::{
     Missing, ResolveError, Resolved,
 };
 use crate::scan::{Scanner, BLOCK_BYTES};
-use crate::session::{contains_component_output, Decision, DedupKey, SessionMemory};
+use crate::session::{contains_component_output, Decision, DedupKey, SessionMemory, View};
 use crate::sniff::{binary_advice, sniff_block, Verdict};
 use crate::source::{ByteSource, CrAsLf, FileOrText, MemorySource, ReadAhead};
 use crate::tokens::{gutter_tokens, parse_refusal, TokenEstimator};
@@ -110,7 +110,7 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
             fs,
             &resolved,
             &request.path,
-            None,
+            |_| None,
             &mut DocumentCache::new(),
             request.extract != Some(false),
         )

@@ -11,6 +11,13 @@ pub(super) struct Opened<File: ByteSource> {
     pub(super) document: Option<std::sync::Arc<ExtractedDocument>>,
 }
 
+impl<File: ByteSource> Opened<File> {
+    /// The view `scanner` reads: the document's extracted text, or the file's bytes.
+    pub(super) fn view(&self) -> View {
+        View::of(self.document.is_some())
+    }
+}
+
 /// Fingerprints the bytes `[start, end)` (at most `FINGERPRINT_BYTES`) read through `scanner`.
 pub(super) fn region_print<S: ByteSource>(
     scanner: &mut Scanner<S>,
@@ -96,14 +103,15 @@ pub(super) fn identity_of(resolved: &Resolved) -> FileIdentity {
     }
 }
 
-/// Opens `resolved` and brings its index up to date: a cached index is kept when the file is the same version or
-/// only grew, and the bytes before the end of its scanned lines still have the fingerprint they had (so a rewrite
-/// under the same size and modification time, or an edit before the part that grew, is rescanned from the start).
+/// Opens `resolved` and brings its index up to date: the index `cached` gives for the view read (a document's
+/// extracted text, or the file's bytes) is kept when that view is the same version or only grew, and the bytes
+/// before the end of its scanned lines still have the fingerprint they had (so a rewrite under the same size and
+/// modification time, or an edit before the part that grew, is rescanned from the start).
 pub(super) fn open_and_index<F: FileSystem + ?Sized>(
     fs: &mut F,
     resolved: &Resolved,
     requested: &str,
-    cached: Option<LineIndex>,
+    cached: impl FnOnce(View) -> Option<LineIndex>,
     documents: &mut DocumentCache,
     extract: bool,
 ) -> Result<Opened<FileOrText<ReadAhead<F::File>>>, ReadError> {
@@ -114,6 +122,7 @@ pub(super) fn open_and_index<F: FileSystem + ?Sized>(
     } else {
         (FileOrText::File(file), None)
     };
+    let cached = cached(View::of(document.is_some()));
     // A document's lines are those of its extracted text: the index is built over the text, and kept only for the
     // same version of the file (the cache gives the same text for it).
     let text_resolved = document.as_deref().map(|document| Resolved {
@@ -419,23 +428,24 @@ pub(super) fn attach_document(result: &mut ReadResult, document: Option<&Extract
 }
 
 impl Reader {
-    /// The window of the file `resolved`: opened (or its kept index reused) and read, the change against this
-    /// session's previous read of it noted, the index kept for the next read. Returns the result and the version
-    /// it saw with its change notice. Errors: opening or reading fails (a change since the previous read named).
+    /// The window of the file `resolved`: opened (or the kept index of the view read reused) and read, the change
+    /// against this session's previous read of that view noted, the index kept for the next read. Returns the
+    /// result and the version of the view it saw with its change notice. Errors: opening or reading fails (a
+    /// change since the previous read named).
     pub(super) fn open_and_window<F: FileSystem + ?Sized>(
         &mut self,
         fs: &mut F,
         request: &ReadRequest,
         prepared: &Prepared,
         resolved: &Resolved,
-    ) -> Result<(ReadResult, (FileVersion, Option<String>)), ReadError> {
+    ) -> Result<(ReadResult, VersionChange), ReadError> {
         let requested = request.path.as_str();
-        let cached = self.memory.take_file(&resolved.path);
+        let memory = &mut self.memory;
         let mut opened = open_and_index(
             fs,
             resolved,
             requested,
-            cached,
+            |view| memory.take_file(&resolved.path, view),
             &mut self.documents,
             request.extract != Some(false),
         )
@@ -453,14 +463,15 @@ impl Reader {
         let seen = version_change(&self.versions, &resolved.path, &mut opened);
         // Told of a change, the model drops what it had of the file: no stub may stand for a stale window.
         if let Some(through) = seen.unchanged_through {
-            self.memory.file_changed(&resolved.path, through);
+            self.memory.file_changed(&resolved.path, seen.view, through);
         }
         self.memory.positioned_reads += opened.scanner.reads();
-        self.memory.store_file(&resolved.path, opened.index);
+        let view = opened.view();
+        self.memory.store_file(&resolved.path, view, opened.index);
         match outcome {
             Ok(mut result) => {
                 attach_document(&mut result, opened.document.as_deref());
-                Ok((result, (seen.version, seen.notice)))
+                Ok((result, seen))
             }
             Err(error) => {
                 let error = changed_error(error, &seen, prepared.request.offset, requested);
