@@ -43,8 +43,8 @@ pub fn call_tool_result(answer: Value) -> Value {
     let Value::Object(mut fields) = answer else {
         return answer;
     };
-    let text = match fields.get("text") {
-        Some(Value::String(text)) => text.clone(),
+    let text = match fields.remove("text") {
+        Some(Value::String(text)) => text,
         _ => String::new(),
     };
     let is_error = fields.get("status").and_then(Value::as_str) == Some("error");

@@ -58,14 +58,9 @@ pub enum Request {
     Configure(Map<String, Value>),
     /// `tools`: the tool definitions in a format (`openai`, `anthropic` or `mcp`).
     Tools(String),
-    /// `tool_call`: a model's call of one of those tools, run as the op it stands for, answered in the shape
-    /// `reply` names.
-    ToolCall {
-        /// The op the call stands for.
-        call: Box<Request>,
-        /// The shape of the answer.
-        reply: ToolReply,
-    },
+    /// `tool_call`: a model's call of one of those tools, run as the op it stands for (its `reply` shape is read
+    /// off the request by [`super::mcp::wants_mcp_reply`], which also reshapes a refusal of the line).
+    ToolCall(Box<Request>),
     /// `capture_begin`: begin capturing a command's output.
     CaptureBegin(CaptureInput),
     /// `capture_chunk`: output bytes for the open capture (`text` or `base64`).
@@ -80,17 +75,6 @@ pub enum Request {
         /// Why.
         refusal: LinkRefusal,
     },
-}
-
-/// The shape a `tool_call` is answered in (its `reply` field).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ToolReply {
-    /// `"answer"` (the default): the answer of the op the call stands for, with its `text`.
-    #[default]
-    Answer,
-    /// `"mcp"`: an MCP `CallToolResult` (`content`, `structuredContent`, `isError`) that carries the window
-    /// once (docs/protocol.md, "MCP replies").
-    Mcp,
 }
 
 /// The host's `link_refusal` field: what its walk of a path's absolute links (which WASI cannot read) found.
@@ -270,13 +254,10 @@ fn op_request(op: &str, fields: &Fields, notes: &mut Vec<String>) -> Result<Requ
         "configure" => Request::Configure(map.clone()),
         "tools" => Request::Tools(fields.string("format")?),
         "tool_call" => {
-            let reply = tool_reply(fields)?;
+            check_reply(fields)?;
             let (call, call_notes) = tool_call(fields)?;
             notes.extend(call_notes);
-            Request::ToolCall {
-                call: Box::new(call),
-                reply,
-            }
+            Request::ToolCall(Box::new(call))
         }
         "capture_begin" => Request::CaptureBegin(capture_config(fields)?),
         "capture_chunk" => Request::CaptureChunk(chunk(map)?),
@@ -302,11 +283,11 @@ fn op_request(op: &str, fields: &Fields, notes: &mut Vec<String>) -> Result<Requ
     })
 }
 
-/// A `tool_call`'s `reply`: `"answer"` (or absent) or `"mcp"`.
-fn tool_reply(fields: &Fields) -> Result<ToolReply, ReadError> {
+/// Refuses a `tool_call`'s `reply` that is neither `"answer"` (the default) nor `"mcp"` (an MCP `CallToolResult`,
+/// docs/protocol.md "MCP replies").
+fn check_reply(fields: &Fields) -> Result<(), ReadError> {
     match fields.opt_string("reply")?.as_deref() {
-        None | Some("answer") => Ok(ToolReply::Answer),
-        Some("mcp") => Ok(ToolReply::Mcp),
+        None | Some("answer" | "mcp") => Ok(()),
         Some(other) => Err(ReadError::invalid(format!(
             "`reply` must be \"answer\" or \"mcp\", not {other:?}"
         ))),
@@ -666,13 +647,10 @@ mod tests {
         );
         assert_eq!(
             parsed(r#"{"op":"tool_call","name":"read_file","arguments":{"path":"a","limit":"2"}}"#),
-            Request::ToolCall {
-                call: Box::new(Request::Read(ReadRequest {
-                    limit: Some(2),
-                    ..read("a")
-                })),
-                reply: ToolReply::Answer,
-            }
+            Request::ToolCall(Box::new(Request::Read(ReadRequest {
+                limit: Some(2),
+                ..read("a")
+            })))
         );
     }
 

@@ -132,7 +132,7 @@ impl<F: SpillFs> ProtocolSession<F> {
     }
 
     fn run(&mut self, request: Request, op: Option<&str>) -> Value {
-        if let Request::ToolCall { call, .. } = request {
+        if let Request::ToolCall(call) = request {
             let op = match *call {
                 Request::CheckWrite { .. } => "check_write",
                 _ => "read",
@@ -194,7 +194,7 @@ impl<F: SpillFs> ProtocolSession<F> {
             Request::Tools(format) => self.tools(&format),
             Request::LinkRefused { requested, refusal } => self.link_refused(&requested, refusal),
             // Unwrapped above; a tool call inside a tool call is not a request the parser makes.
-            Request::ToolCall { .. } => {
+            Request::ToolCall(_) => {
                 error_json(&ReadError::invalid("a tool call cannot call a tool"))
             }
             Request::CaptureBegin(input) => {

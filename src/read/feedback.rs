@@ -89,15 +89,7 @@ impl Reader {
         offset: u64,
         limit: u64,
     ) -> Result<u64, ReadError> {
-        let memory = &mut self.memory;
-        let mut opened = open_and_index(
-            fs,
-            resolved,
-            requested,
-            |view| memory.take_file(&resolved.path, view),
-            &mut self.documents,
-            true,
-        )?;
+        let mut opened = self.open_with_kept_index(fs, resolved, requested, true)?;
         let io = |error: crate::error::FsError| error.into_read_error(requested);
         let estimate = {
             let scanner = &mut opened.scanner;

@@ -428,6 +428,25 @@ pub(super) fn attach_document(result: &mut ReadResult, document: Option<&Extract
 }
 
 impl Reader {
+    /// [`open_and_index`] of `resolved` with the index this session kept for the view read.
+    pub(super) fn open_with_kept_index<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        resolved: &Resolved,
+        requested: &str,
+        extract: bool,
+    ) -> Result<Opened<FileOrText<ReadAhead<F::File>>>, ReadError> {
+        let memory = &mut self.memory;
+        open_and_index(
+            fs,
+            resolved,
+            requested,
+            |view| memory.take_file(&resolved.path, view),
+            &mut self.documents,
+            extract,
+        )
+    }
+
     /// The window of the file `resolved`: opened (or the kept index of the view read reused) and read, the change
     /// against this session's previous read of that view noted, the index kept for the next read. Returns the
     /// result and the version of the view it saw with its change notice. Errors: opening or reading fails (a
@@ -440,16 +459,9 @@ impl Reader {
         resolved: &Resolved,
     ) -> Result<(ReadResult, VersionChange), ReadError> {
         let requested = request.path.as_str();
-        let memory = &mut self.memory;
-        let mut opened = open_and_index(
-            fs,
-            resolved,
-            requested,
-            |view| memory.take_file(&resolved.path, view),
-            &mut self.documents,
-            request.extract != Some(false),
-        )
-        .map_err(|error| error.at_path(&resolved.path))?;
+        let mut opened = self
+            .open_with_kept_index(fs, resolved, requested, request.extract != Some(false))
+            .map_err(|error| error.at_path(&resolved.path))?;
         let density = self.memory.density(&resolved.path);
         let outcome = window_result(
             &mut opened,

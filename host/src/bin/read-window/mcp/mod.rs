@@ -126,6 +126,17 @@ impl McpServer {
         }
     }
 
+    /// Whether the server has the tool `name`.
+    fn has_tool(&self, name: &str) -> bool {
+        self.tools.iter().any(|tool| tool.name == name)
+    }
+
+    /// The tools' names, for a refusal: `read_file and check_write`.
+    fn tool_names(&self) -> String {
+        let names: Vec<&str> = self.tools.iter().map(|tool| tool.name.as_ref()).collect();
+        names.join(" and ")
+    }
+
     /// The grants and config for a new session, or `None` when the current session (over `current`) may go
     /// on.
     ///
@@ -277,13 +288,12 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if !self.tools.iter().any(|tool| tool.name == request.name) {
-            let names: Vec<&str> = self.tools.iter().map(|tool| tool.name.as_ref()).collect();
+        if !self.has_tool(&request.name) {
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown tool {:?}: this server has {}",
                     request.name,
-                    names.join(" and ")
+                    self.tool_names()
                 ),
                 None,
             ));
@@ -305,15 +315,11 @@ impl ServerHandler for McpServer {
         }
         let params = request.params.unwrap_or_default();
         let name = params.get("name").cloned().unwrap_or_default();
-        if !name
-            .as_str()
-            .is_some_and(|name| self.tools.iter().any(|tool| tool.name == name))
-        {
-            let names: Vec<&str> = self.tools.iter().map(|tool| tool.name.as_ref()).collect();
+        if !name.as_str().is_some_and(|name| self.has_tool(name)) {
             return Err(ErrorData::invalid_params(
                 format!(
                     "tools/call needs `name`, one of {}, and `arguments`, an object; got the params {params}",
-                    names.join(" and ")
+                    self.tool_names()
                 ),
                 None,
             ));
