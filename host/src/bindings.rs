@@ -7,7 +7,7 @@
 
 wasmtime::component::bindgen!({
     world: "read-window",
-    path: "../wit",
+    path: "wit",
     additional_derives: [PartialEq],
 });
 

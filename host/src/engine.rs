@@ -17,17 +17,19 @@ use crate::{
     Config, Grants, HostError, ReadError, ReadRequest, ReadResult, Session, SessionLimits,
 };
 
-/// The absolute path of the component `build.rs` built (`target/component-build/.../read_window.wasm`), for hosts
-/// that load the file (Python, JavaScript, `wasmtime run`). This crate embeds a copy ([`EMBEDDED_COMPONENT`]).
-pub const COMPONENT_PATH: &str = env!("READ_WINDOW_WASM");
+/// The absolute path of the component file the `read-window-wasm` crate took (in the repository
+/// `target/component-build/.../read_window.wasm`; in the published crate its `prebuilt/read_window.wasm`), for
+/// hosts that load the file (Python, JavaScript, `wasmtime run`). This crate embeds a copy
+/// ([`EMBEDDED_COMPONENT`]).
+pub const COMPONENT_PATH: &str = read_window_wasm::COMPONENT_PATH;
 
-/// The component `build.rs` built, as it was when this crate was compiled: what [`ReadWindow::load`] loads when
+/// The component as it was when this crate was compiled: what [`ReadWindow::load`] loads when
 /// `$READ_WINDOW_WASM` is not set, so a binary of this crate runs without the build's `target/` directory.
-pub const EMBEDDED_COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/read_window.wasm"));
+pub const EMBEDDED_COMPONENT: &[u8] = read_window_wasm::COMPONENT;
 
-/// The SHA-256 of [`EMBEDDED_COMPONENT`] (64 lowercase hex digits), computed by `build.rs`: the disk cache of the
+/// The SHA-256 of [`EMBEDDED_COMPONENT`] (64 lowercase hex digits), computed at build time: the disk cache of the
 /// compiled component is keyed by it, so [`ReadWindow::load`] never hashes the wasm at run time.
-pub const EMBEDDED_COMPONENT_SHA256: &str = env!("READ_WINDOW_WASM_SHA256");
+pub const EMBEDDED_COMPONENT_SHA256: &str = read_window_wasm::COMPONENT_SHA256;
 
 /// The environment variable that names the component to load at run time, for every host: when it is set (and not
 /// empty), [`ReadWindow::load`] loads that file instead of the embedded component.

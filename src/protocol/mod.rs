@@ -7,6 +7,7 @@ mod answers;
 pub mod config_json;
 mod json_in;
 pub mod mcp;
+pub mod mcp_server;
 mod requests;
 mod session;
 pub mod tools;

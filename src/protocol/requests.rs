@@ -58,6 +58,11 @@ pub enum Request {
     Configure(Map<String, Value>),
     /// `tools`: the tool definitions in a format (`openai`, `anthropic` or `mcp`).
     Tools(String),
+    /// `mcp_server`: this session serves MCP (the MCP default budget when none is set); the server's name,
+    /// version, instructions and tools.
+    McpServer,
+    /// `mcp_roots`: which directories an MCP connection may read.
+    McpRoots(super::mcp_server::RootsInput),
     /// `tool_call`: a model's call of one of those tools, run as the op it stands for (its `reply` shape is read
     /// off the request by [`super::mcp::wants_mcp_reply`], which also reshapes a refusal of the line).
     ToolCall(Box<Request>),
@@ -109,7 +114,12 @@ impl Request {
     pub fn uses_session(&self) -> bool {
         !matches!(
             self,
-            Request::Stats | Request::Config | Request::Configure(_) | Request::Tools(_)
+            Request::Stats
+                | Request::Config
+                | Request::Configure(_)
+                | Request::Tools(_)
+                | Request::McpServer
+                | Request::McpRoots(_)
         )
     }
 }
@@ -129,6 +139,8 @@ pub const OPS: &[&str] = &[
     "configure",
     "tools",
     "tool_call",
+    "mcp_server",
+    "mcp_roots",
     "capture_begin",
     "capture_chunk",
     "capture_end",
@@ -161,6 +173,8 @@ fn fields_of(op: &str) -> Option<&'static [&'static str]> {
         "other_tool" | "reset_dedup" | "stats" | "config" => &[],
         "configure" => super::config_json::CONFIG_FIELDS,
         "tools" => &["format"],
+        "mcp_server" => &[],
+        "mcp_roots" => &["roots", "client_roots", "cwd", "home", "ungrantable"],
         "tool_call" => &["name", "arguments", "reply", "asked_via", "link_refusal"],
         "wrote" => &["path"],
         "check_write" => &["path", "text", "link_refusal"],
@@ -253,6 +267,14 @@ fn op_request(op: &str, fields: &Fields, notes: &mut Vec<String>) -> Result<Requ
         "config" => Request::Config,
         "configure" => Request::Configure(map.clone()),
         "tools" => Request::Tools(fields.string("format")?),
+        "mcp_server" => Request::McpServer,
+        "mcp_roots" => Request::McpRoots(super::mcp_server::RootsInput {
+            options: fields.opt_strings("roots")?.unwrap_or_default(),
+            client_roots: fields.opt_strings("client_roots")?,
+            cwd: fields.string("cwd")?,
+            home: fields.opt_string("home")?,
+            ungrantable: ungrantable(fields)?,
+        }),
         "tool_call" => {
             check_reply(fields)?;
             let (call, call_notes) = tool_call(fields)?;
@@ -281,6 +303,33 @@ fn op_request(op: &str, fields: &Fields, notes: &mut Vec<String>) -> Result<Requ
             message: fields.string("message")?,
         },
     })
+}
+
+/// `mcp_roots`' `ungrantable`: a list of `{"root": PATH, "reason": TEXT}` (absent: none).
+fn ungrantable(fields: &Fields) -> Result<Vec<(String, String)>, ReadError> {
+    const SHAPE: &str = "a list of {\"root\": PATH, \"reason\": TEXT} objects";
+    let Some(value) = fields.present("ungrantable") else {
+        return Ok(Vec::new());
+    };
+    let Value::Array(items) = value else {
+        return Err(ReadError::invalid(format!(
+            "`ungrantable` must be {SHAPE}, not {}",
+            type_name(value)
+        )));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let text = |key| item.get(key).and_then(Value::as_str).map(str::to_owned);
+            text("root").zip(text("reason")).ok_or_else(|| {
+                ReadError::invalid(format!(
+                    "`ungrantable` must be {SHAPE}; item {index} is {} without a string `root` and `reason`",
+                    type_name(item)
+                ))
+            })
+        })
+        .collect()
 }
 
 /// Refuses a `tool_call`'s `reply` that is neither `"answer"` (the default) nor `"mcp"` (an MCP `CallToolResult`,
@@ -708,7 +757,7 @@ mod tests {
         assert_eq!(
             invalid(r#"{"op":"fly"}"#),
             "unknown `op` \"fly\": expected one of read, read_once, other_tool, reset_dedup, wrote, check_write, \
-             report_tokens, token_refusal, stats, config, configure, tools, tool_call, capture_begin, \
+             report_tokens, token_refusal, stats, config, configure, tools, tool_call, mcp_server, mcp_roots, capture_begin, \
              capture_chunk, capture_end"
         );
         assert_eq!(

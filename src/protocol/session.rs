@@ -10,6 +10,9 @@ use super::answers::{
 use super::config_json::{configure, effective_json, parse_config, ConfigRecord};
 use super::json_in::parse_strict;
 use super::mcp::{call_tool_result, wants_mcp_reply};
+use super::mcp_server::{
+    resolve_roots, roots_json, with_mcp_budget, INSTRUCTIONS, SERVER_NAME, SERVER_VERSION,
+};
 use super::requests::{parse_request, CaptureEnd, LinkRefusal, Request};
 use super::tools::{definitions, Format};
 use crate::capture::CaptureInput;
@@ -192,6 +195,11 @@ impl<F: SpillFs> ProtocolSession<F> {
                 Err(error) => error_json(&error),
             },
             Request::Tools(format) => self.tools(&format),
+            Request::McpServer => match self.serve_mcp() {
+                Ok(()) => self.mcp_server_answer(),
+                Err(error) => error_json(&error),
+            },
+            Request::McpRoots(input) => roots_json(&resolve_roots(&input)),
             Request::LinkRefused { requested, refusal } => self.link_refused(&requested, refusal),
             // Unwrapped above; a tool call inside a tool call is not a request the parser makes.
             Request::ToolCall(_) => {
@@ -280,6 +288,35 @@ impl<F: SpillFs> ProtocolSession<F> {
             Err(ResolveError::NotFound(missing)) => Err(format!("{} does not exist", missing.path)),
             Err(ResolveError::Other(error)) => Err(error.message),
         }
+    }
+
+    /// `mcp_server`: the MCP default budget when the config sets none, which, like `configure`, must come
+    /// before the first op that uses the session.
+    fn serve_mcp(&mut self) -> Result<(), ReadError> {
+        if self.config.budget.is_some() {
+            return Ok(());
+        }
+        if let Some(first) = self.started {
+            return Err(ReadError::invalid(format!(
+                "`mcp_server` must come before the first request that uses the session: this session already \
+                 ran `{first}` under the default budget; start a new session for the MCP server."
+            )));
+        }
+        self.config = with_mcp_budget(self.config.clone());
+        self.reader = Reader::new(self.config.input());
+        Ok(())
+    }
+
+    /// The `mcp_server` answer: the server's name, version, instructions and tools (MCP format).
+    fn mcp_server_answer(&self) -> Value {
+        let (config, _) = crate::config::Config::resolve(self.config.input());
+        serde_json::json!({
+            "status": "ok",
+            "name": SERVER_NAME,
+            "version": SERVER_VERSION,
+            "instructions": INSTRUCTIONS,
+            "tools": definitions(Format::Mcp, &config),
+        })
     }
 
     fn tools(&self, format: &str) -> Value {
@@ -395,6 +432,87 @@ mod tests {
 
     fn ask(session: &mut ProtocolSession<NativeFileSystem>, request: Value) -> Value {
         serde_json::from_str(&session.answer(&request.to_string())).unwrap()
+    }
+
+    #[test]
+    fn mcp_server_sets_the_mcp_budget_and_describes_the_server() {
+        let (_dir, mut served_session) = session("");
+        let served = ask(&mut served_session, json!({"op": "mcp_server"}));
+        assert_eq!(served["status"], "ok");
+        assert_eq!(
+            (served["name"].as_str(), served["version"].as_str()),
+            (Some("read-window"), Some("0.3.0"))
+        );
+        assert_eq!(served["instructions"], INSTRUCTIONS);
+        let names: Vec<&str> = served["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["read_file", "check_write"]);
+        assert_eq!(served["tools"][0]["inputSchema"]["type"], "object");
+        let config = ask(&mut served_session, json!({"op": "config"}));
+        assert_eq!(
+            config["config"]["budget"],
+            json!({"tokens": {"cap": 20000, "headroom": 0.9}})
+        );
+
+        // A budget the host set stays; the default budget cannot change under a session already reading.
+        let (_dir, mut chars) = session(r#"{"budget": {"characters": 5000}}"#);
+        assert_eq!(ask(&mut chars, json!({"op": "mcp_server"}))["status"], "ok");
+        assert_eq!(
+            ask(&mut chars, json!({"op": "config"}))["config"]["budget"],
+            json!({"characters": 5000})
+        );
+        let (_dir, mut late) = session("");
+        ask(&mut late, json!({"op": "read", "path": "a.txt"}));
+        let refused = ask(&mut late, json!({"op": "mcp_server"}));
+        assert_eq!(refused["error"]["kind"], "invalid_request");
+        assert_eq!(
+            refused["error"]["message"],
+            "`mcp_server` must come before the first request that uses the session: this session already ran \
+             `read` under the default budget; start a new session for the MCP server."
+        );
+    }
+
+    #[test]
+    fn mcp_roots_names_what_to_grant() {
+        let (_dir, mut session) = session("");
+        let answer = ask(
+            &mut session,
+            json!({"op": "mcp_roots", "client_roots": ["file:///p%20q", "https://x", "file:///gone"], "cwd": "/",
+                   "ungrantable": [{"root": "/gone", "reason": "no such directory"}]}),
+        );
+        assert_eq!(
+            answer,
+            json!({"status": "ok", "roots": ["/p q"], "from": "client", "refused": [
+                {"root": "https://x", "reason": "not a local file:// URI"},
+                {"root": "file:///gone", "reason": "no such directory"}], "working_directory": "/p q"})
+        );
+        let home = ask(
+            &mut session,
+            json!({"op": "mcp_roots", "cwd": "/home/me", "home": "/home/me/"}),
+        );
+        assert_eq!(
+            (home["roots"].clone(), home["from"].clone()),
+            (json!([]), json!("cwd"))
+        );
+        assert!(home["refusal"]
+            .as_str()
+            .unwrap()
+            .contains("started in /home/me (your home directory)"));
+        let bad = ask(
+            &mut session,
+            json!({"op": "mcp_roots", "cwd": "/", "ungrantable": [{"root": "/x"}]}),
+        );
+        assert_eq!(
+            bad["error"]["message"],
+            "`ungrantable` must be a list of {\"root\": PATH, \"reason\": TEXT} objects; item 0 is an object \
+             without a string `root` and `reason`"
+        );
+        let missing = ask(&mut session, json!({"op": "mcp_roots", "roots": ["/a"]}));
+        assert_eq!(missing["error"]["kind"], "invalid_request");
     }
 
     #[test]

@@ -523,8 +523,7 @@ async fn started_in_home_or_the_file_system_root_it_reads_only_the_clients_roots
             format!(
                 "read-window cannot read any file: the client offers no roots, and the server was started in {} \
                  {what} with no --root, which it does not open to the model whole. In the client's settings, add \
-                 `--root /path/to/project` to the server's arguments (Claude Code: `claude mcp add read-window -- \
-                 read-window mcp --root /path/to/project`; a JSON config: \"args\": [\"mcp\", \"--root\", \
+                 `--root /path/to/project` to the server's arguments (a JSON config: \"args\": [..., \"--root\", \
                  \"/path/to/project\"]), or have the client offer the project as a root.",
                 cwd.display()
             )

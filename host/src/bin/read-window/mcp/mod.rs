@@ -38,6 +38,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use read_window::protocol::mcp_server::{INSTRUCTIONS, SERVER_NAME, SERVER_VERSION};
 use read_window_host::{Budget, Config, Grants, ReadWindow, Session, SessionLimits, TokenBudget};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
@@ -60,15 +61,6 @@ const ROOTS_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The most recent MCP revision the server speaks (the last one with an `initialize` handshake).
 const PROTOCOL: ProtocolVersion = ProtocolVersion::LATEST_WITH_INITIALIZE;
-
-/// What the server tells the client (and through it the model) about itself at `initialize`.
-const INSTRUCTIONS: &str = "read-window reads text files for you in bounded windows with line numbers. Use \
-read_file to read a file; when its hint says the window was truncated, make the call the hint names: \
-offset=next_offset (and column=next_column when given) for the lines after the window, offset=N column=C limit=1 \
-for the rest of a clamped line N (clamped_lines[].next_column). A repeated read of an unchanged window returns a short \"[read-window: \
-unchanged]\" stub: the content you already received is still current, and the stub ends with the call that \
-continues; if that content is no longer in your context (it was compacted), repeat the call with fresh=true. Before writing text that came from read_file into a file, check it with check_write: line-number \
-gutters (`N|`) and `[read-window: ...]` markers must never end up in a file.";
 
 /// Serves MCP on stdin and stdout until the client disconnects.
 ///
@@ -158,13 +150,7 @@ impl McpServer {
                     return Ok(None);
                 }
                 let (grants, config) = match client_grants(peer).await {
-                    ClientRoots::Unusable(reasons) => {
-                        let message = format!(
-                            "read-window cannot read any file: none of the roots the client offers could be \
-                             granted: {}. Offer a local directory as a root (a file:// URI), or start the server \
-                             with --root DIR.",
-                            reasons.join("; ")
-                        );
+                    ClientRoots::Unusable(message) => {
                         eprintln!("read-window mcp: {message}");
                         return Err(message);
                     }
@@ -178,14 +164,7 @@ impl McpServer {
                         (grants, config)
                     }
                     ClientRoots::NotOffered => {
-                        if let Err(why) = check_fallback(&self.roots) {
-                            let message = format!(
-                                "read-window cannot read any file: the client offers no roots, and {why} In the \
-                                 client's settings, add `--root /path/to/project` to the server's arguments (Claude \
-                                 Code: `claude mcp add read-window -- read-window mcp --root /path/to/project`; a JSON \
-                                 config: \"args\": [\"mcp\", \"--root\", \"/path/to/project\"]), or have the client \
-                                 offer the project as a root."
-                            );
+                        if let Err(message) = check_fallback(&self.roots) {
                             eprintln!("read-window mcp: {message}");
                             return Err(message);
                         }
@@ -258,8 +237,8 @@ impl ServerHandler for McpServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_protocol_version(PROTOCOL)
             .with_server_info(
-                Implementation::new("read-window", env!("CARGO_PKG_VERSION"))
-                    .with_title("read-window")
+                Implementation::new(SERVER_NAME, SERVER_VERSION)
+                    .with_title(SERVER_NAME)
                     .with_description(
                         "Reads files for LLM agents in bounded windows, with cursors, session memory and guards.",
                     ),
