@@ -6,7 +6,7 @@
 # The component: $READ_WINDOW_WASM, else the Rust build's (`cargo run -q -p read-window-host -- wasm-path`).
 # One PASS/FAIL line per check, then "oci: N passed, N failed" and the time taken; exit 1 when a check failed.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 started=$(date +%s)
 
 missing() {
