@@ -274,8 +274,8 @@ function attemptRealpath(path) {
 /** What the server says where it cannot guarantee its sandbox. */
 const NO_SANDBOX = 'refusing to start: the JavaScript host keeps a model inside the granted directories only where ' +
   'it can resolve every name inside a directory held open (Linux, with /proc mounted; hosts/js/README.md, "The ' +
-  `sandbox under races"), which this system (${process.platform}) does not allow. Serve MCP with the Rust server ` +
-  'instead (`read-window mcp --root DIR`).';
+  `sandbox under races"), and it cannot here (platform ${process.platform}, /proc/self/fd not usable). Serve MCP ` +
+  'with the Rust server instead (`read-window mcp --root DIR`).';
 
 /**
  * Runs the server until the client closes stdin. Exit status: 0 at the end of the connection, 1 when the component

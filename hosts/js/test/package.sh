@@ -74,8 +74,18 @@ check "generated/source.json records the SHA-256 of READ_WINDOW_WASM, its size a
     if (source.bytes !== require("fs").statSync(process.argv[3]).size) throw new Error(`bytes ${source.bytes}`);
   ' "$package/generated/source.json" "$wasm_sha" "$READ_WINDOW_WASM"
 
-paths=$(grep -rlF -e "$repo" -e "$js" -e "/work/" -e "/tmp/" -e "/root/" -e "${HOME:-/root}/" "$package" | sed "s|^$package/||")
-if [ -z "$paths" ]; then pass "no file of the package names a machine path"; else fail "machine paths" "in $paths"; fi
+# A machine path: this checkout, a temporary or home directory (the Rust build's panic locations among them).
+machine=(-e "$repo" -e "/work/" -e "/tmp/" -e "/root/" -e "${HOME:-/root}/")
+paths=$(grep -rlF "${machine[@]}" --exclude='*.wasm' "$package" | sed "s|^$package/||")
+if [ -z "$paths" ]; then pass "no text file of the package names a machine path"; else fail "machine paths" "in $paths"; fi
+paths=$(grep -rlF "${machine[@]}" --include='*.wasm' "$package" | sed "s|^$package/||")
+if [ -z "$paths" ]; then
+  pass "the transpiled component names no machine path"
+else
+  fail "the transpiled component names machine paths" "$(for f in $paths; do
+    printf '%s: %s paths, as %s; ' "$f" "$(grep -aoF "${machine[@]}" "$package/$f" | wc -l)" \
+      "$(grep -aoE '(/work/|/tmp/|/root/)[[:alnum:]._/-]{0,30}' "$package/$f" | head -n 1)"; done)"
+fi
 
 wit=$(sed -n 's/^package read-window:reader@\([0-9.]*\);.*/\1/p' "$repo"/wit/*.wit | head -n 1)
 crate=$(sed -n 's/^version = "\(.*\)"/\1/p' "$repo/Cargo.toml" | head -n 1)
@@ -121,7 +131,7 @@ cat >"$project/check.ts" <<'EOF'
 import { ReadWindow, type ReadAnswer } from 'read-window';
 const reader = await ReadWindow.load();
 const answer: ReadAnswer = reader.session('.').read('five.txt', { limit: 2 });
-if (answer.status === 'ok') console.log(answer.next_offset, answer.clamped_lines.length);
+export const cursor: number | null = answer.status === 'ok' && answer.next_offset !== null ? answer.next_offset + answer.clamped_lines.length : null;
 // @ts-expect-error read() takes a path or a request object
 reader.session('.').read(5);
 EOF
