@@ -218,8 +218,8 @@ class Connection {
   }
 
   /**
-   * The component's `mcp_roots` answer, `{roots, from, refusal?}`, asked again with the client roots that cannot
-   * be granted (`ungrantable`) when there are any.
+   * The component's `mcp_roots` answer, `{roots, from, refused, refusal?}`, asked again with the client roots that
+   * cannot be granted (`ungrantable`) until it names none.
    */
   async #roots() {
     const request = { op: 'mcp_roots', roots: this.#options.roots, cwd: realpathSync(process.cwd()) };
@@ -228,8 +228,12 @@ class Connection {
     const listed = await this.#clientRoots();
     if (listed !== undefined) request.client_roots = listed;
     let answer = this.#ask(request);
-    const ungrantable = answer.from === 'client' ? answer.roots.flatMap(whyNot) : [];
-    if (ungrantable.length > 0) answer = this.#ask({ ...request, ungrantable });
+    const ungrantable = [];
+    // Each round names the client roots this host cannot grant; the component drops them (or refuses) in the next.
+    for (let more; answer.from === 'client' && (more = answer.roots.flatMap(whyNot)).length > 0;) {
+      ungrantable.push(...more);
+      answer = this.#ask({ ...request, ungrantable });
+    }
     for (const { root, reason } of answer.refused ?? []) log(`skipping the root ${root}: ${reason}`);
     return answer;
   }

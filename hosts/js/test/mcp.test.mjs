@@ -1,6 +1,7 @@
 // Tests of `read-window-mcp` (mcp.mjs) that tests/mcp-clients/client.mjs does not make: what the server says at
-// `initialize`, the command-line options reaching the session's config, a --root that cannot be granted, a tool
-// the component does not have, the usage errors, and the refusal to start without the race-free file system.
+// `initialize`, the command-line options reaching the session's config, a --root and client roots that cannot be
+// granted, a tool the component does not have, the usage errors, and the refusal to start without the race-free
+// file system.
 // Each test starts the server through the official SDK's client over stdio (the SDK is a dependency).
 
 import assert from 'node:assert/strict';
@@ -9,10 +10,11 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const server = fileURLToPath(new URL('../mcp.mjs', import.meta.url));
 let dir;
@@ -23,9 +25,11 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** `f(client)` with a client connected to `read-window-mcp ARGS`, closed after. */
-async function connected(args, f) {
-  const client = new Client({ name: 'read-window-mcp-test', version: '0' });
+/** `f(client)` with a client connected to `read-window-mcp ARGS`, closed after; with `roots` (directories) the
+ * client offers them as its roots. */
+async function connected(args, f, roots) {
+  const client = new Client({ name: 'read-window-mcp-test', version: '0' }, { capabilities: roots ? { roots: {} } : {} });
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((root) => ({ uri: pathToFileURL(root).href })) }));
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [server, ...args], stderr: 'pipe' }));
   try {
     return await f(client);
@@ -75,12 +79,26 @@ test('a tool the component does not have is its refusal, naming the tools', asyn
   await connected(['--root', dir], async (client) => {
     const result = await client.request(
       { method: 'tools/call', params: { name: 'write_file', arguments: {} } },
-      (await import('@modelcontextprotocol/sdk/types.js')).CallToolResultSchema,
+      CallToolResultSchema,
     );
     assert.equal(result.isError, true);
     assert.match(result.content[0].text, /write_file/);
     assert.match(result.content[0].text, /read_file/);
   });
+});
+
+test('a client root that is not a directory is skipped; with none left, every call names it and why', async () => {
+  const [missing, ten] = [join(dir, 'gone'), join(dir, 'ten.txt')];
+  await connected([], async (client) => {
+    const result = await client.callTool({ name: 'read_file', arguments: { path: ten, limit: 1 } });
+    assert.equal(result.structuredContent.status, 'ok');
+    assert.equal(result.content[0].text.split('\n')[0], '1|line 1');
+  }, [missing, dir]);
+  await connected([], async (client) => {
+    const result = await client.callTool({ name: 'read_file', arguments: { path: ten } });
+    assert.equal(result.structuredContent.error.cause, 'start');
+    assert.match(result.content[0].text, new RegExp(`none of the roots the client offers could be granted: "${pathToFileURL(missing).href}" \\(ENOENT`));
+  }, [missing]);
 });
 
 test('usage errors exit 2: an unknown option, two budgets, a config the component refuses', () => {
