@@ -96,16 +96,14 @@ function parseOptions(argv) {
   if (values['max-chars'] !== undefined && tokens) {
     throw new UsageError('--max-chars sets a budget of characters: give it or --max-tokens/--token-headroom, not both');
   }
-  if (values['max-chars'] !== undefined) config.budget = { characters: value(values['max-chars']) };
-  if (tokens) {
-    const fields = { cap: values['max-tokens'], headroom: values['token-headroom'] };
-    config.budget = { tokens: Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => [k, value(v)])) };
-  }
+  const number = (option) => (values[option] === undefined ? undefined : value(values[option])); // undefined: unset
+  if (values['max-chars'] !== undefined) config.budget = { characters: number('max-chars') };
+  if (tokens) config.budget = { tokens: { cap: number('max-tokens'), headroom: number('token-headroom') } };
   const fields = {
     max_lines: 'max-lines', max_line_length: 'max-line-length', loop_warn_at: 'loop-warn-at',
     loop_block_at: 'loop-block-at', not_found_ttl_ms: 'not-found-ttl-ms',
   };
-  for (const [field, option] of Object.entries(fields)) if (values[option] !== undefined) config[field] = value(values[option]);
+  for (const [field, option] of Object.entries(fields)) if (values[option] !== undefined) config[field] = number(option);
   if (values['no-dedup']) config.dedup = false;
   if (values.deny) config.deny_patterns = values.deny;
   if (values.allow) config.allow_patterns = values.allow;
