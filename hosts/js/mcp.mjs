@@ -281,7 +281,8 @@ const NO_SANDBOX = 'refusing to start: the JavaScript host keeps a model inside 
 
 /**
  * Runs the server until the client closes stdin. Exit status: 0 at the end of the connection, 1 when the component
- * does not load or the sandbox does not hold here, 2 for a usage error (an option, or a config the component refuses).
+ * does not load or the sandbox does not hold here, 2 for a usage error (an option, or a config or value the
+ * component refuses).
  */
 async function main() {
   let options;
@@ -304,7 +305,12 @@ async function main() {
     log(error.message);
     process.exit(1);
   }
-  const served = reader.request({ op: 'mcp_server' }, options.config);
+  // The constructor takes a value out of its range as the default, with a warning only in the first read's
+  // `warnings`, which an MCP reply does not show; `configure` refuses it, naming the field and its range. Checked
+  // in a session of its own, the working directory aside (it must lie under a root, not known before a client).
+  const { working_directory: _, ...fields } = options.config;
+  const checked = reader.request({ ...fields, op: 'configure' });
+  const served = checked.status === 'ok' ? reader.request({ op: 'mcp_server' }, options.config) : checked;
   if (served.status !== 'ok') {
     log(served.text ?? JSON.stringify(served));
     process.exit(2);

@@ -101,7 +101,7 @@ test('a client root that is not a directory is skipped; with none left, every ca
   }, [missing]);
 });
 
-test('usage errors exit 2: an unknown option, two budgets, a config the component refuses', () => {
+test('usage errors exit 2: an unknown option, two budgets, a config or a value the component refuses', () => {
   const unknown = run(['--bogus']);
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /^read-window-mcp: Unknown option '--bogus'/);
@@ -113,6 +113,9 @@ test('usage errors exit 2: an unknown option, two budgets, a config the componen
   const refused = run(['--config', config]);
   assert.equal(refused.status, 2);
   assert.match(refused.stderr, /colour/);
+  const range = run(['--max-lines', '0']);
+  assert.equal(range.status, 2);
+  assert.match(range.stderr, /^read-window-mcp: .*max_lines.* 0.*1 to 1,?000,?000/s);
 });
 
 test('without /proc (a mount namespace with /proc unmounted) the server refuses to start, saying why', (t) => {
