@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" />
 // Types of the read-window JavaScript host (index.js). The requests and answers are those of the component's session
 // protocol (docs/protocol.md in the repository): every answer is the component's JSON, parsed, so the types below
 // name the fields a caller reads and leave room for fields a newer component adds.

@@ -137,7 +137,7 @@ reader.session('.').read(5);
 EOF
 check "the installed types (exports.types) compile a .ts importing \"read-window\" under tsc --strict" \
   bash -c "cd '$project' && node '$js/node_modules/typescript/bin/tsc' --noEmit --strict --target es2022 \
-    --module nodenext --moduleResolution nodenext --lib es2022,esnext.disposable check.ts"
+    --module nodenext --moduleResolution nodenext check.ts"
 
 scenarios=$(cd "$project" && node "$installed/scenarios.mjs" "$repo/tests/scenarios" 2>&1)
 status=$?
