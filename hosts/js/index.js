@@ -8,11 +8,19 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { GuestExit, HostError, attempt } from './errors.js';
+import { isRaceFree } from './beneath.js';
 import { baseImports, normalizeGrants, openGrants } from './grants.js';
 import { toJson } from './json.js';
 import { linkedRequest } from './links.js';
 
 export { HostError };
+
+/**
+ * Whether this host's race-free `wasi:filesystem` holds here (Linux with `/proc/self/fd`, probed once per process);
+ * elsewhere sessions fall back to preview2-shim's file system, checked after each open (README, "The sandbox under
+ * races"). @returns {boolean}
+ */
+export { isRaceFree };
 
 /** The directory `npm run transpile` writes the transpiled component to. */
 export const GENERATED_DIR = fileURLToPath(new URL('./generated/', import.meta.url));
@@ -24,6 +32,9 @@ const PROTOCOL = 'read-window:reader/protocol@0.3.0';
  * them, or `{guestPath: hostDir}` (`{"/workspace": "./repo"}`). The first is the default working directory.
  * @typedef {string | string[] | Record<string, string>} Grants
  */
+
+/** Per reader, an instance with no directories that words its host-error answers (made at the first one). */
+const spares = new WeakMap();
 
 /** The loaded component: its bindings and compiled core modules, instantiated anew for every session. */
 export class ReadWindow {
@@ -63,8 +74,8 @@ export class ReadWindow {
    */
   session(grants, config, { writable } = {}) {
     const extra = writable === undefined ? [] : normalizeGrants(writable);
-    const text = typeof config === 'string' ? config : config === undefined || config === null ? '' : toJson(config);
-    return new Session(this, [...normalizeGrants(grants), ...extra], new Set(extra.map(([, host]) => host)), text);
+    const pairs = [...normalizeGrants(grants), ...extra];
+    return new Session(this, pairs, new Set(extra.map(([, host]) => host)), configText(config));
   }
 
   /** A `read_once` ({@link Session#readOnce}) in a session of its own, closed after. @throws {HostError} `start`. */
@@ -75,6 +86,38 @@ export class ReadWindow {
     } finally {
       session.close();
     }
+  }
+
+  /**
+   * The component's answer to one request in a session of no directories, closed after: for the ops that read no
+   * file (`tools`, `config`, `mcp_server`, `mcp_roots`). @param {object | string} request As {@link Session#request}.
+   * @param {object | string} [config] As {@link ReadWindow#session}. @returns {object} The answer, parsed.
+   * @throws {HostError} kind `start`: the instance did not start.
+   */
+  request(request, config) {
+    const { protocol } = this._instantiate({ preopens: [] });
+    let session;
+    try {
+      session = new protocol.Session(configText(config), []);
+    } catch (error) {
+      throw new HostError('start', `the session constructor failed: ${describe(error)}`, { cause: error });
+    }
+    try {
+      return JSON.parse(session.answer(typeof request === 'string' ? request : toJson(request)));
+    } finally {
+      session[Symbol.dispose]?.();
+    }
+  }
+
+  /**
+   * The component's `host-error` answer (JSON text) to the request `text` that the host could not run: `cause`
+   * `start` or `trap`, the request's `id` first, an MCP result when the request asked for one.
+   * @param {string} text @param {"start" | "trap"} cause @param {string} message @param {boolean} [restarted]
+   * @returns {string}
+   */
+  hostError(text, cause, message, restarted = false) {
+    if (!spares.has(this)) spares.set(this, this._instantiate({ preopens: [] }).protocol);
+    return spares.get(this).hostError(text, cause, message, restarted);
   }
 
   /** @internal An instance whose only file system is {@link openGrants}'s. @returns {{protocol, preopens}} */
@@ -96,6 +139,14 @@ export class ReadWindow {
     }
   }
 }
+
+/** A config as the session constructor takes it: JSON text, empty for none. */
+function configText(config) {
+  return typeof config === 'string' ? config : config === undefined || config === null ? '' : toJson(config);
+}
+
+/** The ops after which a session's config may have changed (a restart starts with `config()`). */
+const CHANGES_CONFIG = /configure|mcp_server/;
 
 function describe(error) {
   return error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
@@ -119,7 +170,6 @@ export class Session {
   #config;
   #live = null;
   #opened = null;
-  #spare = null;
   #restarts = 0;
 
   /** @private Use {@link ReadWindow#session}. `writable`: the host directories granted read-write. */
@@ -155,7 +205,7 @@ export class Session {
     }
     try {
       const answer = f(live);
-      if (request.includes('configure')) this.#config = live.config(); // what a restart starts with
+      if (CHANGES_CONFIG.test(request)) this.#config = live.config(); // what a restart starts with
       return answer;
     } catch (error) {
       this.#live = null;
@@ -172,10 +222,9 @@ export class Session {
     }
   }
 
-  /** The component's `host-error` answer, from an instance with no grants kept for it. */
+  /** The component's `host-error` answer ({@link ReadWindow#hostError}). */
   #hostError(request, cause, message, restarted) {
-    this.#spare ??= this.#reader._instantiate({ preopens: [] }).protocol;
-    return this.#spare.hostError(request, cause, message, restarted);
+    return this.#reader.hostError(request, cause, message, restarted);
   }
 
   /**

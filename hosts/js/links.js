@@ -43,8 +43,8 @@ function deepest(pairs, path, rootOf) {
 
 /**
  * `path` moved onto a root's guest path when it lies under the path the root was given by (a pair's `given`, see
- * `normalizeGrants`: `/tmp/linkroot/a.txt` is `/tmp/L/a.txt` for a root given as `/tmp/linkroot`, a link to
- * `/tmp/L`); anything else as it is. @param {[string, string][]} pairs @param {string} path @returns {string}
+ * `normalizeGrants`: `/srv/linkroot/a.txt` is `/srv/L/a.txt` for a root given as `/srv/linkroot`, a link to
+ * `/srv/L`); anything else as it is. @param {[string, string][]} pairs @param {string} path @returns {string}
  */
 export function ontoGuest(pairs, path) {
   const found = deepest(pairs.filter((pair) => typeof pair.given === 'string'), path, (pair) => pair.given);

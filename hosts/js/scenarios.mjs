@@ -2,6 +2,7 @@
 // Runs scenario files (tests/scenarios/README.md) through the JavaScript host:
 //
 //   node hosts/js/scenarios.mjs tests/scenarios [more files or directories...]
+//   node node_modules/read-window/scenarios.mjs tests/scenarios      (the installed npm package)
 //
 // Prints `PASS name` or `FAIL name: why` for every scenario, then `N passed, M failed`; exits 0 only when every
 // scenario passed (1 when one failed, 2 when the runner cannot run: a missing install or transpile, a bad path).
@@ -383,14 +384,19 @@ export function runFile(reader, file) {
 // ---------------------------------------------------------------------------------------------------------------
 // Command line
 
-/** Says on stderr when the wasm the transpile came from has changed since (the scenarios would run the old one). */
+/**
+ * Says on stderr when `$READ_WINDOW_WASM` (else the Rust build's component, in a source checkout) is not the wasm
+ * `generated/` was transpiled from (`generated/source.json`): the scenarios would run another component.
+ */
 function warnIfStale(generated) {
+  const wasm = process.env.READ_WINDOW_WASM
+    || resolve(here, '../../target/component-build/wasm32-wasip2/component/read_window.wasm');
   try {
     const source = JSON.parse(readFileSync(join(generated, 'source.json'), 'utf8'));
-    if (!existsSync(source.wasm)) return;
-    if (createHash('sha256').update(readFileSync(source.wasm)).digest('hex') !== source.sha256) {
-      console.error(`note: ${source.wasm} changed since the last transpile; these scenarios run the older component ` +
-        '(run `npm run transpile` in hosts/js)');
+    if (!existsSync(wasm)) return;
+    if (createHash('sha256').update(readFileSync(wasm)).digest('hex') !== source.sha256) {
+      console.error(`note: ${wasm} is not the component generated/ was transpiled from; these scenarios run the ` +
+        'transpiled one (run `npm run transpile` in hosts/js)');
     }
   } catch {
     // No record: nothing to compare.
@@ -408,8 +414,10 @@ async function main() {
   if (args.length === 0 || args.some((arg) => arg === '-h' || arg === '--help')) {
     stop('usage: node hosts/js/scenarios.mjs PATH... (scenario files or directories of them)');
   }
-  if (!existsSync(join(here, 'node_modules', '@bytecodealliance', 'preview2-shim'))) {
-    stop('read-window JS host: node_modules is missing: run `npm ci` in hosts/js');
+  try {
+    import.meta.resolve('@bytecodealliance/preview2-shim');
+  } catch {
+    stop('read-window JS host: its dependencies are not installed: run `npm ci` in hosts/js');
   }
   const generated = join(here, 'generated');
   if (!existsSync(join(generated, 'read_window.js'))) {

@@ -3,14 +3,16 @@
 //
 //   npm run transpile                      # the wasm found as below
 //   npm run transpile -- path/to/read_window.wasm
+//   node transpile.mjs --check             # npm's prepack: fails unless generated/ holds a transpile of the wasm
 //
 // The wasm: the path given, else $READ_WINDOW_WASM, else the one `cargo build -p read-window-host` produced
 // (../../target/component-build/wasm32-wasip2/component/read_window.wasm from this directory).
 //
 // The output is jco's `--instantiation sync` form: a module exporting `instantiate(getCoreModule, imports)`, so
 // the host instantiates the component once per session with that session's own WASI imports (its own preopens).
-// `generated/package.json` marks the directory as ES modules; `generated/source.json` records which wasm it came
-// from. The directory is replaced whole, and only when jco succeeded.
+// `generated/package.json` marks the directory as ES modules; `generated/source.json` records the wasm it came from
+// by its size and SHA-256 (no path: the directory ships in the npm package) and jco's version. The directory is
+// replaced whole, and only when jco succeeded.
 
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -67,10 +69,47 @@ function packageRoot(name) {
   return null;
 }
 
+/** What `generated/source.json` records: `{bytes, sha256, jco}`, or null when there is no transpile. */
+export function readSource(dir = GENERATED_DIR) {
+  if (!existsSync(join(dir, 'read_window.js')) || !existsSync(join(dir, 'source.json'))) return null;
+  return JSON.parse(readFileSync(join(dir, 'source.json'), 'utf8'));
+}
+
+/** The SHA-256 of a file, hex. */
+export function sha256(path) {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+/**
+ * `--check` (npm's `prepack`): exits 1 with a message when `generated/` holds no transpile, or one of another wasm
+ * than the one {@link findWasm} finds (when it finds one); else says what will ship.
+ */
+function check() {
+  const source = readSource();
+  if (source === null) {
+    console.error('transpile --check: generated/ holds no transpiled component: run `npm run transpile` in hosts/js ' +
+      'before `npm pack` or `npm publish` (the package ships generated/)');
+    process.exit(1);
+  }
+  let wasm = null;
+  try {
+    wasm = findWasm(undefined);
+  } catch {
+    // No wasm to compare with: the transpile ships as it is.
+  }
+  if (wasm !== null && sha256(wasm) !== source.sha256) {
+    console.error(`transpile --check: generated/ was transpiled from another component than ${wasm}: run ` +
+      '`npm run transpile` again');
+    process.exit(1);
+  }
+  console.log(`transpile --check: generated/ holds the component of ${source.bytes} bytes, SHA-256 ${source.sha256}`);
+}
+
 function main() {
   const args = process.argv.slice(2);
+  if (args.length === 1 && args[0] === '--check') return check();
   if (args.length > 1 || args.some((arg) => arg.startsWith('-'))) {
-    console.error('usage: node transpile.mjs [path/to/read_window.wasm]');
+    console.error('usage: node transpile.mjs [path/to/read_window.wasm] | --check');
     process.exit(2);
   }
   let wasm;
@@ -104,7 +143,6 @@ function main() {
   const bytes = readFileSync(wasm);
   writeFileSync(join(staging, 'package.json'), `${JSON.stringify({ type: 'module' }, null, 2)}\n`);
   const source = {
-    wasm,
     bytes: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'),
     jco: jco.version,

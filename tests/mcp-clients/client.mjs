@@ -1,15 +1,18 @@
 // Drives `read-window mcp` with the official MCP TypeScript SDK (@modelcontextprotocol/sdk, pinned in
 // package.json; `npm ci` in this folder installs it).
 //
-// Usage: node client.mjs path/to/read-window
+// Usage: node client.mjs path/to/read-window          (starts `read-window [args] mcp`)
+//        node client.mjs --command read-window-mcp   (starts `read-window-mcp [args]`: a whole server command,
+//                                                      found on PATH or given as a path)
 //
 // It writes its own fixture files into a temporary directory, starts the server over stdio through the SDK's
 // StdioClientTransport and checks: the two tools and their schemas; the SDK's output-schema validation being live
 // (callTool validates every result's structuredContent, error results too, against the tool's outputSchema once
 // listTools ran); a window (one text block, the structured fields without the body); the unchanged stub and
-// `fresh`; a clamped line and its continuation; a missing file; `check_write`; the roots a client offers when the
-// server has no --root (started in $HOME), and the error without them; the serialized size of a large reply; the
-// token budget under Claude Code's cap. One `PASS name` or `FAIL name: why` line per check, then
+// `fresh`; a clamped line and its continuation; a missing file; `check_write`; `arguments` sent as a string of JSON;
+// the roots a client offers when the server has no --root (started in $HOME), a new session over new roots after
+// `notifications/roots/list_changed`, and the error without roots; the serialized size of a large reply; the token
+// budget under Claude Code's cap. One `PASS name` or `FAIL name: why` line per check, then
 // `N passed, M failed`; exit status 1 when any check failed, after at most 60 seconds.
 
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const counts = { passed: 0, failed: 0 };
 const WINDOW = '1|one\n2|two\n\n';
@@ -69,13 +72,20 @@ function makeFixtures(root) {
   writeFileSync(join(root, 'mixed.txt'), mixedText());
 }
 
-/** A Client connected to `binary ARGS mcp` in `cwd`, its tools listed (which arms the SDK's output-schema
- * validation). With `roots` (file:// URIs) the client offers the roots capability. */
-async function connect(binary, args, cwd, { env, roots } = {}) {
+/** The server to start: `{command, subcommand}`, `subcommand` the arguments after the check's (`['mcp']` for the
+ * `read-window` CLI, none for a whole server command). Set by the command line. */
+const server = { command: '', subcommand: [] };
+
+/** A Client connected to the server (`read-window ARGS mcp`, or `COMMAND ARGS`) in `cwd`, its tools listed (which
+ * arms the SDK's output-schema validation). With `roots` (a list of file:// URIs, which the check may change later)
+ * the client offers the roots capability. */
+async function connect(args, cwd, { env, roots } = {}) {
   const capabilities = roots ? { roots: { listChanged: true } } : {};
   const client = new Client({ name: 'read-window-test', version: '0' }, { capabilities });
   if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((uri) => ({ uri })) }));
-  const transport = new StdioClientTransport({ command: binary, args: [...args, 'mcp'], cwd, env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: server.command, args: [...args, ...server.subcommand], cwd, env, stderr: 'pipe',
+  });
   client.stderrText = '';
   transport.stderr.on('data', (chunk) => { client.stderrText += chunk; });
   try {
@@ -194,6 +204,17 @@ async function checkErrors(client) {
   report('check_write of plain text: ok', [...noError(result), ...(ok === 'ok' ? [] : [`text is ${show(ok)}`])]);
 }
 
+async function checkStringArguments(client, root) {
+  // Some clients send `arguments` as a string of JSON; the SDK's callTool cannot, so the request goes raw.
+  const params = { name: 'read_file', arguments: JSON.stringify({ path: 'five.txt', limit: 1 }) };
+  const result = await client.request({ method: 'tools/call', params }, CallToolResultSchema, TIMEOUT);
+  const text = onlyText(result);
+  const problems = [...noError(result), ...(text.startsWith('1|one\n\n') ? [] : [`text is ${show(text)}`])];
+  problems.push(...fields(result.structuredContent, { status: 'ok', start_line: 1, end_line: 1,
+    next_offset: 2, path: join(root, 'five.txt') }));
+  report('read_file with arguments as a string of JSON: read as that object', problems);
+}
+
 async function checkSize(client) {
   const result = await call(client, 'read_file', { path: 'big.txt' });
   const text = Buffer.byteLength(onlyText(result));
@@ -232,21 +253,33 @@ function homes(work) {
   return [home, proj];
 }
 
-async function checkRoots(binary, work) {
+async function checkRoots(work) {
   const [home, proj] = homes(work);
-  const client = await connect(binary, [], home, { env: homeEnv(home), roots: [pathToFileURL(proj).href] });
+  const roots = [pathToFileURL(proj).href];
+  const client = await connect([], home, { env: homeEnv(home), roots });
   try {
-    const result = await call(client, 'read_file', { path: join(proj, 'p.txt') });
+    let result = await call(client, 'read_file', { path: join(proj, 'p.txt') });
     report("roots: no --root, started in $HOME, reads a file under the client's root",
       [...noError(result), ...fields(result.structuredContent, { status: 'ok' })]);
+
+    const other = join(work, 'other');
+    mkdirSync(other);
+    writeFileSync(join(other, 'o.txt'), 'o.txt\n');
+    roots.splice(0, 1, pathToFileURL(other).href);
+    await client.sendRootsListChanged();
+    result = await call(client, 'read_file', { path: join(other, 'o.txt') });
+    const problems = [...noError(result), ...fields(result.structuredContent, { status: 'ok', start_line: 1 })];
+    result = await call(client, 'read_file', { path: join(proj, 'p.txt') });
+    problems.push(...anError(result), ...fields(result.structuredContent?.error, { kind: 'outside_sandbox' }));
+    report('roots/list_changed: the next call reads the new root, and the old one is outside', problems);
   } finally {
     await client.close();
   }
 }
 
-async function checkNoRoots(binary, work) {
+async function checkNoRoots(work) {
   const [home] = homes(work);
-  const client = await connect(binary, [], home, { env: homeEnv(home) });
+  const client = await connect([], home, { env: homeEnv(home) });
   try {
     const result = await call(client, 'read_file', { path: join(home, 'h.txt') });
     const text = onlyText(result);
@@ -267,14 +300,15 @@ async function guarded(name, check, ...args) {
 }
 
 /** The checks on one session of `read-window --root ROOT mcp`. */
-async function withRoot(binary, root) {
-  const client = await connect(binary, ['--root', root], root);
+async function withRoot(root) {
+  const client = await connect(['--root', root], root);
   try {
     await guarded('tools/list', checkTools, client);
     await guarded('output-schema validation', checkValidationIsLive, client);
     await guarded('window, stub, fresh', checkWindowStubFresh, client, root);
     await guarded('clamped line', checkClamped, client);
     await guarded('errors and check_write', checkErrors, client);
+    await guarded('string arguments', checkStringArguments, client, root);
     await guarded('size', checkSize, client);
     await guarded('budget', checkBudget, client);
   } finally {
@@ -282,28 +316,34 @@ async function withRoot(binary, root) {
   }
 }
 
-async function main(binary) {
+async function main() {
   const work = realpathSync(mkdtempSync(join(tmpdir(), 'read-window-mcp-js-')));
   try {
     const root = join(work, 'root');
     mkdirSync(root);
     makeFixtures(root);
-    await guarded('a session with --root', withRoot, binary, root);
-    await guarded('roots', checkRoots, binary, work);
-    await guarded('no roots', checkNoRoots, binary, work);
+    await guarded('a session with --root', withRoot, root);
+    await guarded('roots', checkRoots, work);
+    await guarded('no roots', checkNoRoots, work);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-if (process.argv.length !== 3) {
-  console.error('usage: node client.mjs path/to/read-window');
+const args = process.argv.slice(2);
+if (args.length === 2 && args[0] === '--command') {
+  // A name without a slash is looked up on PATH by the spawn; a path is taken from here.
+  Object.assign(server, { command: args[1].includes('/') ? resolve(args[1]) : args[1], subcommand: [] });
+} else if (args.length === 1 && !args[0].startsWith('-')) {
+  Object.assign(server, { command: resolve(args[0]), subcommand: ['mcp'] });
+} else {
+  console.error('usage: node client.mjs path/to/read-window | node client.mjs --command read-window-mcp');
   process.exit(2);
 }
 setTimeout(() => {
   console.log('FAIL client.mjs: no end after 60 seconds');
   process.exit(1);
 }, 60000).unref();
-await main(resolve(process.argv[2]));
+await main();
 console.log(`${counts.passed} passed, ${counts.failed} failed`);
 process.exit(counts.failed ? 1 : 0);

@@ -1,0 +1,223 @@
+/// <reference lib="esnext.disposable" />
+// Types of the read-window JavaScript host (index.js). The requests and answers are those of the component's session
+// protocol (docs/protocol.md in the repository): every answer is the component's JSON, parsed, so the types below
+// name the fields a caller reads and leave room for fields a newer component adds.
+
+/** Where a window's cursor stands: a Number, a BigInt for a u64 beyond 2^53, or what a model sent (`"40"`). */
+export type Position = number | bigint | string;
+
+/**
+ * The directories a session may read, read-only: a host directory (seen at its real absolute path), a list of
+ * them, or `{guestPath: hostDir}` (`{"/workspace": "./repo"}`). The first is the default working directory.
+ */
+export type Grants = string | string[] | Record<string, string>;
+
+/** The budget of one window: characters of formatted content, or estimated tokens (`headroom`: 0.5 to 1). */
+export type Budget = { characters: number } | { tokens: { cap?: number; headroom?: number } };
+
+/** A session's config (docs/protocol.md, "Config"); every field optional, out-of-range values fall back with a warning. */
+export interface Config {
+  max_lines?: number;
+  max_line_length?: number;
+  budget?: Budget;
+  working_directory?: string;
+  dedup?: boolean;
+  loop_warn_at?: number;
+  loop_block_at?: number;
+  not_found_ttl_ms?: number;
+  deny_patterns?: string[];
+  allow_patterns?: string[];
+}
+
+/** Where a read starts and how much it takes: lines 1-based, columns 0-based, `tail` the last N lines. */
+export interface ReadOptions {
+  offset?: Position;
+  limit?: Position;
+  column?: Position;
+  tail?: Position;
+  /** false: a document's own bytes (a notebook as its JSON) instead of its extracted text. */
+  extract?: boolean;
+  /** true: the content even when this session returned the window unchanged before (never a stub). */
+  fresh?: boolean;
+  id?: unknown;
+}
+
+/** A read request as one object. */
+export interface ReadRequest extends ReadOptions {
+  path: string;
+}
+
+/** Every answer: `status`, the request's `id` first when it had one, and the fields of its op. */
+export interface Answer {
+  id?: unknown;
+  status: 'ok' | 'unchanged' | 'error';
+  [field: string]: unknown;
+}
+
+/** A line cut at `max_line_length`: its rest is read with `{offset: line, column: next_column, limit: 1}`. */
+export interface ClampedLine {
+  line: number;
+  shown_chars: number;
+  total_chars: number;
+  next_column: number;
+}
+
+/** How the file's bytes were decoded. */
+export interface Encoding {
+  encoding: string;
+  bom: boolean;
+  origin: 'declared' | 'detected';
+  line_endings: 'none' | 'lf' | 'crlf' | 'mixed' | 'cr';
+  replaced_invalid: number;
+}
+
+/** A window: `content` with the `N|` gutter, the cursor to continue, and `text`, what the model should see. */
+export interface WindowAnswer extends Answer {
+  status: 'ok';
+  content_returned: true;
+  content: string;
+  path: string;
+  start_line: number;
+  start_column: number;
+  end_line: number;
+  lines_returned: number;
+  total_lines: number;
+  truncated: boolean;
+  truncated_by: Array<'limit' | 'budget' | 'line_length' | 'mid_line'>;
+  next_offset: number | null;
+  next_column: number | null;
+  clamped_lines: ClampedLine[];
+  hint: string;
+  file_size: number;
+  encoding: Encoding;
+  budget: { unit: 'characters' | 'tokens'; limit: number; used: number; cap?: number };
+  warnings?: string[];
+  document?: Record<string, unknown>;
+  text: string;
+}
+
+/** A repeated read of an unchanged window: no content, a `message` naming the call that continues. */
+export interface StubAnswer extends Answer {
+  status: 'unchanged';
+  content_returned: false;
+  dedup: true;
+  path: string;
+  start_line: number;
+  end_line: number;
+  total_lines: number;
+  next_offset: number | null;
+  next_column: number | null;
+  message: string;
+  text: string;
+}
+
+/** What went wrong: a read error's `kind` (`not_found`, `outside_sandbox`, `invalid_request`, ...) or `host_error`. */
+export interface ErrorInfo {
+  kind: string;
+  message: string;
+  path?: string;
+  suggestions?: string[];
+  already_read?: unknown;
+  total_lines?: number;
+  /** `host_error` only: why the host could not run the request. */
+  cause?: 'trap' | 'start' | 'deadline' | 'memory_limit';
+  /** `host_error` only: whether the session was restarted (its state lost). */
+  session_restarted?: boolean;
+}
+
+/** A refusal, a malformed request or a host failure. */
+export interface ErrorAnswer extends Answer {
+  status: 'error';
+  content_returned?: false;
+  error: ErrorInfo;
+  text: string;
+}
+
+/** The answer to a `read` or `read_once`. */
+export type ReadAnswer = WindowAnswer | StubAnswer | ErrorAnswer;
+
+/** The `stats` answer. */
+export interface StatsAnswer extends Answer {
+  status: 'ok';
+  positioned_reads: number;
+  indexed_files: number;
+  index_bytes: number;
+  peak_memory_bytes: number;
+}
+
+/** The fields of `capture_begin`. */
+export interface CaptureOptions {
+  window_chars?: number;
+  head_share?: number;
+  spill_dir?: string;
+  spill_cap_chars?: number;
+}
+
+/** The host's own failure: the component did not load or a session did not start. */
+export class HostError extends Error {
+  constructor(kind: 'start', message: string, options?: { cause?: unknown });
+  readonly name: 'HostError';
+  readonly kind: 'start';
+}
+
+/** The directory `npm run transpile` writes the transpiled component to (the package's `generated/`). */
+export const GENERATED_DIR: string;
+
+/** Whether this host's race-free `wasi:filesystem` holds here (Linux with /proc); elsewhere preview2-shim's, checked. */
+export function isRaceFree(): boolean;
+
+/** The loaded component: its compiled core modules, instantiated anew for every session. */
+export class ReadWindow {
+  private constructor();
+  /** Loads the transpiled component from `dir` (default {@link GENERATED_DIR}). @throws {HostError} `start`. */
+  static load(options?: { dir?: string }): Promise<ReadWindow>;
+  /** A session over `grants` (read-only; `writable`: read-write for a capture's spill). @throws {HostError} `start`. */
+  session(grants: Grants, config?: Config | string | null, options?: { writable?: Grants }): Session;
+  /** A `read_once` in a session of its own, closed after. @throws {HostError} `start`. */
+  readOnce(grants: Grants, config: Config | string | null | undefined, path: string, options?: ReadOptions): ReadAnswer;
+  readOnce(grants: Grants, config: Config | string | null | undefined, request: ReadRequest): ReadAnswer;
+  /** One request in a session of no directories (`tools`, `config`, `mcp_server`, `mcp_roots`). @throws {HostError} */
+  request(request: object | string, config?: Config | string | null): Answer;
+  /** The component's `host-error` answer (JSON text) to the request `text` that the host could not run. */
+  hostError(text: string, cause: 'start' | 'trap', message: string, restarted?: boolean): string;
+}
+
+/** A reading session: an instance of the component of its own; every method returns the component's answer. */
+export class Session {
+  private constructor();
+  /** Any request (an object is sent as JSON, a BigInt as an integer); the answer parsed. */
+  request(request: object | string): Answer;
+  /** Any request as JSON text; the answer as JSON text. @throws {TypeError} when `text` is not a string. */
+  answer(text: string): string;
+  /** `read`: a window, a stub or an error. */
+  read(path: string, options?: ReadOptions): ReadAnswer;
+  read(request: ReadRequest): ReadAnswer;
+  /** `read_once`: the session's config, none of its memory. */
+  readOnce(path: string, options?: ReadOptions): ReadAnswer;
+  readOnce(request: ReadRequest): ReadAnswer;
+  /** `other_tool`: the host ran another tool (the loop tripwire starts over). */
+  otherTool(): Answer;
+  /** `reset_dedup`: the model's context was compacted. */
+  resetDedup(): Answer;
+  /** `wrote`: the host wrote or patched `path`. */
+  wrote(path: string): Answer;
+  /** `check_write`: `ok`, or an `echoed_output` or `binary_document` error. */
+  checkWrite(path: string, text: string): Answer | ErrorAnswer;
+  /** `report_tokens`: the real token count of a window. */
+  reportTokens(path: string, offset: Position, lines: Position, tokens: Position): Answer;
+  /** `token_refusal`: an engine refused a window; the answer is a smaller one to retry. */
+  tokenRefusal(path: string, offset: Position, limit: Position, message: string): Answer;
+  /** `stats`: the session's counters and its peak linear memory. */
+  stats(): StatsAnswer;
+  /** `capture_begin`. */
+  captureBegin(fields?: CaptureOptions): Answer;
+  /** A chunk of a command's output: bytes, or text. */
+  captureChunk(chunk: Uint8Array | string): Answer;
+  /** `capture_end`: the capture's window (`content`, `spill_path`, `omitted_first_line`, ...). */
+  captureEnd(exitStatus?: number | null): Answer;
+  /** How many times the session was restarted after a trap. */
+  restarts(): number;
+  /** Drops the instance and closes the directories; a later call starts afresh. */
+  close(): void;
+  [Symbol.dispose](): void;
+}
