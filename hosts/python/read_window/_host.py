@@ -267,6 +267,20 @@ class ReadWindow:
         directory = None if cache is None or cache is True else Path(cache)
         return _cache.load_component(self._engine, wasm_bytes, ENGINE_SETTINGS, directory=directory)
 
+    def host_error_answer(self, request: str, cause: str, message: str) -> str:
+        """The component's ``host-error`` answer (text) for the request line ``request`` (an MCP ``tool_call``
+        line is answered as a ``CallToolResult``), for a failure of ``cause`` (see ``HostError``) that no session
+        could answer, such as a grant that failed; ``session_restarted`` is false. Raises ``HostError`` (cause
+        ``start``) when no instance of the component can be started."""
+        try:
+            live = _Live(self, [], math.ceil(DEFAULT_DEADLINE / EPOCH_TICK) + 1, DEFAULT_MEMORY_BYTES, None)
+            try:
+                return live.call("host_error", request, cause, message, False)
+            finally:
+                live.close()
+        except WasmtimeError as error:
+            raise HostError("start", f"could not start the read-window component: {_describe(error)}") from error
+
     def session(self, dirs: Dirs, config: Optional[Mapping] = None, *, deadline: float = DEFAULT_DEADLINE,
                 memory_bytes: int = DEFAULT_MEMORY_BYTES) -> "Session":
         """Starts a session over ``dirs`` with ``config``; see ``Session``."""
