@@ -14,6 +14,7 @@ from pathlib import Path
 from unittest import mock
 
 from read_window import ComponentNotFoundError, HostError, ReadWindow, scenarios
+from read_window import _host
 from read_window._host import WASM_ENV, find_component
 
 #: How the component begins the error of every answer of a session started with a config it could not use.
@@ -348,6 +349,24 @@ class FindComponentTest(unittest.TestCase):
         built = find_component()
         with mock.patch.dict(os.environ, {WASM_ENV: "/nope.wasm"}):
             self.assertEqual(find_component(built), built)
+
+    def test_the_packaged_component_comes_after_the_environment_and_before_the_rust_build(self):
+        with tempfile.TemporaryDirectory() as temp:
+            packaged, built, named = (Path(temp, name) for name in ("packaged.wasm", "built.wasm", "named.wasm"))
+            for path in (packaged, built, named):
+                path.write_bytes(b"\0asm")
+            environ = {key: value for key, value in os.environ.items() if key != WASM_ENV}
+            with mock.patch.object(_host, "PACKAGED_WASM", packaged), mock.patch.object(_host, "REPO_WASM", built), \
+                    mock.patch.dict(os.environ, environ, clear=True):
+                self.assertEqual(find_component(), packaged)
+                with mock.patch.dict(os.environ, {WASM_ENV: str(named)}):
+                    self.assertEqual(find_component(), named)
+                packaged.unlink()
+                self.assertEqual(find_component(), built)
+                built.unlink()
+                with self.assertRaises(ComponentNotFoundError) as caught:
+                    find_component()
+                self.assertIn("pip install read-window", str(caught.exception))
 
 
 class MatchTest(unittest.TestCase):
