@@ -1,14 +1,15 @@
 """read-window as tools of an OpenAI Agents SDK agent, with no Agents SDK code in read_window.
 
 Each tool is a ``FunctionTool`` whose name, description and JSON Schema are the component's
-(``{"op": "tools", "format": "openai"}``) and whose handler hands the model's arguments (a string of JSON) to the
-component as they came (``tool_call``), returning the answer's ``text``. One session serves the agent's run, so
+(``{"op": "tools", "format": "openai"}``) and whose handler hands the model's arguments (the JSON text the SDK
+gives, read as its object) to the component (``tool_call``), returning the answer's ``text``. One session serves the agent's run, so
 repeated reads get the "unchanged" stub and the loop tripwire sees them.
 
 Run: ``pip install read-window openai-agents``, set ``OPENAI_API_KEY``, then ``python openai_agents_sdk.py "What
 does README.md say about installing?"`` in the directory to read.
 """
 
+import json
 import os
 import sys
 from typing import Any, Awaitable, Callable, Dict, List
@@ -20,7 +21,11 @@ def tool_handler(session: Session, name: str) -> Callable[[Any, str], Awaitable[
     """The ``on_invoke_tool`` of the tool ``name``: ``(context, arguments as JSON text) -> the answer's text``."""
 
     async def invoke(context: Any, arguments: str) -> str:
-        return session.request({"op": "tool_call", "name": name, "arguments": arguments})["text"]
+        try:
+            parsed = json.loads(arguments)
+        except ValueError:  # not JSON: the component refuses it with a message the model can act on
+            parsed = arguments
+        return session.request({"op": "tool_call", "name": name, "arguments": parsed})["text"]
 
     return invoke
 

@@ -1,8 +1,8 @@
 """read-window as an OpenAI function-calling tool (Chat Completions), with no OpenAI code in read_window.
 
 The tool definitions are the component's (``{"op": "tools", "format": "openai"}``); each tool call the model makes
-goes to the component as it came (``tool_call`` with the call's ``arguments``, a string of JSON), and the answer's
-``text`` is what goes back to the model.
+goes to the component (``tool_call`` with the call's ``arguments``, the JSON text OpenAI sends read as its object),
+and the answer's ``text`` is what goes back to the model.
 
 Run: ``pip install read-window openai``, set ``OPENAI_API_KEY``, then ``python openai_function_calling.py "What does
 README.md say about installing?"`` in the directory to read.
@@ -21,6 +21,15 @@ def tool_definitions(session: Session) -> List[Dict[str, Any]]:
     return session.request({"op": "tools", "format": "openai"})["tools"]
 
 
+def arguments_of(text: str) -> Any:
+    """A call's ``arguments`` (OpenAI sends them as JSON text) as the object they hold; text that is not JSON goes
+    to the component as it is, which refuses it with a message the model can act on."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 def tool_messages(session: Session, tool_calls: List[Any]) -> List[Dict[str, Any]]:
     """One ``{"role": "tool", "tool_call_id", "content"}`` message per call of the assistant's ``tool_calls`` (the
     SDK's objects or their dicts), ``content`` the component's ``text`` for the call."""
@@ -28,7 +37,8 @@ def tool_messages(session: Session, tool_calls: List[Any]) -> List[Dict[str, Any
     for call in tool_calls:
         call = call if isinstance(call, dict) else call.model_dump()
         function = call["function"]
-        answer = session.request({"op": "tool_call", "name": function["name"], "arguments": function["arguments"]})
+        answer = session.request({"op": "tool_call", "name": function["name"],
+                                  "arguments": arguments_of(function["arguments"])})
         messages.append({"role": "tool", "tool_call_id": call["id"], "content": answer["text"]})
     return messages
 

@@ -27,15 +27,13 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import platform
 import stat
 import sys
-import tempfile
 import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Optional, Tuple
+from typing import Callable, Mapping, NamedTuple, Optional, Tuple
 
+import wasmtime
 from wasmtime import Engine, WasmtimeError
 from wasmtime.component import Component
 
@@ -56,8 +54,7 @@ _WRITES = itertools.count()  # a serial per write, so concurrent loads never sha
 _WRITES_LOCK = threading.Lock()
 
 
-@dataclass(frozen=True)
-class CacheStatus:
+class CacheStatus(NamedTuple):
     """Where the compiled component came from: ``kind`` is ``hit`` (deserialized from ``path``), ``written``
     (compiled, and written to ``path``), ``unwritten`` (compiled; writing ``path`` failed, ``detail`` says why) or
     ``disabled`` (compiled; no cache directory was usable or the cache is off, ``detail`` says which)."""
@@ -67,8 +64,7 @@ class CacheStatus:
     detail: str = ""
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(NamedTuple):
     """A cache key: the SHA-256 (``digest``, 32 bytes) of the component's SHA-256 and what the artifact depends on."""
 
     digest: bytes
@@ -78,7 +74,7 @@ class Key:
         """The key of the component whose SHA-256 is ``wasm_sha256_hex`` (64 hex digits), compiled by this
         wasmtime-py with ``engine_settings`` (a text naming every engine setting that changes the artifact)."""
         hasher = hashlib.sha256(_KEY_DOMAIN)
-        for part in (wasm_sha256_hex, wasmtime_version(), engine_settings, sys.platform, platform.machine()):
+        for part in (wasm_sha256_hex, wasmtime_version(), engine_settings, sys.platform, _machine()):
             hasher.update(part.encode("utf-8") + b"\0")
         return cls(hasher.digest())
 
@@ -95,15 +91,27 @@ class Key:
 
 
 def wasmtime_version() -> str:
-    """The installed wasmtime-py's version (``50.0.1``), or ``unknown`` when its metadata is missing."""
+    """The installed wasmtime-py's version (``50.0.1``), read from its ``wasmtime-<version>.dist-info`` directory
+    beside the package (``importlib.metadata`` would take longer to import than a warm start takes), else from
+    ``importlib.metadata``; ``unknown`` when neither has it."""
+    site = Path(wasmtime.__file__).resolve().parent.parent
     try:
-        from importlib.metadata import PackageNotFoundError, version
-    except ImportError:  # pragma: no cover - Python 3.9 has importlib.metadata
-        return "unknown"
+        for name in os.listdir(site):
+            if name.startswith("wasmtime-") and name.endswith(".dist-info"):
+                return name[len("wasmtime-"):-len(".dist-info")]
+    except OSError:
+        pass
     try:
+        from importlib.metadata import version
+
         return version("wasmtime")
-    except PackageNotFoundError:
+    except Exception:  # no metadata at all: the key still holds the bytes, the settings and the platform
         return "unknown"
+
+
+def _machine() -> str:
+    """The machine's architecture (``x86_64``), without importing ``platform`` (slow to import)."""
+    return os.uname().machine if hasattr(os, "uname") else os.environ.get("PROCESSOR_ARCHITECTURE", "unknown")
 
 
 def cache_disabled(environ: Mapping[str, str] = os.environ) -> bool:
@@ -130,6 +138,8 @@ def cache_dir(environ: Mapping[str, str] = os.environ) -> Tuple[Optional[Path], 
         base = environ.get(variable)
         if base and os.path.isabs(base):
             candidates.append(Path(base).joinpath(*tail))
+    import tempfile  # only here: it is slow to import, and a warm start seldom gets this far
+
     candidates.append(Path(tempfile.gettempdir()) / "read-window")
     for path in candidates:
         if private_dir(path):

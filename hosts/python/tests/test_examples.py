@@ -68,11 +68,16 @@ class ExamplesTest(unittest.TestCase):
         calls = [{"id": "call_1", "type": "function",
                   "function": {"name": "read_file", "arguments": '{"path": "five.txt", "limit": 2}'}},
                  Reply(id="call_2", type="function",
-                       function=Reply(name="read_file", arguments='{"path": "nope.txt"}'))]
+                       function=Reply(name="read_file", arguments='{"path": "nope.txt"}')),
+                 {"id": "call_3", "type": "function", "function": {"name": "read_file", "arguments": '{"path": '}}]
         messages = example.tool_messages(self.session, calls)
         self.assertEqual(messages[0], {"role": "tool", "tool_call_id": "call_1", "content": self.window})
-        self.assertEqual(messages[1]["tool_call_id"], "call_2")
-        self.assertIn(f"{self.dir}/nope.txt does not exist", messages[1]["content"])
+        self.assertEqual(messages[1], {"role": "tool", "tool_call_id": "call_2", "content":
+                                       f"nope.txt (resolved to {self.dir}/nope.txt) does not exist. Similar names in "
+                                       f"{self.dir}: five.txt."})
+        # Arguments that are not JSON reach the component as they came, which says what is wrong with them.
+        self.assertEqual(messages[2]["content"], "`arguments` must be an object; it was a string that is not a JSON "
+                         "object (EOF while parsing a value at line 1 column 9)")
 
     def test_openai_loop_with_a_fake_model(self):
         example = load("openai_function_calling")
