@@ -101,8 +101,9 @@ else
     fail "the wheels" "see above"
 fi
 
+# uv, for `uvx read-window-mcp` at the end.
 if "$venv/bin/pip" install -q "$dist"/read_window-0.3.0-py3-none-any.whl \
-    "$dist"/read_window_mcp-0.3.0-py3-none-any.whl >"$log" 2>&1; then
+    "$dist"/read_window_mcp-0.3.0-py3-none-any.whl uv >"$log" 2>&1; then
     pass "pip install the wheel files (dependencies from the index)"
 else
     fail "pip install the wheel files" "$(tail -5 "$log")"
@@ -110,8 +111,11 @@ else
 fi
 
 # --- the installed package, away from the source tree ---------------------------------------------------------
-unset PYTHONPATH READ_WINDOW_WASM READ_WINDOW_CACHE_DIR READ_WINDOW_NO_CACHE
-export XDG_CACHE_HOME=$work/cache
+unset PYTHONPATH READ_WINDOW_WASM READ_WINDOW_CACHE_DIR READ_WINDOW_NO_CACHE XDG_CACHE_HOME
+# A home of its own, so the caches (the compiled component's, uv's) start empty and are the same for every server
+# client.py starts, whatever environment it gives them.
+export HOME=$work/home
+mkdir -p "$HOME"
 away=$work/away
 mkdir -p "$away"
 cd "$away" || finish
@@ -143,15 +147,17 @@ else
     fail "python -m read_window read missing.txt" "exit $status, text $(printf %q "$text")"
 fi
 
-# The compiled-component cache: the first start compiles and writes the entry, the second loads it.
+# The compiled-component cache, in a directory of its own: the first start compiles and writes the entry, the
+# second loads it.
 probe='import time; t = time.perf_counter(); import read_window; r = read_window.ReadWindow()
 print(r.cache_status.kind, r.cache_status.path, round((time.perf_counter() - t) * 1000))'
-read -r cold_kind cold_path cold_ms < <("$py" -c "$probe" 2>&1)
-read -r warm_kind warm_path warm_ms < <("$py" -c "$probe" 2>&1)
+fresh=$work/fresh-cache
+read -r cold_kind cold_path cold_ms < <(XDG_CACHE_HOME=$fresh "$py" -c "$probe" 2>&1)
+read -r warm_kind warm_path warm_ms < <(XDG_CACHE_HOME=$fresh "$py" -c "$probe" 2>&1)
 mode=$(stat -c %a "$warm_path" 2>/dev/null)
-echo "  start: cold ${cold_ms} ms ($cold_kind), warm ${warm_ms} ms ($warm_kind), entry $warm_path"
+echo "  start (import read_window; ReadWindow()): cold ${cold_ms} ms ($cold_kind), warm ${warm_ms} ms ($warm_kind)"
 if [ "$cold_kind" = written ] && [ "$warm_kind" = hit ] && [ "$warm_path" = "$cold_path" ] && [ "$mode" = 600 ] &&
-    [[ $warm_path == "$XDG_CACHE_HOME"/read-window/*.cwasm ]]; then
+    [[ $warm_path == "$fresh"/read-window/*.cwasm ]]; then
     pass "the cache: written at the first start, loaded at the second, mode 0600, in \$XDG_CACHE_HOME/read-window"
 else
     fail "the cache" "first $cold_kind $cold_path, second $warm_kind $warm_path, mode $mode"
@@ -174,6 +180,25 @@ if [ "$status" -eq 0 ] && [[ $summary =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]]; t
     pass "client.py against the installed read-window-mcp: $summary"
 else
     fail "client.py against the installed read-window-mcp" "exit $status: $summary"
+fi
+
+# The issue's command: `uvx read-window-mcp`, the package found by the command's name (here from the wheel files,
+# its dependencies from the index). The first run fetches them into uv's cache (in $HOME/.cache); the servers
+# client.py starts then run from it offline, since it hands them only the environment a client would (no proxy or
+# certificate settings).
+uvx="$venv/bin/uvx --find-links $dist read-window-mcp"
+if $uvx --version >"$log" 2>&1; then
+    "$py" "$repo/tests/mcp-clients/client.py" --command "$venv/bin/uvx --offline --find-links $dist read-window-mcp" \
+        >"$log" 2>&1
+    status=$?
+    summary=$(tail -1 "$log")
+    if [ "$status" -eq 0 ] && [[ $summary =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]]; then
+        pass "client.py against uvx read-window-mcp: $summary"
+    else
+        fail "client.py against uvx read-window-mcp" "exit $status: $(grep -m 3 '^FAIL' "$log") $summary"
+    fi
+else
+    fail "uvx read-window-mcp --version" "$(tail -3 "$log")"
 fi
 
 finish
