@@ -297,6 +297,18 @@ class HostTest(unittest.TestCase):
         self.assertEqual(session.request({"op": "config"})["config"]["max_lines"], 1)
         self.assertEqual(session.read("a.txt")["content"], "1|alpha\n")
 
+    def test_the_mcp_budget_is_kept_across_a_restart(self):
+        (self.dir / "line.txt").write_text("y" * 30_000_000, encoding="utf-8")
+        session = self.session(deadline=0.001)
+        self.assertEqual(session.request({"op": "mcp_server"})["status"], "ok")
+        mcp_budget = {"tokens": {"cap": 20000, "headroom": 0.9}}
+        self.assertEqual(session.request({"op": "config"})["config"]["budget"], mcp_budget)
+        self.assertEqual(session.request({"path": "line.txt"})["error"]["cause"], "deadline")
+        self.assertEqual(session.restarts, 1)
+        self.assertEqual(session.request({"op": "config"})["config"]["budget"], mcp_budget)
+        self.assertEqual(session.read("a.txt")["budget"], {"unit": "tokens", "limit": 18000, "used": 10,
+                                                           "cap": 20000})
+
     def test_a_deadline_interrupts_and_the_session_restarts(self):
         (self.dir / "line.txt").write_text("y" * 30_000_000, encoding="utf-8")
         session = self.session(deadline=0.001)
