@@ -143,21 +143,24 @@ class Connection:
         self.session, self.granted = None, None
 
 
-def build_server(connection: Connection) -> Any:
-    """The SDK's low-level ``Server`` over ``connection``: ``initialize`` from the component's ``mcp_server``
-    answer, ``tools/list`` its tools, ``tools/call`` through the component (see the module doc)."""
-    import anyio
-    import mcp.types as types
-    from mcp.server.lowlevel import Server
+class Handlers:
+    """The MCP handlers over ``connection``, for the SDK's low-level ``Server``: one tool call at a time (the
+    session is used by one thread at a time), each call into the component on a worker thread so the connection
+    keeps being read (the client's answer to ``roots/list`` arrives while a call waits for it)."""
 
-    lock = anyio.Lock()
-    describe = connection.describe
+    def __init__(self, connection: Connection) -> None:
+        import anyio
 
-    async def list_tools(ctx: Any, params: Any) -> Dict[str, Any]:
-        return {"tools": describe["tools"]}
+        self.connection, self.lock = connection, anyio.Lock()
 
-    async def client_roots(ctx: Any) -> Optional[List[str]]:
+    async def list_tools(self, ctx: Any, params: Any) -> Dict[str, Any]:
+        """``tools/list``: the component's tools, as the ``mcp_server`` op gave them."""
+        return {"tools": self.connection.describe["tools"]}
+
+    async def client_roots(self, ctx: Any) -> Optional[List[str]]:
         """The URIs the client lists, or None when it has no roots capability, fails or does not answer."""
+        import anyio
+
         capabilities = ctx.session.client_capabilities
         if capabilities is None or capabilities.roots is None:
             return None
@@ -173,31 +176,47 @@ def build_server(connection: Connection) -> Any:
             return None
         return [str(root.uri) for root in listed.roots]
 
-    async def call_tool(ctx: Any, params: Any) -> Dict[str, Any]:
-        raw = _RAW_CALL.get({"name": params.name, "arguments": params.arguments})
-        line = _call_line(raw)
-        async with lock:
-            if connection.session is None or (not connection.options and connection.roots_changed):
-                connection.roots_changed = False
-                listed = None if connection.options else await client_roots(ctx)
-                roots, refusal = await anyio.to_thread.run_sync(connection.plan, listed)
-                if refusal is not None:
-                    _log(refusal)
-                    connection.close()  # nothing is read until the roots change
-                    return await anyio.to_thread.run_sync(connection.host_error, line, "start", refusal)
-                if roots != connection.granted:
-                    if connection.granted is not None:
-                        _log(f"the roots changed; a new session starts over {', '.join(roots)}")
-                    try:
-                        await anyio.to_thread.run_sync(connection.start, roots)
-                    except (OSError, read_window.HostError) as error:
-                        connection.close()
-                        return await anyio.to_thread.run_sync(connection.host_error, line, "start", str(error))
-            return await anyio.to_thread.run_sync(connection.answer, line)
+    async def session_refusal(self, ctx: Any) -> Optional[str]:
+        """Starts (or replaces) the connection's session when it has none or the client's roots changed; returns
+        why no session can read anything, or None when one can."""
+        import anyio
 
-    async def raw_tool_calls(ctx: Any, call_next: Any) -> Any:
-        """Hands a ``tools/call``'s raw params to ``call_tool`` past the SDK's validation of them (which refuses
-        ``arguments`` given as a string of JSON), keeping the SDK's handshake gate and its check of the result."""
+        connection = self.connection
+        if connection.session is not None and (connection.options or not connection.roots_changed):
+            return None
+        connection.roots_changed = False
+        listed = None if connection.options else await self.client_roots(ctx)
+        roots, refusal = await anyio.to_thread.run_sync(connection.plan, listed)
+        if refusal is not None:
+            _log(refusal)
+            connection.close()  # nothing is read until the roots change
+            return refusal
+        if roots == connection.granted:
+            return None
+        if connection.granted is not None:
+            _log(f"the roots changed; a new session starts over {', '.join(roots)}")
+        try:
+            await anyio.to_thread.run_sync(connection.start, roots)
+        except (OSError, read_window.HostError) as error:
+            connection.close()
+            return str(error)
+        return None
+
+    async def call_tool(self, ctx: Any, params: Any) -> Dict[str, Any]:
+        """``tools/call``: the component's ``CallToolResult`` for the raw params (``raw_tool_calls``)."""
+        import anyio
+
+        line = _call_line(_RAW_CALL.get({"name": params.name, "arguments": params.arguments}))
+        async with self.lock:
+            refusal = await self.session_refusal(ctx)
+            if refusal is not None:
+                return await anyio.to_thread.run_sync(self.connection.host_error, line, "start", refusal)
+            return await anyio.to_thread.run_sync(self.connection.answer, line)
+
+    async def raw_tool_calls(self, ctx: Any, call_next: Any) -> Any:
+        """A middleware: hands a ``tools/call``'s raw params to ``call_tool`` past the SDK's validation of them
+        (which refuses ``arguments`` given as a string of JSON), keeping the SDK's handshake gate and its check of
+        the result."""
         if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
             return await call_next(ctx)
         token = _RAW_CALL.set(ctx.params)
@@ -207,14 +226,23 @@ def build_server(connection: Connection) -> Any:
         finally:
             _RAW_CALL.reset(token)
 
-    async def roots_list_changed(ctx: Any, params: Any) -> None:
-        connection.roots_changed = True
+    async def roots_list_changed(self, ctx: Any, params: Any) -> None:
+        """``notifications/roots/list_changed``: the next tool call asks for the roots again."""
+        self.connection.roots_changed = True
 
+
+def build_server(connection: Connection) -> Any:
+    """The SDK's low-level ``Server`` over ``connection``: ``initialize`` from the component's ``mcp_server``
+    answer, ``tools/list`` its tools, ``tools/call`` through the component (see the module doc)."""
+    import mcp.types as types
+    from mcp.server.lowlevel import Server
+
+    handlers, describe = Handlers(connection), connection.describe
     server = Server(describe["name"], version=describe["version"], instructions=describe["instructions"],
-                    on_list_tools=list_tools, on_call_tool=call_tool)
-    server.middleware.append(raw_tool_calls)
+                    on_list_tools=handlers.list_tools, on_call_tool=handlers.call_tool)
+    server.middleware.append(handlers.raw_tool_calls)
     server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams,
-                                    roots_list_changed)
+                                    handlers.roots_list_changed)
     return server
 
 

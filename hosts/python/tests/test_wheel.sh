@@ -76,7 +76,7 @@ for line in ("Tag: py3-none-any", "Root-Is-Purelib: true"):
 for line in ("Version: 0.3.0", "Requires-Dist: wasmtime<51,>=50.0.1", "Requires-Python: >=3.9"):
     if line not in meta.splitlines():
         problems.append(f"METADATA lacks {line!r}")
-if not re.search(r"^Requires-Dist: mcp<3,>=2\.3\.0; python_version >= ['\"]3\.10['\"]$", meta, re.M):
+if not re.search(r"^Requires-Dist: mcp<2\.4,>=2\.3\.0; python_version >= ['\"]3\.10['\"]$", meta, re.M):
     problems.append("METADATA lacks the mcp dependency")
 if "read-window-mcp = read_window.mcp_server:main" not in scripts:
     problems.append(f"entry_points.txt is {scripts!r}")
