@@ -94,7 +94,9 @@ class McpServerTest(unittest.TestCase):
             (self.dir / name).mkdir()
             (self.dir / name / f"{name}.txt").write_text(f"{name} one\n{name} two\n", encoding="utf-8")
         python_path = str(Path(__file__).resolve().parents[1])
-        self.env = {**os.environ, "PYTHONPATH": python_path, "HOME": str(self.dir)}
+        # HOME is the temporary directory (the server refuses to read it whole); the compiled component's cache stays.
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        self.env = {**os.environ, "PYTHONPATH": python_path, "HOME": str(self.dir), "XDG_CACHE_HOME": cache}
 
     def client(self, args, cwd=None, roots=None):
         client = RawClient(args, str(cwd or self.dir), roots, self.env)
