@@ -1,6 +1,7 @@
 """Drives `read-window mcp` with the official MCP Python SDK (mcp, pinned in requirements.txt).
 
-Usage: python client.py path/to/read-window
+Usage: python client.py path/to/read-window       (starts `read-window [ARGS] mcp`)
+       python client.py --command "read-window-mcp"  (starts that command line with the check's ARGS, no `mcp`)
 
 It writes its own fixture files into a temporary directory, starts the server over stdio through the SDK's
 `stdio_client` and checks: the two tools and their schemas; the SDK's output-schema validation being live (every
@@ -14,6 +15,7 @@ them; the serialized size of a large reply; the token budget under Claude Code's
 
 import json
 import os
+import shlex
 import signal
 import sys
 import tempfile
@@ -25,6 +27,8 @@ import mcp.types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 COUNTS = {"passed": 0, "failed": 0}
+#: How to start the server: the command line before a check's args, and what comes after them.
+SERVER = {"command": [], "after": ["mcp"]}
 WINDOW = "1|one\n2|two\n\n"
 FORBIDDEN = ("content", "text", "hint", "message", "warnings")
 
@@ -73,8 +77,8 @@ def make_fixtures(root: Path) -> None:
 
 
 @asynccontextmanager
-async def connect(binary: str, args: list[str], cwd: Path, log: Path, env=None, roots=None):
-    """A ClientSession to `binary ARGS mcp` in `cwd`, initialized and with its tools listed (which arms the SDK's
+async def connect(args: list[str], cwd: Path, log: Path, env=None, roots=None):
+    """A ClientSession to the server started with `args` (`read-window ARGS mcp`, or `COMMAND ARGS`) in `cwd`, initialized and with its tools listed (which arms the SDK's
     output-schema validation). With `roots` (file:// URIs) the client offers the roots capability."""
     callback = None
     if roots is not None:
@@ -82,7 +86,8 @@ async def connect(binary: str, args: list[str], cwd: Path, log: Path, env=None, 
         async def callback(context):
             return types.ListRootsResult(roots=[types.Root(uri=uri) for uri in roots])
 
-    params = StdioServerParameters(command=binary, args=[*args, "mcp"], cwd=cwd, env=env)
+    command, *before = SERVER["command"]
+    params = StdioServerParameters(command=command, args=[*before, *args, *SERVER["after"]], cwd=cwd, env=env)
     with log.open("w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write, read_timeout_seconds=20, list_roots_callback=callback) as session:
@@ -236,17 +241,17 @@ def homes(work: Path) -> tuple[Path, Path]:
     return home, proj
 
 
-async def check_roots(binary: str, work: Path, log: Path) -> None:
+async def check_roots(work: Path, log: Path) -> None:
     home, proj = homes(work)
-    async with connect(binary, [], home, log, env=home_env(home), roots=[proj.as_uri()]) as session:
+    async with connect([], home, log, env=home_env(home), roots=[proj.as_uri()]) as session:
         result = await call(session, "read_file", {"path": str(proj / "p.txt")})
         problems = no_error(result) + fields(result.structured_content, {"status": "ok"})
     report("roots: no --root, started in $HOME, reads a file under the client's root", problems)
 
 
-async def check_no_roots(binary: str, work: Path, log: Path) -> None:
+async def check_no_roots(work: Path, log: Path) -> None:
     home, _ = homes(work)
-    async with connect(binary, [], home, log, env=home_env(home)) as session:
+    async with connect([], home, log, env=home_env(home)) as session:
         result = await call(session, "read_file", {"path": str(home / "h.txt")})
         text = only_text(result)
     problems = an_error(result) + ([] if "--root" in text else [f"text is {text!r}"])
@@ -266,9 +271,9 @@ async def guarded(name: str, log: Path, check, *args) -> None:
         report(name, [why + (f" (server stderr: {tail})" if tail else "")])
 
 
-async def with_root(binary: str, root: Path, log: Path) -> None:
+async def with_root(root: Path, log: Path) -> None:
     """The checks on one session of `read-window --root ROOT mcp`."""
-    async with connect(binary, ["--root", str(root)], root, log) as session:
+    async with connect(["--root", str(root)], root, log) as session:
         await guarded("tools/list", log, check_tools, session)
         await guarded("output-schema validation", log, check_validation_is_live, session)
         await guarded("window, stub, fresh", log, check_window_stub_fresh, session, root)
@@ -278,15 +283,15 @@ async def with_root(binary: str, root: Path, log: Path) -> None:
         await guarded("budget", log, check_budget, session)
 
 
-async def main(binary: str) -> None:
+async def main() -> None:
     with tempfile.TemporaryDirectory(prefix="read-window-mcp-py-") as tmp:
         work = Path(os.path.realpath(tmp))
         root, log = work / "root", work / "server-stderr.log"
         root.mkdir()
         make_fixtures(root)
-        await guarded("a session with --root", log, with_root, binary, root, log)
-        await guarded("roots", log, check_roots, binary, work, log)
-        await guarded("no roots", log, check_no_roots, binary, work, log)
+        await guarded("a session with --root", log, with_root, root, log)
+        await guarded("roots", log, check_roots, work, log)
+        await guarded("no roots", log, check_no_roots, work, log)
 
 
 def timed_out(*_) -> None:
@@ -295,10 +300,14 @@ def timed_out(*_) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: client.py path/to/read-window")
+    if len(sys.argv) == 3 and sys.argv[1] == "--command" and shlex.split(sys.argv[2]):
+        SERVER.update(command=shlex.split(sys.argv[2]), after=[])
+    elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
+        SERVER["command"] = [os.path.abspath(sys.argv[1])]
+    else:
+        sys.exit('usage: client.py path/to/read-window | client.py --command "read-window-mcp"')
     signal.signal(signal.SIGALRM, timed_out)
     signal.alarm(60)
-    anyio.run(main, os.path.abspath(sys.argv[1]))
+    anyio.run(main)
     print(f"{COUNTS['passed']} passed, {COUNTS['failed']} failed", flush=True)
     sys.exit(1 if COUNTS["failed"] else 0)

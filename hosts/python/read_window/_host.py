@@ -18,6 +18,7 @@ import wasmtime
 from wasmtime import Engine, Store, WasiConfig, WasmtimeError
 from wasmtime.component import Component, Linker
 
+from . import _cache
 from . import _links as links
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -28,8 +29,13 @@ Dirs = Union[PathLike, List[PathLike], Tuple[PathLike, ...], Mapping]
 WASM_ENV = "READ_WINDOW_WASM"
 #: Where the Rust build (``cargo build -p read-window-host``) writes the component, from the repository root.
 BUILT_WASM = Path("target/component-build/wasm32-wasip2/component/read_window.wasm")
-#: The component path the Rust build produces, resolved from this package (``hosts/python/read_window``).
+#: The component the wheel carries, beside this module (absent in a source checkout).
+PACKAGED_WASM = Path(__file__).resolve().parent / "read_window.wasm"
+#: The component path the Rust build produces, resolved from this package (``hosts/python/read_window``) in a
+#: source checkout.
 REPO_WASM = Path(__file__).resolve().parents[3] / BUILT_WASM
+#: The engine settings a compiled component depends on, as the cache key names them (see ``_engine_config``).
+ENGINE_SETTINGS = "epoch_interruption=true;cranelift_opt_level=speed"
 #: The exported interface this host speaks.
 INTERFACE = "read-window:reader/protocol@0.3.0"
 #: Default wall-clock deadline of one call into the component, in seconds.
@@ -73,23 +79,35 @@ class HostError(Exception):
 
 
 def find_component(wasm: Optional[PathLike] = None) -> Path:
-    """The component file to load: ``wasm`` when given, else ``$READ_WINDOW_WASM`` when set, else the file the Rust
-    build produced (``target/component-build/wasm32-wasip2/component/read_window.wasm`` at the repository root).
-    Raises ``ComponentNotFoundError`` when the chosen file does not exist; the message names all three ways."""
+    """The component file to load: ``wasm`` when given, else ``$READ_WINDOW_WASM`` when set, else the one the
+    package carries (``read_window/read_window.wasm``, in an installed wheel), else the file the Rust build produced
+    (``target/component-build/wasm32-wasip2/component/read_window.wasm`` at the root of a source checkout). Raises
+    ``ComponentNotFoundError`` when the chosen file does not exist; the message names every way to give it."""
     if wasm is not None:
         path, source = Path(wasm), "the path given to ReadWindow"
     elif os.environ.get(WASM_ENV):
         path, source = Path(os.environ[WASM_ENV]), f"${WASM_ENV}"
+    elif PACKAGED_WASM.is_file():
+        path, source = PACKAGED_WASM, "the package's own component"
     else:
         path, source = REPO_WASM, "the Rust build's output"
     if not path.is_file():
         raise ComponentNotFoundError(
-            f"the read-window component was not found at {path} ({source}). Give its path in one of three ways: "
-            f"ReadWindow(wasm=PATH) (or --wasm PATH on the command line), the environment variable {WASM_ENV}, or "
-            f"build it where the Python host looks by default: `cargo build -p read-window-host` in the repository "
-            f"writes {BUILT_WASM}."
+            f"the read-window component was not found at {path} ({source}). Give its path in one of these ways: "
+            f"ReadWindow(wasm=PATH) (or --wasm PATH on the command line), the environment variable {WASM_ENV}, "
+            f"install the package (`pip install read-window` carries it), or build it where the Python host looks "
+            f"in a source checkout: `cargo build -p read-window-host` in the repository writes {BUILT_WASM}."
         )
     return path
+
+
+def _engine_config() -> "wasmtime.Config":
+    """The engine's settings, which ``ENGINE_SETTINGS`` names for the cache key: epoch interruption (the
+    deadlines) and Cranelift's ``speed`` optimization."""
+    config = wasmtime.Config()
+    config.epoch_interruption = True
+    config.cranelift_opt_level = "speed"
+    return config
 
 
 def _grants(dirs: Dirs) -> List[Tuple[str, str]]:
@@ -213,22 +231,22 @@ class _Live:
 
 
 class ReadWindow:
-    """The component ``wasm`` (see ``find_component``; its path in ``path``) compiled once, with a linker for WASI
-    preview 2 and a daemon thread advancing the engine's epoch every ``EPOCH_TICK`` s (the deadlines). Open any number
-    of sessions from it; it may be shared by threads, a ``Session`` used by one at a time. Raises
-    ``ComponentNotFoundError``, or ``HostError`` (cause ``start``) for a file that is not the component."""
+    """The component ``wasm`` (see ``find_component``; its path in ``path``) compiled once, or loaded from the
+    on-disk cache of compiled components (``_cache.py``: ``cache`` None uses ``$READ_WINDOW_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/read-window``, else ``~/.cache/read-window``, unless ``$READ_WINDOW_NO_CACHE`` is set; False
+    turns it off; a path names the directory), with a linker for WASI preview 2 and a daemon thread advancing the
+    engine's epoch every ``EPOCH_TICK`` s (the deadlines). ``cache_status`` says where the compiled component came
+    from. Open any number of sessions from it; it may be shared by threads, a ``Session`` used by one at a time.
+    Raises ``ComponentNotFoundError``, or ``HostError`` (cause ``start``) for a file that is not the component."""
 
-    def __init__(self, wasm: Optional[PathLike] = None) -> None:
+    def __init__(self, wasm: Optional[PathLike] = None, *, cache: Union[None, bool, PathLike] = None) -> None:
         self.path = find_component(wasm)
-        config = wasmtime.Config()
-        config.epoch_interruption = True
-        config.cranelift_opt_level = "speed"
-        self._engine = Engine(config)
+        self._engine = Engine(_engine_config())
         wasm_bytes = self.path.read_bytes()
         if not wasm_bytes.startswith(b"\0asm"):
             raise HostError("start", f"{self.path} is not a WebAssembly component (it lacks the `\\0asm` header)")
         try:
-            self._component = Component(self._engine, wasm_bytes)
+            self._component, self.cache_status = self._load(wasm_bytes, cache)
             self._linker = Linker(self._engine)
             self._linker.add_wasip2()
         except WasmtimeError as error:
@@ -241,6 +259,27 @@ class ReadWindow:
             if index is None:
                 raise HostError("start", f"the component {self.path} lacks `{_FUNCTIONS[key]}` in {INTERFACE}")
         threading.Thread(target=_epoch_ticker, args=(weakref.ref(self),), name="read-window-epoch", daemon=True).start()
+
+    def _load(self, wasm_bytes: bytes, cache: Union[None, bool, PathLike]) -> Tuple[Component, "_cache.CacheStatus"]:
+        """The compiled component, through the cache unless ``cache`` is False."""
+        if cache is False:
+            return Component(self._engine, wasm_bytes), _cache.CacheStatus("disabled", None, "cache=False")
+        directory = None if cache is None or cache is True else Path(cache)
+        return _cache.load_component(self._engine, wasm_bytes, ENGINE_SETTINGS, directory=directory)
+
+    def host_error_answer(self, request: str, cause: str, message: str) -> str:
+        """The component's ``host-error`` answer (text) for the request line ``request`` (an MCP ``tool_call``
+        line is answered as a ``CallToolResult``), for a failure of ``cause`` (see ``HostError``) that no session
+        could answer, such as a grant that failed; ``session_restarted`` is false. Raises ``HostError`` (cause
+        ``start``) when no instance of the component can be started."""
+        try:
+            live = _Live(self, [], math.ceil(DEFAULT_DEADLINE / EPOCH_TICK) + 1, DEFAULT_MEMORY_BYTES, None)
+            try:
+                return live.call("host_error", request, cause, message, False)
+            finally:
+                live.close()
+        except WasmtimeError as error:
+            raise HostError("start", f"could not start the read-window component: {_describe(error)}") from error
 
     def session(self, dirs: Dirs, config: Optional[Mapping] = None, *, deadline: float = DEFAULT_DEADLINE,
                 memory_bytes: int = DEFAULT_MEMORY_BYTES) -> "Session":
@@ -350,8 +389,9 @@ class Session:
 
         def run(live: _Live) -> Tuple[str, Optional[str]]:
             answer = live.call("answer", live.session, request)
-            # `configure` may have changed the config: a restart starts with it.
-            return answer, live.call("config", live.session) if "configure" in request else None
+            # `configure` and `mcp_server` (its default budget) may have changed the config: a restart starts with it.
+            changed = "configure" in request or "mcp_server" in request
+            return answer, live.call("config", live.session) if changed else None
 
         try:
             answer, config = self._invoke(run)

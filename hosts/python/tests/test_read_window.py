@@ -14,6 +14,7 @@ from pathlib import Path
 from unittest import mock
 
 from read_window import ComponentNotFoundError, HostError, ReadWindow, scenarios
+from read_window import _host
 from read_window._host import WASM_ENV, find_component
 
 #: How the component begins the error of every answer of a session started with a config it could not use.
@@ -218,8 +219,8 @@ class HostTest(unittest.TestCase):
         self.assertEqual(
             fly["error"]["message"],
             'unknown `op` "fly": expected one of read, read_once, other_tool, reset_dedup, wrote, check_write, '
-            "report_tokens, token_refusal, stats, config, configure, tools, tool_call, mcp_server, mcp_roots, capture_begin, capture_chunk, "
-            "capture_end",
+            "report_tokens, token_refusal, stats, config, configure, tools, tool_call, mcp_server, mcp_roots, "
+            "capture_begin, capture_chunk, capture_end",
         )
         self.assertEqual(fly["id"], 1)
         self.assertEqual(session.request("not json")["error"]["kind"], "invalid_request")
@@ -296,6 +297,18 @@ class HostTest(unittest.TestCase):
         self.assertEqual(session.request({"op": "config"})["config"]["max_lines"], 1)
         self.assertEqual(session.read("a.txt")["content"], "1|alpha\n")
 
+    def test_the_mcp_budget_is_kept_across_a_restart(self):
+        (self.dir / "line.txt").write_text("y" * 30_000_000, encoding="utf-8")
+        session = self.session(deadline=0.001)
+        self.assertEqual(session.request({"op": "mcp_server"})["status"], "ok")
+        mcp_budget = {"tokens": {"cap": 20000, "headroom": 0.9}}
+        self.assertEqual(session.request({"op": "config"})["config"]["budget"], mcp_budget)
+        self.assertEqual(session.request({"path": "line.txt"})["error"]["cause"], "deadline")
+        self.assertEqual(session.restarts, 1)
+        self.assertEqual(session.request({"op": "config"})["config"]["budget"], mcp_budget)
+        self.assertEqual(session.read("a.txt")["budget"], {"unit": "tokens", "limit": 18000, "used": 10,
+                                                           "cap": 20000})
+
     def test_a_deadline_interrupts_and_the_session_restarts(self):
         (self.dir / "line.txt").write_text("y" * 30_000_000, encoding="utf-8")
         session = self.session(deadline=0.001)
@@ -348,6 +361,24 @@ class FindComponentTest(unittest.TestCase):
         built = find_component()
         with mock.patch.dict(os.environ, {WASM_ENV: "/nope.wasm"}):
             self.assertEqual(find_component(built), built)
+
+    def test_the_packaged_component_comes_after_the_environment_and_before_the_rust_build(self):
+        with tempfile.TemporaryDirectory() as temp:
+            packaged, built, named = (Path(temp, name) for name in ("packaged.wasm", "built.wasm", "named.wasm"))
+            for path in (packaged, built, named):
+                path.write_bytes(b"\0asm")
+            environ = {key: value for key, value in os.environ.items() if key != WASM_ENV}
+            with mock.patch.object(_host, "PACKAGED_WASM", packaged), mock.patch.object(_host, "REPO_WASM", built), \
+                    mock.patch.dict(os.environ, environ, clear=True):
+                self.assertEqual(find_component(), packaged)
+                with mock.patch.dict(os.environ, {WASM_ENV: str(named)}):
+                    self.assertEqual(find_component(), named)
+                packaged.unlink()
+                self.assertEqual(find_component(), built)
+                built.unlink()
+                with self.assertRaises(ComponentNotFoundError) as caught:
+                    find_component()
+                self.assertIn("pip install read-window", str(caught.exception))
 
 
 class MatchTest(unittest.TestCase):
