@@ -203,7 +203,10 @@ class Connection {
     if (this.#state?.session) log(`the roots changed; a new session starts over ${answer.roots.join(', ')}`);
     this.close();
     try {
-      const session = this.#reader.session(answer.roots, this.#options.config);
+      // Relative paths start where the component says: the current directory under a root, else the first root.
+      const config = { working_directory: answer.working_directory ?? undefined, ...this.#options.config };
+      if (config.working_directory === undefined) delete config.working_directory;
+      const session = this.#reader.session(answer.roots, config);
       const served = session.request({ op: 'mcp_server' });
       if (served.status !== 'ok') throw new HostError('start', served.text);
       this.#state = { session, key };
@@ -216,7 +219,7 @@ class Connection {
   }
 
   /**
-   * The component's `mcp_roots` answer, `{roots, from, refused, refusal?}`, asked again with the client roots that
+   * The component's `mcp_roots` answer, `{roots, from, refused, working_directory, refusal?}`, asked again with the client roots that
    * cannot be granted (`ungrantable`) until it names none.
    */
   async #roots() {

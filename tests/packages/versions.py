@@ -1,5 +1,5 @@
 """One version everywhere: the WIT package, the three crates (and the exact versions they require of each
-other), the Python package, the npm package (and its lock file) and the README's install lines. Prints one
+other), the Python packages (read-window and read-window-mcp), the npm package (and its lock file) and the README's install lines. Prints one
 PASS or FAIL line per file, then exits 1 when one disagrees with the WIT.
 
 Usage: python3 tests/packages/versions.py
@@ -31,8 +31,15 @@ def versions_found() -> list[tuple[str, str]]:
         for name, spec in data.get("dependencies", {}).items():
             if name.startswith("read-window") and isinstance(spec, dict):
                 found.append((f"{manifest} {name} requirement", spec.get("version", "<none>").lstrip("=")))
-    pyproject = tomllib.loads((ROOT / "hosts/python/pyproject.toml").read_text())
-    found.append(("hosts/python/pyproject.toml version", pyproject["project"]["version"]))
+    init = (ROOT / "hosts/python/read_window/__init__.py").read_text()
+    stated = re.search(r'^__version__ = "([^"]+)"$', init, re.M)
+    wheel_version = stated.group(1) if stated else "<none>"
+    found.append(("hosts/python/read_window/__init__.py __version__ (the wheel's)", wheel_version))
+    mcp = tomllib.loads((ROOT / "hosts/python/mcp-package/pyproject.toml").read_text())
+    found.append(("hosts/python/mcp-package/pyproject.toml version", mcp["project"]["version"]))
+    for requirement in mcp["project"]["dependencies"]:
+        if requirement.startswith("read-window=="):
+            found.append(("hosts/python/mcp-package read-window requirement", requirement.split("==", 1)[1]))
     package = json.loads((ROOT / "hosts/js/package.json").read_text())
     found.append(("hosts/js/package.json version", package["version"]))
     lock = json.loads((ROOT / "hosts/js/package-lock.json").read_text())

@@ -84,6 +84,9 @@ class Connection:
         self.session: Optional[read_window.Session] = None
         self.granted: Optional[List[str]] = None
         self.roots_changed = False
+        # Where relative paths start, as the last `mcp_roots` answer says (the current directory under a root,
+        # else the first root).
+        self.working_directory: Optional[str] = None
 
     def plan(self, client_roots: Optional[List[str]]) -> Tuple[Optional[List[str]], Optional[str]]:
         """The directories to grant (``(roots, None)``), or why none may be (``(None, message)``), from the
@@ -103,6 +106,7 @@ class Connection:
                 return None, answer["refusal"]
             failed = [{"root": root, "reason": why} for root in answer["roots"] if (why := _grant_problem(root))]
             if not failed:
+                self.working_directory = answer.get("working_directory")
                 return answer["roots"], None
             if answer.get("from") != "client":
                 named = "; ".join(f"{item['root']} ({item['reason']})" for item in failed)
@@ -111,14 +115,13 @@ class Connection:
 
     def start(self, roots: List[str]) -> None:
         """Replaces the session with one over ``roots`` (read-only, each at its canonical path) that serves MCP,
-        working in the current directory when it lies under a root, else in the first root. Raises ``HostError`` or
+        working where the last ``mcp_roots`` answer said (the current directory when it lies under a root, else the
+        first root). Raises ``HostError`` or
         ``OSError`` when the session cannot start."""
         self.close()
         config = dict(self.config)
-        if "working_directory" not in config:
-            here = _options.working_directory(roots)
-            if here is not None:
-                config["working_directory"] = here
+        if "working_directory" not in config and self.working_directory is not None:
+            config["working_directory"] = self.working_directory
         session = self.reader.session(roots, config)
         answer = session.request({"op": "mcp_server"})
         if answer.get("status") != "ok":
