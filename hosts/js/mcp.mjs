@@ -16,9 +16,8 @@
 // It refuses to start where the JavaScript host's race-free file system does not hold (hosts/js/README.md, "The
 // sandbox under races": Linux with /proc only), since an MCP server reads for a model that anyone's files may steer.
 
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -33,96 +32,39 @@ import { toJson } from './json.js';
 /** How long the server waits for the client's answer to `roots/list`, in milliseconds (as the Rust server). */
 const ROOTS_TIMEOUT_MS = 10_000;
 
-/** The command-line options: `--root` and one option per config field the Rust `read-window mcp` takes. */
-const OPTIONS = {
-  root: { type: 'string', multiple: true, default: [] },
-  config: { type: 'string' },
-  'max-lines': { type: 'string' },
-  'max-line-length': { type: 'string' },
-  'max-chars': { type: 'string' },
-  'max-tokens': { type: 'string' },
-  'token-headroom': { type: 'string' },
-  cwd: { type: 'string' },
-  'no-dedup': { type: 'boolean' },
-  'loop-warn-at': { type: 'string' },
-  'loop-block-at': { type: 'string' },
-  'not-found-ttl-ms': { type: 'string' },
-  deny: { type: 'string', multiple: true },
-  allow: { type: 'string', multiple: true },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'V' },
-};
-
-const USAGE = `usage: read-window-mcp [--root DIR]... [options]
-
-Serves MCP on stdin and stdout: the tools read_file and check_write, one session per connection.
-The directories are the --root options (read-only); without any, the roots the client offers (file:// URIs);
-with neither, the current directory, but never / or the home directory.
-
-  --root DIR              a directory the model may read (repeatable)
-  --config FILE           a JSON config file (docs/protocol.md, "Config"); the options below override its fields
-  --max-lines N           lines per window at most
-  --max-line-length N     characters shown of one line before it is clamped
-  --max-chars N           a budget of N characters per window (not with --max-tokens)
-  --max-tokens N          a budget of N estimated tokens per window (default in MCP: 20000)
-  --token-headroom F      the share of the token cap a window aims at
-  --cwd DIR               the directory relative paths resolve against (default: the first root)
-  --no-dedup              never answer a repeated window with an "unchanged" stub
-  --loop-warn-at N, --loop-block-at N, --not-found-ttl-ms MS, --deny GLOB..., --allow GLOB...
-  -h, --help, -V, --version`;
-
 /** A usage error: the message goes to stderr, exit status 2. */
 class UsageError extends Error {}
 
-/** An option's value as the config takes it: a JSON number when the text is one, else the text (the component
- * refuses a wrong type, naming the field). */
-const value = (text) => (/^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text);
-
 /**
- * The roots and the config the command line gives: `{roots: string[], config: object}`, the options' fields over
- * the `--config` file's. @param {string[]} argv @returns {{roots: string[], config: object, help?: true,
- * version?: true}} @throws {UsageError} an unknown option, a file that is not JSON, --max-chars with a token option.
+ * The command line read by the component's `options` op, so that the options, their checks and their words are
+ * the component's, as on every host: the roots (as given), the config (the `--config` file's JSON under the
+ * options) with `--cwd` made canonical, `help`, `version` and the usage text.
+ * @param {ReadWindow} reader @param {string[]} argv
+ * @returns {{roots: string[], config: object, help: boolean, version: boolean, usage: string}}
+ * @throws {UsageError} an option the component refuses, a config file that cannot be read, a `--cwd` that is not.
  */
-function parseOptions(argv) {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
-  } catch (error) {
-    throw new UsageError(`${error.message}\n${USAGE}`);
+function parseOptions(reader, argv) {
+  const ask = (extra) => reader.request({ op: 'options', program: 'read-window-mcp', args: argv, ...extra });
+  let answer = ask({});
+  if (answer.status === 'ok' && !answer.config_complete) {
+    let text;
+    try {
+      text = readFileSync(answer.config_file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--config ${answer.config_file}: ${error.message}\n${answer.usage}`);
+    }
+    answer = ask({ config_file_text: text });
   }
-  if (values.help || values.version) return { roots: [], config: {}, help: values.help, version: values.version };
-  const config = values.config === undefined ? {} : configFile(values.config);
-  const tokens = values['max-tokens'] !== undefined || values['token-headroom'] !== undefined;
-  if (values['max-chars'] !== undefined && tokens) {
-    throw new UsageError('--max-chars sets a budget of characters: give it or --max-tokens/--token-headroom, not both');
-  }
-  const number = (option) => (values[option] === undefined ? undefined : value(values[option])); // undefined: unset
-  if (values['max-chars'] !== undefined) config.budget = { characters: number('max-chars') };
-  if (tokens) config.budget = { tokens: { cap: number('max-tokens'), headroom: number('token-headroom') } };
-  const fields = {
-    max_lines: 'max-lines', max_line_length: 'max-line-length', loop_warn_at: 'loop-warn-at',
-    loop_block_at: 'loop-block-at', not_found_ttl_ms: 'not-found-ttl-ms',
-  };
-  for (const [field, option] of Object.entries(fields)) if (values[option] !== undefined) config[field] = number(option);
-  if (values['no-dedup']) config.dedup = false;
-  if (values.deny) config.deny_patterns = values.deny;
-  if (values.allow) config.allow_patterns = values.allow;
-  if (values.cwd !== undefined) config.working_directory = canonical(values.cwd, '--cwd');
-  return { roots: values.root, config };
+  if (answer.status !== 'ok') throw new UsageError(`${answer.error.message}\n${answer.usage}`);
+  const config = answer.config;
+  if (answer.cwd !== null) config.working_directory = canonical(answer.cwd, '--cwd');
+  return { roots: answer.roots, config, help: answer.help, version: answer.version, usage: answer.usage };
 }
 
-/** A `--config` file's config object. @throws {UsageError} */
-function configFile(path) {
-  let config;
-  try {
-    config = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new UsageError(`--config ${path}: ${error.message} (this server reads JSON config files)`);
-  }
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    throw new UsageError(`--config ${path}: a config file holds a JSON object`);
-  }
-  return config;
+/** Why the `--root` directory `root` cannot be granted (no such directory, not a directory), or null. */
+function rootProblem(root) {
+  if (!existsSync(root)) return `--root ${root}: no such directory`;
+  return statSync(root).isDirectory() ? null : `--root ${root}: not a directory`;
 }
 
 /** `path` made absolute and canonical (host and guest paths agree). @throws {UsageError} */
@@ -288,15 +230,6 @@ const NO_SANDBOX = 'refusing to start: the JavaScript host keeps a model inside 
  * component refuses).
  */
 async function main() {
-  let options;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    log(error.message);
-    process.exit(2);
-  }
-  if (options.help) return console.log(USAGE);
   if (!isRaceFree()) {
     log(NO_SANDBOX);
     process.exit(1);
@@ -308,12 +241,21 @@ async function main() {
     log(error.message);
     process.exit(1);
   }
-  // The constructor takes a value out of its range as the default, with a warning only in the first read's
-  // `warnings`, which an MCP reply does not show; `configure` refuses it, naming the field and its range. Checked
-  // in a session of its own, the working directory aside (it must lie under a root, not known before a client).
-  const { working_directory: _, ...fields } = options.config;
-  const checked = reader.request({ ...fields, op: 'configure' });
-  const served = checked.status === 'ok' ? reader.request({ op: 'mcp_server' }, options.config) : checked;
+  let options;
+  try {
+    options = parseOptions(reader, process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    log(error.message);
+    process.exit(2);
+  }
+  if (options.help) return console.log(options.usage);
+  const problems = options.roots.map(rootProblem).filter((problem) => problem !== null);
+  if (problems.length > 0) {
+    log(problems.join('; '));
+    process.exit(2);
+  }
+  const served = reader.request({ op: 'mcp_server' }, options.config);
   if (served.status !== 'ok') {
     log(served.text ?? JSON.stringify(served));
     process.exit(2);

@@ -8,6 +8,7 @@ pub mod config_json;
 mod json_in;
 pub mod mcp;
 pub mod mcp_server;
+pub mod options;
 mod requests;
 mod session;
 pub mod tools;

@@ -63,6 +63,8 @@ pub enum Request {
     McpServer,
     /// `mcp_roots`: which directories an MCP connection may read.
     McpRoots(super::mcp_server::RootsInput),
+    /// `options`: a host's command line read into roots and config.
+    Options(super::options::OptionsRequest),
     /// `tool_call`: a model's call of one of those tools, run as the op it stands for (its `reply` shape is read
     /// off the request by [`super::mcp::wants_mcp_reply`], which also reshapes a refusal of the line).
     ToolCall(Box<Request>),
@@ -120,6 +122,7 @@ impl Request {
                 | Request::Tools(_)
                 | Request::McpServer
                 | Request::McpRoots(_)
+                | Request::Options(_)
         )
     }
 }
@@ -141,6 +144,7 @@ pub const OPS: &[&str] = &[
     "tool_call",
     "mcp_server",
     "mcp_roots",
+    "options",
     "capture_begin",
     "capture_chunk",
     "capture_end",
@@ -175,6 +179,7 @@ fn fields_of(op: &str) -> Option<&'static [&'static str]> {
         "tools" => &["format"],
         "mcp_server" => &[],
         "mcp_roots" => &["roots", "client_roots", "cwd", "home", "ungrantable"],
+        "options" => &["program", "args", "positionals", "config_file_text"],
         "tool_call" => &["name", "arguments", "reply", "asked_via", "link_refusal"],
         "wrote" => &["path"],
         "check_write" => &["path", "text", "link_refusal"],
@@ -268,6 +273,15 @@ fn op_request(op: &str, fields: &Fields, notes: &mut Vec<String>) -> Result<Requ
         "configure" => Request::Configure(map.clone()),
         "tools" => Request::Tools(fields.string("format")?),
         "mcp_server" => Request::McpServer,
+        "options" => Request::Options(super::options::OptionsRequest {
+            program: fields
+                .opt_string("program")?
+                .unwrap_or_else(|| "read-window".to_owned()),
+            args: fields.opt_strings("args")?.unwrap_or_default(),
+            positionals: usize::try_from(fields.opt_u64("positionals")?.unwrap_or(0))
+                .unwrap_or(usize::MAX),
+            config_file_text: fields.opt_string("config_file_text")?,
+        }),
         "mcp_roots" => Request::McpRoots(super::mcp_server::RootsInput {
             options: fields.opt_strings("roots")?.unwrap_or_default(),
             client_roots: fields.opt_strings("client_roots")?,
@@ -757,7 +771,7 @@ mod tests {
         assert_eq!(
             invalid(r#"{"op":"fly"}"#),
             "unknown `op` \"fly\": expected one of read, read_once, other_tool, reset_dedup, wrote, check_write, \
-             report_tokens, token_refusal, stats, config, configure, tools, tool_call, mcp_server, mcp_roots, capture_begin, \
+             report_tokens, token_refusal, stats, config, configure, tools, tool_call, mcp_server, mcp_roots, options, capture_begin, \
              capture_chunk, capture_end"
         );
         assert_eq!(

@@ -13,6 +13,7 @@ use super::mcp::{call_tool_result, wants_mcp_reply};
 use super::mcp_server::{
     resolve_roots, roots_json, with_mcp_budget, INSTRUCTIONS, SERVER_NAME, SERVER_VERSION,
 };
+use super::options::options_json;
 use super::requests::{parse_request, CaptureEnd, LinkRefusal, Request};
 use super::tools::{definitions, Format};
 use crate::capture::CaptureInput;
@@ -200,6 +201,7 @@ impl<F: SpillFs> ProtocolSession<F> {
                 Err(error) => error_json(&error),
             },
             Request::McpRoots(input) => roots_json(&resolve_roots(&input)),
+            Request::Options(request) => options_json(&request),
             Request::LinkRefused { requested, refusal } => self.link_refused(&requested, refusal),
             // Unwrapped above; a tool call inside a tool call is not a request the parser makes.
             Request::ToolCall(_) => {

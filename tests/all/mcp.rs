@@ -362,10 +362,17 @@ async fn read_file_is_a_session_window_stub_and_error() {
     assert!(text(&unknown).contains("unknown argument `lines`"));
     let zero = call(&client, "read_file", json!({"path": path, "limit": 0})).await;
     assert_eq!(structured(&zero)["error"]["kind"], "invalid_request");
+    // An unknown tool is the component's refusal, as on every MCP server.
     let no_tool = client
         .call_tool(CallToolRequestParams::new("write_file"))
-        .await;
-    assert!(no_tool.is_err());
+        .await
+        .unwrap();
+    assert_eq!(no_tool.is_error, Some(true));
+    assert_eq!(structured(&no_tool)["error"]["kind"], "invalid_request");
+    assert_eq!(
+        text(&no_tool),
+        "unknown tool \"write_file\": the tools are read_file and check_write"
+    );
     client.cancel().await.unwrap();
 }
 

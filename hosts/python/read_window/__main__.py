@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from typing import Any, List, Optional
@@ -32,55 +33,74 @@ def _argument(text: Optional[str]) -> Any:
     return int(text)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m read_window", description="read-window's Python host.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    read = commands.add_parser("read", help="print one window of a file", description="Print one window of FILE: "
-                               "its content with line numbers, a blank line, then the hint.")
-    read.add_argument("path", metavar="FILE", help="the file: absolute, or relative to the working directory")
-    read.add_argument("--offset", metavar="N", help="the first line, 1-based")
-    read.add_argument("--limit", metavar="N", help="lines at most")
-    read.add_argument("--column", metavar="C", help="where to start inside the first line, in characters, 0-based")
-    read.add_argument("--tail", metavar="N", help="read the last N lines instead")
-    read.add_argument("--no-extract", action="store_true",
-                      help="read a document's own bytes instead of its extracted text")
-    read.add_argument("--json", action="store_true", help="print the answer as one JSON object")
-    _options.add_root_option(read, "a directory the component may read (repeatable; default: the current one)")
-    _options.add_config_options(read)
-    read.add_argument("--wasm", metavar="PATH", help="the component (default: $READ_WINDOW_WASM, else the packaged "
-                      "one, else the Rust build's)")
-    run = commands.add_parser("scenarios", help="run scenario files through the component",
-                              description="Run scenario files (JSON) through the component.")
-    run.add_argument("paths", nargs="+", metavar="PATH", help="a scenario file or a directory searched recursively")
-    run.add_argument("--wasm", metavar="PATH", help="the component (default: $READ_WINDOW_WASM, else the packaged "
-                     "one, else the Rust build's)")
+#: ``read``'s own options: each takes a value (a read argument, or the component file).
+_READ_VALUED = ("--offset", "--limit", "--column", "--tail", "--wasm")
+#: ``read``'s own flags.
+_READ_FLAGS = ("--no-extract", "--json")
+#: What ``read --help`` adds to the component's usage text.
+_READ_HELP = """
+read options (FILE: absolute, or relative to the working directory):
+  --offset N              the first line, 1-based
+  --limit N               lines at most
+  --column C              where to start inside the first line, in characters, 0-based
+  --tail N                read the last N lines instead
+  --no-extract            read a document's own bytes instead of its extracted text
+  --json                  print the answer as one JSON object
+  --wasm PATH             the component (default: $READ_WINDOW_WASM, else the packaged one, else the Rust build's)
+"""
+
+
+def _scenarios_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m read_window scenarios",
+                                     description="Run scenario files (JSON) through the component.")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="a scenario file or a directory searched recursively")
+    parser.add_argument("--wasm", metavar="PATH", help="the component (default: $READ_WINDOW_WASM, else the "
+                        "packaged one, else the Rust build's)")
     return parser
 
 
-def read(args: argparse.Namespace) -> int:
-    """``read``: one window through the ``read_once`` op; returns the exit status."""
-    roots = _options.grant_list(args.roots)
+def read(argv: List[str]) -> int:
+    """``read``: one window through the ``read_once`` op; returns the exit status. The config options are the
+    component's (its ``options`` op); the read's own are taken out first."""
     try:
-        config = _options.config_from(args)
-    except (OSError, ValueError) as error:
+        own, rest = _options.split_own(argv, _READ_VALUED, _READ_FLAGS)
+        reader = read_window.ReadWindow(own.get("wasm"))
+        line = _options.read_command_line(reader, "python -m read_window read FILE", rest, positionals=1)
+    except _options.UsageError as error:
+        print(f"error: {error}\n{error.usage}", file=sys.stderr)
+        return 2
+    except (OSError, read_window.HostError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if line.help:
+        print(line.usage + _READ_HELP)
+        return 0
+    if line.version:
+        print(f"read-window {read_window.__version__}")
+        return 0
+    if len(line.positionals) != 1:
+        print(f"error: read needs a FILE\n{line.usage}", file=sys.stderr)
+        return 2
+    roots = line.roots or [os.path.realpath(os.getcwd())]
+    config = dict(line.config)
     if "working_directory" not in config:
-        here = _options.working_directory(roots)
-        if here is not None:
-            config["working_directory"] = here
-    request = {"op": "read_once", "path": args.path, "offset": _argument(args.offset),
-               "limit": _argument(args.limit), "column": _argument(args.column), "tail": _argument(args.tail),
-               "extract": False if args.no_extract else None}
+        # Where relative paths start, as the component rules for every host: the current directory under a root,
+        # else the first root.
+        with reader.session([]) as plain:
+            placed = plain.request({"op": "mcp_roots", "roots": roots, "cwd": os.path.realpath(os.getcwd())})
+        if placed.get("working_directory"):
+            config["working_directory"] = placed["working_directory"]
+    request = {"op": "read_once", "path": line.positionals[0], "offset": _argument(own.get("offset")),
+               "limit": _argument(own.get("limit")), "column": _argument(own.get("column")),
+               "tail": _argument(own.get("tail")), "extract": False if own.get("no_extract") else None}
     request = {key: value for key, value in request.items() if value is not None}
     try:
-        reader = read_window.ReadWindow(args.wasm)
         with reader.session(roots, config) as session:
             answer = session.request(request)
     except (OSError, read_window.HostError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2 if isinstance(error, OSError) else 1
-    if args.json:
+    if own.get("json"):
         print(json.dumps(answer, ensure_ascii=False, separators=(",", ":")))
     else:
         text = answer.get("text", "")
@@ -108,11 +128,17 @@ def scenarios(args: argparse.Namespace) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] not in ("read", "scenarios"):
+        print("usage: python -m read_window read FILE [options] | scenarios PATH... (--help after either)",
+              file=sys.stderr)
+        return 0 if args[:1] in (["-h"], ["--help"]) else 2
     if read_window.WASMTIME_MISSING is not None:
         print(read_window.INSTALL_HINT, file=sys.stderr)
         return 2
-    return read(args) if args.command == "read" else scenarios(args)
+    if args[0] == "read":
+        return read(args[1:])
+    return scenarios(_scenarios_parser().parse_args(args[1:]))
 
 
 if __name__ == "__main__":

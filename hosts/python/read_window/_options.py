@@ -1,91 +1,93 @@
-"""The command-line options shared by ``python -m read_window read`` and ``read-window-mcp``: the directories to
-grant (``--root``) and one option per field of the component's config, as the Rust CLI names them. The options are
-converted to the config's JSON and nothing more: the component checks every value (one out of its range falls back
-to its default, with a warning in the first answer).
+"""The command line of ``python -m read_window read`` and ``read-window-mcp``. The component's ``options`` op reads
+it (docs/protocol.md, "Options"), so the options, their checks and their words are the component's, the same as
+the npm package's server and the Rust CLI's: ``--root DIR``, one option per config field, ``--config FILE``. This
+module does only what needs the file system: it reads the ``--config`` file the answer names, and makes ``--cwd``
+canonical. A command's own options (``--wasm``, a read's ``--offset``) are taken out first by :func:`split_own`.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Sequence, Tuple
+
+import read_window
 
 
-def add_root_option(parser: argparse.ArgumentParser, help_text: str) -> None:
-    """Adds ``--root DIR`` (repeatable) to ``parser``, as ``args.roots`` (a list, empty when none is given)."""
-    parser.add_argument("--root", dest="roots", action="append", default=[], metavar="DIR", help=help_text)
+class UsageError(Exception):
+    """A command line that cannot be used: ``str(error)`` says why (the component's words for an option), and
+    ``usage`` is the usage text to print after it."""
+
+    def __init__(self, message: str, usage: str = "") -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
-def add_config_options(parser: argparse.ArgumentParser) -> None:
-    """Adds the config options (``--config FILE``, ``--max-lines`` ... ``--allow``) to ``parser``."""
-    group = parser.add_argument_group("config", "one option per config field (docs/protocol.md); the options "
-                                      "override the --config file field by field")
-    group.add_argument("--config", metavar="FILE", help="a JSON file of config fields in snake_case (max_lines, "
-                       "max_line_length, budget, working_directory, dedup, loop_warn_at, loop_block_at, "
-                       "not_found_ttl_ms, deny_patterns, allow_patterns)")
-    group.add_argument("--max-lines", type=int, metavar="N", help="lines per window at most (default 2000)")
-    group.add_argument("--max-line-length", type=int, metavar="N",
-                       help="characters shown of one line before it is clamped (default 2000)")
-    budget = group.add_mutually_exclusive_group()
-    budget.add_argument("--max-chars", type=int, metavar="N",
-                        help="a budget of N characters of formatted content per window (default 100000)")
-    budget.add_argument("--max-tokens", type=int, metavar="N", help="a budget of N estimated tokens per window")
-    group.add_argument("--token-headroom", type=float, metavar="F",
-                       help="with --max-tokens: the share of the token cap a window aims at (default 0.9)")
-    group.add_argument("--cwd", metavar="DIR", help="the directory relative paths resolve against (default: the "
-                       "current directory when it lies under a root, else the first root)")
-    group.add_argument("--no-dedup", action="store_true", help="never answer a repeated window with a stub")
-    group.add_argument("--loop-warn-at", type=int, metavar="N", help="the repeated read that warns (default 3)")
-    group.add_argument("--loop-block-at", type=int, metavar="N", help="the repeated read that is refused (default 4)")
-    group.add_argument("--not-found-ttl-ms", type=int, metavar="MS",
-                       help="how long a miss counts towards the next miss of the same path (default 60000)")
-    group.add_argument("--deny", action="append", default=[], metavar="GLOB",
-                       help="a glob of credential files to refuse, added to the built-in deny-list (repeatable)")
-    group.add_argument("--allow", action="append", default=[], metavar="GLOB",
-                       help="a glob excepted from the credential deny-list (repeatable)")
+@dataclass
+class CommandLine:
+    """A command line as the component read it: ``roots`` (``--root`` values, canonical), ``positionals`` (the
+    arguments that are no option's, such as a read's ``FILE``), ``config`` (the ``--config`` file's fields under the
+    options, ``working_directory`` from ``--cwd``), ``help``, ``version`` and the ``usage`` text."""
+
+    roots: List[str]
+    positionals: List[str]
+    config: Dict[str, Any]
+    help: bool = False
+    version: bool = False
+    usage: str = ""
 
 
-def config_from(args: argparse.Namespace) -> Dict[str, Any]:
-    """The config the options describe: the ``--config`` file's fields, each option over its field. ``--cwd`` is
-    made absolute and canonical (host and guest paths agree). Raises ``OSError`` or ``ValueError`` when the file
-    cannot be read or is not a JSON object."""
-    config: Dict[str, Any] = {}
-    if args.config:
-        with open(args.config, encoding="utf-8") as file:
-            config = json.load(file)
-        if not isinstance(config, dict):
-            raise ValueError(f"{args.config}: a config file holds one JSON object, not {type(config).__name__}")
-    fields = {"max_lines": args.max_lines, "max_line_length": args.max_line_length,
-              "loop_warn_at": args.loop_warn_at, "loop_block_at": args.loop_block_at,
-              "not_found_ttl_ms": args.not_found_ttl_ms, "deny_patterns": args.deny or None,
-              "allow_patterns": args.allow or None, "dedup": False if args.no_dedup else None,
-              "working_directory": os.path.realpath(args.cwd) if args.cwd else None}
-    config.update({field: value for field, value in fields.items() if value is not None})
-    if args.max_chars is not None:
-        config["budget"] = {"characters": args.max_chars}
-    elif args.max_tokens is not None or args.token_headroom is not None:
-        file_tokens = (config.get("budget") or {}).get("tokens") if isinstance(config.get("budget"), dict) else None
-        tokens = dict(file_tokens) if isinstance(file_tokens, dict) else {}
-        tokens.update({key: value for key, value in (("cap", args.max_tokens), ("headroom", args.token_headroom))
-                       if value is not None})
-        config["budget"] = {"tokens": tokens}
-    return config
+def split_own(args: Sequence[str], valued: Sequence[str],
+              flags: Sequence[str] = ()) -> Tuple[Dict[str, Any], List[str]]:
+    """Takes the options of the command itself out of ``args``: each of ``valued`` with the value after it (``--wasm
+    PATH`` or ``--wasm=PATH``; the last one given wins), each of ``flags`` as True. Returns them, keyed by name
+    without the dashes, and the other arguments in order (for the component). Everything after ``--`` is left.
+    Raises ``UsageError`` when a valued option has no value."""
+    own: Dict[str, Any] = {}
+    rest: List[str] = []
+    items = iter(args)
+    for arg in items:
+        if arg == "--":
+            rest.append(arg)
+            rest.extend(items)
+            break
+        name, eq, inline = arg.partition("=")
+        if name in valued:
+            value = inline if eq else next(items, None)
+            if value is None:
+                raise UsageError(f"{name} needs a value")
+            own[name.lstrip("-").replace("-", "_")] = value
+        elif arg in flags:
+            own[arg.lstrip("-").replace("-", "_")] = True
+        else:
+            rest.append(arg)
+    return own, rest
 
 
-def working_directory(roots: Sequence[str], cwd: Optional[str] = None) -> Optional[str]:
-    """The guest working directory for directories ``roots`` granted at their canonical paths: the current
-    directory (``cwd``, default ``os.getcwd()``) when it lies under one of them, else None (the first root is then
-    the session's working directory)."""
-    here = Path(os.path.realpath(cwd or os.getcwd()))
-    for root in roots:
-        canonical = Path(os.path.realpath(root))
-        if here == canonical or canonical in here.parents:
-            return str(here)
-    return None
-
-
-def grant_list(roots: List[str]) -> List[str]:
-    """The directories to grant: ``roots``, or the current directory when there are none."""
-    return list(roots) or [os.getcwd()]
+def read_command_line(reader: "read_window.ReadWindow", program: str, args: Sequence[str],
+                      positionals: int = 0) -> CommandLine:
+    """``args`` (the component's options, after :func:`split_own`) read by the component for ``program`` (named in
+    the usage text), with at most ``positionals`` arguments that are no option's. Raises ``UsageError`` with the
+    component's message and usage text, or when the config file cannot be read or ``--cwd`` is not a directory."""
+    request: Dict[str, Any] = {"op": "options", "program": program, "args": list(args), "positionals": positionals}
+    with reader.session([]) as plain:
+        answer = plain.request(request)
+        if answer.get("status") == "ok" and not answer.get("config_complete", True):
+            path = answer["config_file"]
+            try:
+                text = Path(path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                raise UsageError(f"--config {path}: {error}", answer.get("usage", "")) from None
+            answer = plain.request({**request, "config_file_text": text})
+    usage = answer.get("usage", "")
+    if answer.get("status") != "ok":
+        raise UsageError((answer.get("error") or {}).get("message") or answer.get("text", str(answer)), usage)
+    config = dict(answer["config"])
+    if answer.get("cwd") is not None:
+        cwd = os.path.realpath(answer["cwd"])
+        if not os.path.isdir(cwd):
+            raise UsageError(f"--cwd {answer['cwd']}: not a directory", usage)
+        config["working_directory"] = cwd
+    return CommandLine([os.path.realpath(root) for root in answer["roots"]], list(answer["positionals"]), config,
+                       bool(answer["help"]), bool(answer["version"]), usage)

@@ -22,7 +22,6 @@ Usage: ``read-window-mcp [--root DIR]... [config options]`` (``read-window-mcp -
 
 from __future__ import annotations
 
-import argparse
 import contextvars
 import json
 import os
@@ -249,18 +248,22 @@ def build_server(connection: Connection) -> Any:
     return server
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="read-window-mcp", description="Serve read-window's tools read_file and check_write over MCP on stdio: "
-        "one session per connection. Without --max-chars or --max-tokens, windows get the MCP default token budget "
-        "(under Claude Code's 25,000-token output cap).")
-    _options.add_root_option(parser, "a directory the tools may read, read-only (repeatable). Without any: the "
-                             "roots the client offers, else the current directory, but never / or the home directory")
-    _options.add_config_options(parser)
-    parser.add_argument("--wasm", metavar="PATH", help="the component (default: $READ_WINDOW_WASM, else the "
-                        "packaged one)")
-    parser.add_argument("--version", action="version", version=f"read-window-mcp {read_window.__version__}")
-    return parser
+#: What ``read-window-mcp --help`` says before the component's usage text.
+_ABOUT = ("Serves read-window's tools read_file and check_write over MCP on stdio: one session per connection. "
+          "The directories are the --root options (read-only); without any, the roots the client offers, else the "
+          "current directory, but never / or the home directory. Without --max-chars or --max-tokens, windows get "
+          "the MCP default token budget (under Claude Code's 25,000-token output cap).\n")
+#: This host's own option.
+_WASM_HELP = "  --wasm PATH             the component (default: $READ_WINDOW_WASM, else the packaged one)\n"
+
+
+def _root_problem(root: str) -> Optional[str]:
+    """Why the ``--root`` directory ``root`` cannot be granted (no such directory, not a directory), or None."""
+    if not os.path.exists(root):
+        return f"--root {root}: no such directory"
+    if not os.path.isdir(root):
+        return f"--root {root}: not a directory"
+    return None
 
 
 async def serve(server: Any) -> None:
@@ -274,7 +277,7 @@ async def serve(server: Any) -> None:
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs ``read-window-mcp``; returns the exit status: 0 when the client disconnected, 1 when the component
     could not start or serve, 2 for a usage problem (a bad option or config file, the ``mcp`` SDK missing)."""
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
     if read_window.WASMTIME_MISSING is not None:
         print(read_window.INSTALL_HINT, file=sys.stderr)
         return 2
@@ -286,16 +289,31 @@ def main(argv: Optional[List[str]] = None) -> int:
               f"there): {error}", file=sys.stderr)
         return 2
     try:
-        config = _options.config_from(args)
-    except (OSError, ValueError) as error:
-        print(f"read-window-mcp: {error}", file=sys.stderr)
+        own, rest = _options.split_own(argv, ("--wasm",))
+        reader = read_window.ReadWindow(own.get("wasm"))
+        line = _options.read_command_line(reader, "read-window-mcp", rest)
+    except _options.UsageError as error:
+        print(f"read-window-mcp: {error}\n{error.usage}", file=sys.stderr)
         return 2
-    try:
-        connection = Connection(read_window.ReadWindow(args.wasm), args.roots, config)
     except (OSError, read_window.HostError) as error:
         print(f"read-window-mcp: {error}", file=sys.stderr)
         return 1
-    source = f"reading {', '.join(args.roots)} (read-only, from --root)" if args.roots else (
+    if line.help:
+        print(_ABOUT + "\n" + line.usage + _WASM_HELP)
+        return 0
+    if line.version:
+        print(f"read-window-mcp {read_window.__version__}")
+        return 0
+    problems = [problem for problem in map(_root_problem, line.roots) if problem]
+    if problems:
+        print(f"read-window-mcp: {'; '.join(problems)}", file=sys.stderr)
+        return 2
+    try:
+        connection = Connection(reader, line.roots, line.config)
+    except (OSError, read_window.HostError) as error:
+        print(f"read-window-mcp: {error}", file=sys.stderr)
+        return 1
+    source = f"reading {', '.join(line.roots)} (read-only, from --root)" if line.roots else (
         "no --root given: reading the roots the client offers, else the current directory (never / or the home "
         "directory)")
     _log(f"{connection.describe['name']} {connection.describe['version']} on stdio; {source}")

@@ -54,12 +54,17 @@ class ReadCommandTest(unittest.TestCase):
             '`limit` must be a count of lines from 1 (larger values are clamped to max-lines), as a JSON number; got '
             'the string "abc"\n'), ""))
 
-    def test_a_config_warning_goes_to_stderr_not_into_the_text(self):
+    def test_a_config_option_out_of_range_is_refused_as_the_rust_cli_refuses_it(self):
         status, out, err = self.run_main("five.txt", "--limit", "1", "--max-lines", "0")
-        self.assertEqual(status, 0)
-        self.assertTrue(out.startswith("1|one\n\n"))
-        self.assertEqual(err, "read-window: warning: config max-lines 0 is invalid (from 1 to 1000000); using the "
-                              "default 2000.\n")
+        self.assertEqual((status, out), (2, ""))
+        self.assertTrue(err.startswith("error: --max-lines 0 is out of range: from 1 to 1000000.\n"
+                                       "usage: python -m read_window read FILE [--root DIR]... [options]\n"), err)
+
+    def test_config_options_and_the_file_go_in_any_order(self):
+        status, out, err = self.run_main("--max-lines", "2", "five.txt", "--no-dedup")
+        self.assertEqual((status, err), (0, ""))
+        self.assertTrue(out.startswith("1|one\n2|two\n\nShowing lines 1-2 of 5"), out)
+        self.assertEqual(self.run_main("five.txt", "six.txt")[0], 2)
 
 
 if __name__ == "__main__":

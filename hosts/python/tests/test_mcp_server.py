@@ -159,13 +159,20 @@ class McpServerTest(unittest.TestCase):
         self.assertEqual(result["structuredContent"]["error"]["cause"], "start")
         self.assertIn(f'"{(self.dir / "gone").as_uri()}" (no such directory)', self.text(result))
 
-    def test_a_root_option_that_is_no_directory_answers_every_call_with_a_host_error(self):
-        client = self.client(["--root", str(self.dir / "gone")])
-        for _ in range(2):
-            result = client.call("read_file", {"path": "a.txt"})
-            self.assertTrue(result["isError"])
-            self.assertEqual(result["structuredContent"]["error"]["cause"], "start")
-            self.assertIn(f"{self.dir / 'gone'} (no such directory)", self.text(result))
+    def test_a_root_option_that_is_no_directory_stops_the_server_at_start(self):
+        for root, why in [(self.dir / "gone", "no such directory"), (self.dir / "a" / "a.txt", "not a directory")]:
+            done = subprocess.run([sys.executable, "-m", "read_window.mcp_server", "--root", str(root)],
+                                  input="", capture_output=True, text=True, timeout=TIMEOUT, env=os.environ.copy())
+            self.assertEqual((done.returncode, done.stderr), (2, f"read-window-mcp: --root {root}: {why}\n"))
+
+    def test_an_option_the_component_refuses_stops_the_server_naming_it(self):
+        for args, message in [(["--max-tokens", "10"], "--max-tokens 10 is out of range: from 100 to 1000000."),
+                              (["--bogus"], 'unknown option "--bogus"')]:
+            done = subprocess.run([sys.executable, "-m", "read_window.mcp_server", *args],
+                                  input="", capture_output=True, text=True, timeout=TIMEOUT, env=os.environ.copy())
+            self.assertEqual(done.returncode, 2)
+            self.assertTrue(done.stderr.startswith(f"read-window-mcp: {message}\nusage: read-window-mcp [--root DIR]"),
+                            done.stderr)
 
     def test_the_home_directory_is_not_read_without_a_root(self):
         client = self.client([], cwd=self.dir)

@@ -219,7 +219,7 @@ class HostTest(unittest.TestCase):
         self.assertEqual(
             fly["error"]["message"],
             'unknown `op` "fly": expected one of read, read_once, other_tool, reset_dedup, wrote, check_write, '
-            "report_tokens, token_refusal, stats, config, configure, tools, tool_call, mcp_server, mcp_roots, "
+            "report_tokens, token_refusal, stats, config, configure, tools, tool_call, mcp_server, mcp_roots, options, "
             "capture_begin, capture_chunk, capture_end",
         )
         self.assertEqual(fly["id"], 1)
