@@ -6,6 +6,9 @@
 
 use serde_json::{json, Value};
 
+use super::json_in::{type_name, Fields};
+use crate::error::ReadError;
+
 use super::config_json::{BudgetRecord, ConfigRecord};
 use super::mcp::MCP_TOKEN_CAP;
 
@@ -202,6 +205,33 @@ pub fn roots_json(answer: &RootsAnswer) -> Value {
         value["refusal"] = json!(refusal);
     }
     value
+}
+
+/// `mcp_roots`' `ungrantable`: a list of `{"root": PATH, "reason": TEXT}` (absent: none).
+pub(super) fn ungrantable(fields: &Fields) -> Result<Vec<(String, String)>, ReadError> {
+    const SHAPE: &str = "a list of {\"root\": PATH, \"reason\": TEXT} objects";
+    let Some(value) = fields.present("ungrantable") else {
+        return Ok(Vec::new());
+    };
+    let Value::Array(items) = value else {
+        return Err(ReadError::invalid(format!(
+            "`ungrantable` must be {SHAPE}, not {}",
+            type_name(value)
+        )));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let text = |key| item.get(key).and_then(Value::as_str).map(str::to_owned);
+            text("root").zip(text("reason")).ok_or_else(|| {
+                ReadError::invalid(format!(
+                    "`ungrantable` must be {SHAPE}; item {index} is {} without a string `root` and `reason`",
+                    type_name(item)
+                ))
+            })
+        })
+        .collect()
 }
 
 /// `paths` without repeats, first kept.

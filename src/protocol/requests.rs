@@ -287,7 +287,7 @@ fn op_request(op: &str, fields: &Fields, notes: &mut Vec<String>) -> Result<Requ
             client_roots: fields.opt_strings("client_roots")?,
             cwd: fields.string("cwd")?,
             home: fields.opt_string("home")?,
-            ungrantable: ungrantable(fields)?,
+            ungrantable: super::mcp_server::ungrantable(fields)?,
         }),
         "tool_call" => {
             check_reply(fields)?;
@@ -317,33 +317,6 @@ fn op_request(op: &str, fields: &Fields, notes: &mut Vec<String>) -> Result<Requ
             message: fields.string("message")?,
         },
     })
-}
-
-/// `mcp_roots`' `ungrantable`: a list of `{"root": PATH, "reason": TEXT}` (absent: none).
-fn ungrantable(fields: &Fields) -> Result<Vec<(String, String)>, ReadError> {
-    const SHAPE: &str = "a list of {\"root\": PATH, \"reason\": TEXT} objects";
-    let Some(value) = fields.present("ungrantable") else {
-        return Ok(Vec::new());
-    };
-    let Value::Array(items) = value else {
-        return Err(ReadError::invalid(format!(
-            "`ungrantable` must be {SHAPE}, not {}",
-            type_name(value)
-        )));
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(index, item)| {
-            let text = |key| item.get(key).and_then(Value::as_str).map(str::to_owned);
-            text("root").zip(text("reason")).ok_or_else(|| {
-                ReadError::invalid(format!(
-                    "`ungrantable` must be {SHAPE}; item {index} is {} without a string `root` and `reason`",
-                    type_name(item)
-                ))
-            })
-        })
-        .collect()
 }
 
 /// Refuses a `tool_call`'s `reply` that is neither `"answer"` (the default) nor `"mcp"` (an MCP `CallToolResult`,
