@@ -265,6 +265,11 @@ pub(super) fn document_source<S: ByteSource>(
     requested: &str,
     documents: &mut DocumentCache,
 ) -> Result<SourceOf<S>, ReadError> {
+    // An empty file holds no document, whatever its name: it reads as the empty file it is (`is empty (0 lines)`),
+    // as an empty `.txt` or `.png` does, not as a malformed document.
+    if resolved.stat.size == 0 {
+        return Ok((FileOrText::File(file), None));
+    }
     let io = |error: FsError| error.into_read_error(requested);
     let head = document_head(&mut file, resolved.stat.size).map_err(io)?;
     if document::candidate(head, &resolved.path) == Candidate::No {
