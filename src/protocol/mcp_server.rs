@@ -373,7 +373,7 @@ mod tests {
 
     #[test]
     fn no_usable_client_root_is_refused_not_the_cwd() {
-        let answer = resolve_roots(&input(&[], Some(&["https://x"]), "/work/proj"));
+        let answer = resolve_roots(&input(&[], Some(&["https://x"]), "/srv/proj"));
         assert!(answer.roots.is_empty());
         assert_eq!(
             answer.refusal.as_deref(),
@@ -387,13 +387,13 @@ mod tests {
 
     #[test]
     fn the_cwd_is_the_fallback_but_not_slash_or_home() {
-        let answer = resolve_roots(&input(&[], None, "/work/proj"));
+        let answer = resolve_roots(&input(&[], None, "/srv/proj"));
         assert_eq!(
             (answer.roots.as_slice(), answer.from),
-            (&["/work/proj".to_owned()][..], RootsFrom::Cwd)
+            (&["/srv/proj".to_owned()][..], RootsFrom::Cwd)
         );
-        let listed_none = resolve_roots(&input(&[], Some(&[]), "/work/proj"));
-        assert_eq!(listed_none.roots, ["/work/proj"]);
+        let listed_none = resolve_roots(&input(&[], Some(&[]), "/srv/proj"));
+        assert_eq!(listed_none.roots, ["/srv/proj"]);
         for (cwd, what) in [
             ("/", "the root of the file system"),
             ("/home/me", "your home directory"),

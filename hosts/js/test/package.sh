@@ -74,8 +74,10 @@ check "generated/source.json records the SHA-256 of READ_WINDOW_WASM, its size a
     if (source.bytes !== require("fs").statSync(process.argv[3]).size) throw new Error(`bytes ${source.bytes}`);
   ' "$package/generated/source.json" "$wasm_sha" "$READ_WINDOW_WASM"
 
-# A machine path: this checkout, a temporary or home directory (the Rust build's panic locations among them).
-machine=(-e "$repo" -e "/work/" -e "/tmp/" -e "/root/" -e "${HOME:-/root}/")
+# A machine path: this checkout, cargo's home, a temporary or home directory (the Rust build's panic locations
+# among them).
+tmp=${TMPDIR:-/tmp}
+machine=(-e "$repo/" -e "${CARGO_HOME:-$HOME/.cargo}/" -e "${tmp%/}/" -e "$HOME/")
 paths=$(grep -rlF "${machine[@]}" --exclude='*.wasm' "$package" | sed "s|^$package/||")
 if [ -z "$paths" ]; then pass "no text file of the package names a machine path"; else fail "machine paths" "in $paths"; fi
 paths=$(grep -rlF "${machine[@]}" --include='*.wasm' "$package" | sed "s|^$package/||")
@@ -84,7 +86,7 @@ if [ -z "$paths" ]; then
 else
   fail "the transpiled component names machine paths" "$(for f in $paths; do
     printf '%s: %s paths, as %s; ' "$f" "$(grep -aoF "${machine[@]}" "$package/$f" | wc -l)" \
-      "$(grep -aoE '(/work/|/tmp/|/root/)[[:alnum:]._/-]{0,30}' "$package/$f" | head -n 1)"; done)"
+      "$(grep -aoF "${machine[@]}" "$package/$f" | head -n 1)"; done)"
 fi
 
 wit=$(sed -n 's/^package read-window:reader@\([0-9.]*\);.*/\1/p' "$repo"/wit/*.wit | head -n 1)
