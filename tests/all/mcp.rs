@@ -483,6 +483,23 @@ async fn without_root_or_client_roots_the_current_directory_is_granted() {
     client.cancel().await.unwrap();
 }
 
+#[tokio::test]
+async fn a_client_that_lists_no_roots_gets_the_current_directory() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.write("here.txt", "here\n");
+    let handler = RootsClient {
+        roots: Arc::new(Mutex::new(Vec::new())),
+    };
+    let transport = TokioChildProcess::new(command(&["mcp"], &sandbox.root)).unwrap();
+    let client = handler.serve(transport).await.unwrap();
+    let read = call(&client, "read_file", json!({"path": "here.txt"})).await;
+    assert_eq!(
+        text(&read),
+        format!("1|here\n\nShowing line 1 of 1 in {path}: the whole file.")
+    );
+    client.cancel().await.unwrap();
+}
+
 /// `read-window mcp` with no `--root`, started in `cwd` with `home` as `$HOME` (the compiled component stays
 /// cached where it is, whatever HOME says).
 fn started_in(cwd: &Path, home: &Path) -> tokio::process::Command {

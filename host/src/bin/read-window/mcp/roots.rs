@@ -33,7 +33,8 @@ pub(super) enum ClientRoots {
 // Roots are deprecated from the 2026 revision on (SEP-2577); this server speaks the revisions before it.
 #[allow(deprecated)]
 pub(super) async fn client_grants(peer: &Peer<RoleServer>) -> ClientRoots {
-    let Some(listed) = listed_roots(peer).await else {
+    // A client that lists no roots offers none: the server reads its current directory, by the fallback rule.
+    let Some(listed) = listed_roots(peer).await.filter(|listed| !listed.is_empty()) else {
         return ClientRoots::NotOffered;
     };
     let mut input = RootsInput {
