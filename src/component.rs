@@ -89,6 +89,7 @@ fn wit_error(error: CoreError) -> ReadError {
             CoreKind::MalformedDocument => ErrorKind::MalformedDocument,
             CoreKind::EncryptedDocument => ErrorKind::EncryptedDocument,
             CoreKind::BinaryDocument => ErrorKind::BinaryDocument,
+            CoreKind::Stale => ErrorKind::Stale,
         },
         message: error.message,
         already_read: error.already_read,
@@ -271,14 +272,14 @@ impl GuestSession for Session {
     }
 
     fn wrote(&self, path: String) {
-        let fs = self.fs.borrow();
-        self.reader.borrow_mut().wrote(&*fs, &path);
+        let mut fs = self.fs.borrow_mut();
+        self.reader.borrow_mut().wrote(&mut *fs, &path);
     }
 
     fn check_write(&self, path: String, text: String) -> Result<(), ReadError> {
         let mut fs = self.fs.borrow_mut();
         self.reader
-            .borrow()
+            .borrow_mut()
             .check_write(&mut *fs, &path, &text)
             .map_err(wit_error)
     }

@@ -281,11 +281,24 @@ impl Decoder {
 
     /// Decodes `bytes`, continuing a sequence the previous piece left open, and hands the text to `sink` in pieces.
     pub fn feed(&mut self, bytes: &[u8], sink: &mut impl FnMut(&str)) {
+        self.feed_marking(bytes, &mut |text, _| sink(text));
+    }
+
+    /// [`Decoder::feed`], telling `sink` which pieces are a U+FFFD that replaced an invalid sequence (`true`).
+    /// UTF-8 replacements are marked, each its own piece; UTF-16, UTF-32 and legacy replacements are inside other
+    /// pieces and are not (they are still counted by [`Decoder::replaced`]).
+    pub fn feed_marking(&mut self, bytes: &[u8], sink: &mut impl FnMut(&str, bool)) {
         match self.encoding {
             TextEncoding::Utf8 => self.feed_utf8(bytes, sink),
-            TextEncoding::Utf16Le | TextEncoding::Utf16Be => self.feed_utf16(bytes, sink),
-            TextEncoding::Utf32Le | TextEncoding::Utf32Be => self.feed_utf32(bytes, sink),
-            TextEncoding::Legacy(_) => self.feed_legacy(bytes, false, sink),
+            TextEncoding::Utf16Le | TextEncoding::Utf16Be => {
+                self.feed_utf16(bytes, &mut |text| sink(text, false))
+            }
+            TextEncoding::Utf32Le | TextEncoding::Utf32Be => {
+                self.feed_utf32(bytes, &mut |text| sink(text, false))
+            }
+            TextEncoding::Legacy(_) => {
+                self.feed_legacy(bytes, false, &mut |text| sink(text, false))
+            }
         }
     }
 
@@ -304,21 +317,26 @@ impl Decoder {
 
     /// Ends the text: a sequence left open is invalid and becomes one U+FFFD.
     pub fn finish(&mut self, sink: &mut impl FnMut(&str)) {
+        self.finish_marking(&mut |text, _| sink(text));
+    }
+
+    /// [`Decoder::finish`], marking the U+FFFD of a sequence left open (`true`) as [`Decoder::feed_marking`] does.
+    pub fn finish_marking(&mut self, sink: &mut impl FnMut(&str, bool)) {
         if self.legacy.is_some() {
-            self.feed_legacy(&[], true, sink);
+            self.feed_legacy(&[], true, &mut |text| sink(text, false));
         }
         if self.carry_len > 0 {
             self.carry_len = 0;
             self.replaced += 1;
-            sink(REPLACEMENT);
+            sink(REPLACEMENT, true);
         }
         if self.high_surrogate.take().is_some() {
             self.replaced += 1;
-            sink(REPLACEMENT);
+            sink(REPLACEMENT, true);
         }
     }
 
-    fn feed_utf8(&mut self, mut bytes: &[u8], sink: &mut impl FnMut(&str)) {
+    fn feed_utf8(&mut self, mut bytes: &[u8], sink: &mut impl FnMut(&str, bool)) {
         if self.carry_len > 0 {
             // Complete the carried sequence with as few bytes as it needs.
             let mut joined = [0u8; 4];
@@ -328,7 +346,7 @@ impl Decoder {
             loop {
                 match std::str::from_utf8(&joined[..len]) {
                     Ok(text) => {
-                        sink(text);
+                        sink(text, false);
                         self.carry_len = 0;
                         bytes = bytes.get(taken..).unwrap_or_default();
                         break;
@@ -338,7 +356,7 @@ impl Decoder {
                             // The carried bytes are a maximal invalid subpart: one replacement; the bytes after
                             // it are decoded afresh.
                             self.replaced += 1;
-                            sink(REPLACEMENT);
+                            sink(REPLACEMENT, true);
                             self.carry_len = 0;
                             let consumed = invalid.saturating_sub(len - taken);
                             bytes = bytes.get(consumed..).unwrap_or_default();
@@ -365,7 +383,7 @@ impl Decoder {
         // `utf8_chunks` a byte at a time; both hand the sink the same single piece.
         if let Ok(text) = std::str::from_utf8(bytes) {
             if !text.is_empty() {
-                sink(text);
+                sink(text, false);
             }
             return;
         }
@@ -373,7 +391,7 @@ impl Decoder {
         while let Some(chunk) = chunks.next() {
             let valid = chunk.valid();
             if !valid.is_empty() {
-                sink(valid);
+                sink(valid, false);
             }
             let invalid = chunk.invalid();
             if invalid.is_empty() {
@@ -387,7 +405,7 @@ impl Decoder {
                 self.carry_len = invalid.len();
             } else {
                 self.replaced += 1;
-                sink(REPLACEMENT);
+                sink(REPLACEMENT, true);
             }
         }
     }

@@ -40,6 +40,9 @@ pub enum ErrorKind {
     EncryptedDocument,
     /// Text offered for writing over a binary document (a zip or OLE container, a PDF): the text is an extraction.
     BinaryDocument,
+    /// Text offered for writing over a file that changed since this session last read it (or was told it was
+    /// written): the edit was built on an old read.
+    Stale,
 }
 
 impl ErrorKind {
@@ -63,6 +66,7 @@ impl ErrorKind {
             ErrorKind::MalformedDocument => "malformed_document",
             ErrorKind::EncryptedDocument => "encrypted_document",
             ErrorKind::BinaryDocument => "binary_document",
+            ErrorKind::Stale => "stale",
         }
     }
 }

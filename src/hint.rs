@@ -74,7 +74,7 @@ pub fn hint_past_key(
         push_large_file(&mut out, window, file_size);
     }
     if window.replaced_invalid > 0 {
-        push_lossy(&mut out, window.replaced_invalid);
+        push_lossy(&mut out, window.replaced_invalid, &window.replaced_at);
     }
     out
 }
@@ -190,8 +190,9 @@ fn push_large_file(out: &mut String, window: &Window, file_size: u64) {
     }
 }
 
-/// The warning of a lossy decode: `count` characters of the window are U+FFFD.
-fn push_lossy(out: &mut String, count: u64) {
+/// The warning of a lossy decode: `count` characters of the window are U+FFFD, the first of them at `at` (line,
+/// 0-based column, as the column cursor counts).
+fn push_lossy(out: &mut String, count: u64, at: &[(u64, u64)]) {
     let (noun, verb) = if count == 1 {
         ("character", "is")
     } else {
@@ -199,8 +200,24 @@ fn push_lossy(out: &mut String, count: u64) {
     };
     let _ = write!(
         out,
-        " This text is a lossy decode: {count} {noun} in these lines {verb} U+FFFD, replacing bytes that could not be decoded; it must not be written back as the file's content."
+        " This text is a lossy decode: {count} {noun} in these lines {verb} U+FFFD, replacing bytes that could not be decoded"
     );
+    if !at.is_empty() {
+        let places: Vec<String> = at
+            .iter()
+            .map(|(line, column)| format!("line {line} column {column}"))
+            .collect();
+        let more = count.saturating_sub(at.len() as u64);
+        let listed = match (places.split_last(), more) {
+            (Some((last, first)), 0) if !first.is_empty() => {
+                format!("{} and {last}", first.join(", "))
+            }
+            (_, 0) => places.join(", "),
+            _ => format!("{} and {more} more", places.join(", ")),
+        };
+        let _ = write!(out, " (at {listed}, columns counted from 0)");
+    }
+    out.push_str("; writing it back as the file's content would destroy those bytes.");
 }
 
 /// The call that continues after a window whose cursor is `next_offset` (1-based line) and `next_column` (0-based
@@ -326,6 +343,7 @@ mod tests {
             budget_used: 0,
             estimated_tokens: None,
             replaced_invalid: 0,
+            replaced_at: Vec::new(),
         }
     }
 
@@ -444,11 +462,26 @@ mod tests {
         page.replaced_invalid = 3;
         assert_eq!(
             hint("latin1.txt", &page, &Budget::Characters(100_000), 20),
-            "Showing lines 1-2 of 2 in latin1.txt: the whole file. This text is a lossy decode: 3 characters in these lines are U+FFFD, replacing bytes that could not be decoded; it must not be written back as the file's content."
+            "Showing lines 1-2 of 2 in latin1.txt: the whole file. This text is a lossy decode: 3 characters in these lines are U+FFFD, replacing bytes that could not be decoded; writing it back as the file's content would destroy those bytes."
         );
         page.replaced_invalid = 1;
         assert!(hint("latin1.txt", &page, &Budget::Characters(100_000), 20)
             .contains(": 1 character in these lines is U+FFFD,"));
+    }
+
+    #[test]
+    fn the_first_replacements_are_named_by_line_and_column() {
+        let mut page = window(1, 2, 2);
+        page.replaced_invalid = 2;
+        page.replaced_at = vec![(2, 9), (2, 15)];
+        assert!(hint("notes.md", &page, &Budget::Characters(100_000), 20).ends_with(
+            "could not be decoded (at line 2 column 9 and line 2 column 15, columns counted from 0); writing it back as the file's content would destroy those bytes."
+        ));
+        page.replaced_invalid = 5;
+        page.replaced_at = vec![(1, 0), (2, 9), (2, 15)];
+        assert!(hint("notes.md", &page, &Budget::Characters(100_000), 20).contains(
+            "(at line 1 column 0, line 2 column 9, line 2 column 15 and 2 more, columns counted from 0)"
+        ));
     }
 
     #[test]

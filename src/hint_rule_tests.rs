@@ -200,7 +200,13 @@ fn check_hint(
         };
         let count = format!("{} {noun} in these lines", window.replaced_invalid);
         prop_assert!(text.contains(&count), "{} lacks {}", text, count);
-        prop_assert!(text.contains("must not be written back as the file's content"));
+        prop_assert!(
+            text.contains("writing it back as the file's content would destroy those bytes")
+        );
+        for (line, column) in &window.replaced_at {
+            let place = format!("line {line} column {column}");
+            prop_assert!(text.contains(&place), "{} lacks {}", text, place);
+        }
     }
 
     // Every number is a field.
@@ -217,6 +223,12 @@ fn check_hint(
     ];
     fields.extend(window.next_offset);
     fields.extend(window.next_column);
+    for &(line, column) in &window.replaced_at {
+        fields.extend([line, column]);
+    }
+    if window.replaced_invalid > window.replaced_at.len() as u64 && !window.replaced_at.is_empty() {
+        fields.push(window.replaced_invalid - window.replaced_at.len() as u64);
+    }
     match *budget {
         Budget::Characters(limit) => fields.push(limit),
         Budget::Tokens { cap, .. } => fields.push(cap),
@@ -236,7 +248,8 @@ fn check_hint(
     }
     let without_constant = text
         .replace("from line 1.", "from line.")
-        .replace(" limit=1", " limit=one");
+        .replace(" limit=1", " limit=one")
+        .replace("counted from 0", "counted from zero");
     for number in numbers_in(&without_constant) {
         prop_assert!(
             fields.contains(&number),

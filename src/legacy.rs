@@ -1,9 +1,10 @@
 //! Legacy encodings: which one a file is in (detected by `chardetng` on a bounded sample of its start, then
 //! checked), and whether text to be written back can be encoded in it.
 //!
-//! The rule ([`detect`]): a file whose first block (at most 64 KiB) is valid UTF-8 stays UTF-8; so does one whose
-//! sample holds more valid multi-byte UTF-8 characters than invalid sequences (UTF-8 with a few damaged bytes).
-//! Otherwise `chardetng` guesses among the legacy encodings it knows (UTF-8 excluded), and the guess is taken only
+//! The rule ([`detect`]): a file whose first block (at most 64 KiB) is valid UTF-8 stays UTF-8; so does one that is
+//! mostly UTF-8: its sample's valid multi-byte UTF-8 characters take at least as many bytes as its invalid
+//! sequences (a Word smart quote or a Latin-1 `é` pasted into UTF-8 text, a stray `\xff`), so no valid character
+//! is ever re-decoded in a legacy encoding; the few invalid bytes are replaced and named. Otherwise `chardetng` guesses among the legacy encodings it knows (UTF-8 excluded), and the guess is taken only
 //! when the sample decodes in it with no malformed sequence, no C1 control character (U+0080-U+009F: bytes a real
 //! text in that encoding does not hold) and at most 1% C0 control characters other than tab, line feed, vertical
 //! tab, form feed, carriage return, backspace and escape. A single-byte guess for a sample whose non-ASCII bytes
@@ -44,13 +45,14 @@ pub fn detect_with_runner_up(
     if !escape_sequence && std::str::from_utf8(judged).is_ok() {
         return None;
     }
-    let (invalid, multibyte) = utf8_census(judged);
-    if invalid == 0 && !escape_sequence {
+    let census = utf8_census(judged);
+    if census.invalid_bytes == 0 && !escape_sequence {
         return None;
     }
-    if invalid > 0 && multibyte > invalid {
+    if census.mostly_utf8() {
         return None;
     }
+    let invalid = census.invalid_bytes;
     let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
     detector.feed(sample, whole_file);
     let guess = detector.guess(None, chardetng::Utf8Detection::Deny);
@@ -466,17 +468,39 @@ fn few_isolated_non_ascii(sample: &[u8]) -> bool {
     true
 }
 
-/// Invalid UTF-8 sequences and valid multi-byte characters in `bytes`.
-fn utf8_census(bytes: &[u8]) -> (usize, usize) {
-    let mut invalid = 0;
-    let mut multibyte = 0;
-    for chunk in bytes.utf8_chunks() {
-        multibyte += chunk.valid().chars().filter(|c| !c.is_ascii()).count();
-        if !chunk.invalid().is_empty() {
-            invalid += 1;
-        }
+/// The non-ASCII bytes of a sample, by whether they are valid UTF-8.
+struct Utf8Census {
+    /// Bytes of the sample's invalid UTF-8 sequences.
+    invalid_bytes: usize,
+    /// Bytes of its valid multi-byte UTF-8 characters.
+    multibyte_bytes: usize,
+}
+
+impl Utf8Census {
+    /// Whether the sample is UTF-8 with a few damaged bytes: some invalid, and at least as many bytes of valid
+    /// multi-byte characters. A legacy text holds valid UTF-8 pairs only by accident (`Тё` in windows-1251 is
+    /// the pair D2 B8), far fewer than its invalid bytes.
+    fn mostly_utf8(&self) -> bool {
+        self.invalid_bytes > 0 && self.multibyte_bytes >= self.invalid_bytes
     }
-    (invalid, multibyte)
+}
+
+/// The census of `bytes`' non-ASCII bytes (see [`Utf8Census`]).
+fn utf8_census(bytes: &[u8]) -> Utf8Census {
+    let mut census = Utf8Census {
+        invalid_bytes: 0,
+        multibyte_bytes: 0,
+    };
+    for chunk in bytes.utf8_chunks() {
+        census.multibyte_bytes += chunk
+            .valid()
+            .chars()
+            .map(char::len_utf8)
+            .filter(|&len| len > 1)
+            .sum::<usize>();
+        census.invalid_bytes += chunk.invalid().len();
+    }
+    census
 }
 
 /// The text of `sample` decoded in `encoding`, when it decodes with no malformed sequence, no C1 control and few
@@ -823,6 +847,41 @@ mod tests {
         let mut damaged = "déjà vu, naïve, très bien\n".as_bytes().to_vec();
         damaged.push(0xff);
         assert_eq!(detect(&damaged, true), None);
+    }
+
+    #[test]
+    fn mostly_utf8_with_a_few_stray_bytes_stays_utf8() {
+        // A Word smart quote pasted into Markdown (two stray windows-1252 bytes, one valid `é`).
+        assert_eq!(
+            detect(b"# Notes\nShe said \x93hello\x94.\nCaf\xc3\xa9 ok\n", true),
+            None
+        );
+        // A Latin-1 `e acute` pasted into UTF-8 text, and one stray 0xFF.
+        assert_eq!(detect(b"R\xc3\xa9sum\xc3\xa9 of the caf\xe9\n", true), None);
+        assert_eq!(detect(b"h\xc3\xa9llo \xff world\n", true), None);
+    }
+
+    #[test]
+    fn legacy_text_with_accidental_utf8_pairs_is_legacy() {
+        // Without one valid UTF-8 character a Latin-1 file is windows-1252 as before.
+        assert_eq!(
+            detect(b"un caf\xe9 cr\xe8me\n", true),
+            Some(encoding_rs::WINDOWS_1252)
+        );
+        // A windows-1252 file with a few UTF-8 sequences by accident (a pasted `é` and `–`).
+        let mut cp1252 = encoded(
+            &"Le café où l'élève déjà très âgé s'arrête. ".repeat(6),
+            encoding_rs::WINDOWS_1252,
+        );
+        cp1252.extend_from_slice("pasted: é – done\n".as_bytes());
+        assert_eq!(detect(&cp1252, true), Some(encoding_rs::WINDOWS_1252));
+        // Russian in windows-1251 holds valid UTF-8 pairs by accident (`Тё` is D2 B8).
+        let russian = encoded(
+            "Тёма и Лёша пошли домой, потому что было поздно.\n",
+            encoding_rs::WINDOWS_1251,
+        );
+        assert!(std::str::from_utf8(&russian).is_err());
+        assert_eq!(detect(&russian, true), Some(encoding_rs::WINDOWS_1251));
     }
 
     #[test]

@@ -76,8 +76,53 @@ pub fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", grouped(n), if n == 1 { one } else { many })
 }
 
+/// A detected type's name (`"gzip archive"`, `"ELF executable or library"`) with the article it takes: `"a gzip
+/// archive"`, `"an ELF executable or library"`; a mass noun (`"binary data (...)"`) takes none. The article
+/// follows the sound: `an` before a vowel, and before names read letter by letter from a vowel-sounding letter
+/// (`an MP3`, `an xz`, `an SQLite`).
+pub fn with_article(kind: &str) -> String {
+    if kind.starts_with("binary data") || kind.is_empty() {
+        return kind.to_string();
+    }
+    const LETTER_NAMES: [&str; 4] = ["MP3", "MP4", "xz", "SQLite"];
+    let spelled = LETTER_NAMES.iter().any(|name| {
+        kind.strip_prefix(name)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ',']))
+    });
+    let vowel = kind
+        .chars()
+        .next()
+        .is_some_and(|first| "aeiouAEIOU".contains(first));
+    let article = if vowel || spelled { "an" } else { "a" };
+    format!("{article} {kind}")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_type_name_takes_the_article_of_its_sound() {
+        assert_eq!(super::with_article("gzip archive"), "a gzip archive");
+        assert_eq!(
+            super::with_article("ELF executable or library"),
+            "an ELF executable or library"
+        );
+        assert_eq!(super::with_article("MP3 audio"), "an MP3 audio");
+        assert_eq!(
+            super::with_article("MP4, QuickTime or HEIF media"),
+            "an MP4, QuickTime or HEIF media"
+        );
+        assert_eq!(super::with_article("xz archive"), "an xz archive");
+        assert_eq!(super::with_article("MIDI audio"), "a MIDI audio");
+        assert_eq!(
+            super::with_article("Ogg audio or video"),
+            "an Ogg audio or video"
+        );
+        assert_eq!(
+            super::with_article("binary data (it contains NUL bytes)"),
+            "binary data (it contains NUL bytes)"
+        );
+    }
+
     use super::*;
 
     #[test]

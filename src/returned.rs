@@ -366,6 +366,12 @@ fn were(first: u64, last: u64) -> String {
 pub fn change_notice(path: &str, change: Change) -> Option<String> {
     let path = crate::prose::path_in_prose(path);
     let head = format!("{MARKER_PREFIX}file changed] {path} changed since your previous read of it in this session:");
+    Some(head + &change_body(change)?)
+}
+
+/// What changed, in words, as the sentence after "... changed since ...:" (it starts with a space); `None` when
+/// nothing did.
+pub fn change_body(change: Change) -> Option<String> {
     let body = match change {
         Change::Unchanged => return None,
         Change::Appended { after: 0, total } => format!(
@@ -413,7 +419,7 @@ pub fn change_notice(path: &str, change: Change) -> Option<String> {
         ),
         Change::Changed => " its content differs. Windows of it you read earlier may be stale: read again what you rely on.".to_string(),
     };
-    Some(head + &body)
+    Some(body)
 }
 
 /// The version of each view of each file at this session's previous read of it. A document's extracted text and
@@ -434,6 +440,14 @@ impl FileVersions {
     /// The version of `path` (resolved) in `view` at this session's previous read of that view.
     pub fn previous(&self, path: &str, view: View) -> Option<&FileVersion> {
         self.versions.get(&(path.to_string(), view))
+    }
+
+    /// The views of `path` (resolved) with a version kept, the file's bytes first.
+    pub fn views(&self, path: &str) -> Vec<View> {
+        [View::Bytes, View::Extracted]
+            .into_iter()
+            .filter(|view| self.previous(path, *view).is_some())
+            .collect()
     }
 
     /// Keeps `version` as the latest of `path` in `view`, forgetting the least recently read beyond

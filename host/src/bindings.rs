@@ -140,12 +140,14 @@ impl ErrorKind {
             Core::MalformedDocument => ErrorKind::MalformedDocument,
             Core::EncryptedDocument => ErrorKind::EncryptedDocument,
             Core::BinaryDocument => ErrorKind::BinaryDocument,
+            Core::Stale => ErrorKind::Stale,
         }
     }
 
     /// The snake_case name used in JSON: `not_found`, `not_a_file`, `outside_sandbox`, `permission_denied`,
     /// `invalid_request`, `io`, `special_file`, `device`, `credential`, `binary`, `loop_blocked`,
-    /// `echoed_output`, `unencodable`, `too_large`, `malformed_document`, `encrypted_document`, `binary_document`.
+    /// `echoed_output`, `unencodable`, `too_large`, `malformed_document`, `encrypted_document`, `binary_document`,
+    /// `stale`.
     pub fn as_str(&self) -> &'static str {
         match self {
             ErrorKind::NotFound => "not_found",
@@ -165,6 +167,7 @@ impl ErrorKind {
             ErrorKind::MalformedDocument => "malformed_document",
             ErrorKind::EncryptedDocument => "encrypted_document",
             ErrorKind::BinaryDocument => "binary_document",
+            ErrorKind::Stale => "stale",
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct CaptureEnd {
     pub timeout_seconds: Option<f64>,
     /// Sentences appended to the hint (advice about the host's own options).
     pub hint_notes: Vec<String>,
+    /// Sentences about the spill (how to reach its directory), appended to the hint only when a spill was written.
+    pub spill_notes: Vec<String>,
     /// Warnings added to the answer's.
     pub warnings: Vec<String>,
 }
@@ -65,6 +67,7 @@ impl CaptureEnd {
             "exit_status": self.exit_status,
             "timeout_seconds": self.timeout_seconds,
             "hint_notes": self.hint_notes,
+            "spill_notes": self.spill_notes,
             "warnings": self.warnings,
         })
         .to_string()

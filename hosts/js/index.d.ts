@@ -201,7 +201,7 @@ export class Session {
   resetDedup(): Answer;
   /** `wrote`: the host wrote or patched `path`. */
   wrote(path: string): Answer;
-  /** `check_write`: `ok`, or an `echoed_output` or `binary_document` error. */
+  /** `check_write`: `ok`, or an `echoed_output`, `stale` or `binary_document` error. */
   checkWrite(path: string, text: string): Answer | ErrorAnswer;
   /** `report_tokens`: the real token count of a window. */
   reportTokens(path: string, offset: Position, lines: Position, tokens: Position): Answer;

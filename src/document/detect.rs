@@ -57,6 +57,40 @@ pub(crate) fn candidate(head: &[u8], name: &str) -> Candidate {
     }
 }
 
+/// The first entry names of the zip-based documents read-window extracts: OOXML (`[Content_Types].xml`, or its
+/// parts first when a writer orders them so) and OpenDocument and EPUB, whose specifications put `mimetype` first.
+const DOCUMENT_FIRST_ENTRIES: [&str; 8] = [
+    "[Content_Types].xml",
+    "mimetype",
+    "_rels/",
+    "docProps/",
+    "word/",
+    "xl/",
+    "ppt/",
+    "customXml/",
+];
+
+/// Whether `head` (a file's first bytes) named `name` is a plain zip archive: a zip whose name promises no document
+/// and whose first entry is none of a document's ([`DOCUMENT_FIRST_ENTRIES`]), as a JDK's `src.zip` or a `.jar`.
+/// Used for zips over the extraction cap, which are not read whole to look inside: such a zip is an archive
+/// (`binary`, listed with `unzip -l`), not a document too large to extract. False when the head cannot tell.
+pub(crate) fn plain_zip(head: &[u8], name: &str) -> bool {
+    if !head.starts_with(ZIP_MAGIC) || format_of_name(name).is_some() {
+        return false;
+    }
+    // The local file header: the name's length at offset 26 (little-endian), the name at offset 30.
+    let Some(&[low, high]) = head.get(26..28) else {
+        return false;
+    };
+    let length = usize::from(u16::from_le_bytes([low, high]));
+    match head.get(30..30 + length) {
+        Some(first) => !DOCUMENT_FIRST_ENTRIES
+            .iter()
+            .any(|entry| first.starts_with(entry.as_bytes())),
+        None => false,
+    }
+}
+
 /// Whether `head` is a PDF: `%PDF-` within its first 1,024 bytes (as readers accept it).
 pub(super) fn pdf_header(head: &[u8]) -> bool {
     memchr::memmem::find(head.get(..1024).unwrap_or(head), PDF_MAGIC).is_some()

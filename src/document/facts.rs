@@ -113,6 +113,17 @@ fn article(format: &str) -> &'static str {
     }
 }
 
+/// Characters of a part map every window's hint carries (a few parts' map is short).
+const MAP_ALWAYS_CHARS: u64 = 200;
+/// A window's content is at least this many times its part map's length for the map to go with it.
+const MAP_CONTENT_RATIO: u64 = 10;
+
+/// Whether a part map of `map_chars` goes with a window of `content_chars` that does not start at line 1: when
+/// the map is short ([`MAP_ALWAYS_CHARS`]) or small beside the content ([`MAP_CONTENT_RATIO`]).
+fn map_fits(map_chars: u64, content_chars: u64) -> bool {
+    map_chars <= MAP_ALWAYS_CHARS || content_chars >= map_chars.saturating_mul(MAP_CONTENT_RATIO)
+}
+
 /// Parts a hint lists all of; a document with more lists [`PART_MAP_AROUND`] from the window on.
 const PART_MAP_ALL: usize = 30;
 /// Parts a hint lists of a document with more than [`PART_MAP_ALL`], from the part the window starts in (and
@@ -183,11 +194,14 @@ impl DocumentFacts {
         }
     }
 
-    /// The hint's clause for a window of lines `start_line..=end_line` of this document: what it is, the parts in
-    /// the window, and the offset of the next part (` A pdf document of 12 pages: this window holds pages 1-3;
-    /// page 4 starts at line 120 (offset=120). Where each page starts: 1 at line 1, 2 at line 41, ...`), and a
-    /// note on pages with no text.
-    pub fn hint_clause(&self, start_line: u64, end_line: u64) -> String {
+    /// The hint's clause for a window of lines `start_line..=end_line` of this document, whose content is
+    /// `content_chars` characters: what it is, the parts in the window, and the offset of the next part (` A pdf
+    /// document of 12 pages: this window holds pages 1-3; page 4 starts at line 120 (offset=120). Where each page
+    /// starts: 1 at line 1, 2 at line 41, ...`), and a note on pages with no text. The map of where each part
+    /// starts goes with the first window (at line 1), and with any window when it is short or small beside the
+    /// content ([`map_fits`]); another window says where the map is instead, so a short window of a long document
+    /// does not carry a map longer than itself.
+    pub fn hint_clause(&self, start_line: u64, end_line: u64, content_chars: u64) -> String {
         let Some(first) = self.parts.first() else {
             return format!(
                 " This is the text extracted from {} {} document.",
@@ -233,7 +247,21 @@ impl DocumentFacts {
                 next.number, next.first_line, next.first_line
             ));
         }
-        clause.push_str(&format!(". {}", self.part_map(start_line)));
+        let map = self.part_map(start_line);
+        if start_line == 1 || map_fits(map.len() as u64, content_chars) {
+            clause.push_str(&format!(". {map}"));
+        } else {
+            clause.push_str(&format!(
+                ". Where each {kind} starts is in the hint of the first window: read offset=1 limit=1 for the map."
+            ));
+        }
+        clause.push_str(&self.empty_pages_note());
+        clause
+    }
+
+    /// The hint's note on pages with no text layer or little text, with a leading space; empty when none.
+    fn empty_pages_note(&self) -> String {
+        let mut note = String::new();
         let ranges: Vec<String> = self
             .empty_pages
             .iter()
@@ -247,7 +275,7 @@ impl DocumentFacts {
             .collect();
         let empty: u32 = self.empty_pages.iter().map(|&(a, b)| b - a + 1).sum();
         if self.warning.is_some() {
-            clause.push_str(&format!(
+            note.push_str(&format!(
                 " Pages {} have no text layer (scanned or image-only): see the warning.",
                 ranges.join(", ")
             ));
@@ -257,14 +285,14 @@ impl DocumentFacts {
             } else {
                 ("Pages", "have")
             };
-            clause.push_str(&format!(
+            note.push_str(&format!(
                 " {noun} {} {verb} little or no text (under {EMPTY_PAGE_CHARS} characters extracted): if {} should hold more, look at {} rendered.",
                 ranges.join(", "),
                 if empty == 1 { "it" } else { "they" },
                 if empty == 1 { "it" } else { "them" },
             ));
         }
-        clause
+        note
     }
 
     /// Where the parts start, for the hint (models that see only the text see no `document.parts`): every part

@@ -48,7 +48,7 @@ pub(crate) use cache::DocumentCache;
 #[cfg(test)]
 use cache::MAX_CACHED_DOCUMENTS;
 pub(crate) use detect::{
-    candidate, is_binary_container, is_notebook, notebook_cell_sources, Candidate,
+    candidate, is_binary_container, is_notebook, notebook_cell_sources, plain_zip, Candidate,
 };
 #[cfg(feature = "documents")]
 use detect::{format_of_name, pdf_header, EMPTY_ZIP_MAGIC, OLE_MAGIC, ZIP_MAGIC};

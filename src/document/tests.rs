@@ -588,11 +588,11 @@ fn the_hint_maps_every_part_of_a_short_document_and_reaches_across_a_long_one() 
     );
     let short = pdf_facts(3, &[]);
     assert_eq!(
-        short.hint_clause(1, 10),
+        short.hint_clause(1, 10, 400),
         " This is the text extracted from a pdf document of 3 pages; this window is in page 1; page 2 starts at line 11 (offset=11). Where each page starts: 1 at line 1, 2 at line 11, 3 at line 21."
     );
     let long = pdf_facts(100, &[]);
-    let clause = long.hint_clause(395, 420);
+    let clause = long.hint_clause(395, 420, 100_000);
     let line = |page: u32| format!("{page} at line {}", (page - 1) * 10 + 1);
     let near: Vec<String> = (40..60).map(line).collect();
     let far: Vec<String> = [
@@ -612,17 +612,35 @@ fn the_hint_maps_every_part_of_a_short_document_and_reaches_across_a_long_one() 
 }
 
 #[test]
+fn a_short_window_of_a_long_document_says_where_the_map_is_instead_of_repeating_it() {
+    let long = pdf_facts(100, &[]);
+    // Five lines of page 40: the map of 36 pages would be longer than the window.
+    assert_eq!(
+        long.hint_clause(395, 399, 300),
+        " This is the text extracted from a pdf document of 100 pages; this window is in page 40; page 41 starts at line 401 (offset=401). Where each page starts is in the hint of the first window: read offset=1 limit=1 for the map."
+    );
+    // The first window carries the map however short it is.
+    assert!(long
+        .hint_clause(1, 5, 300)
+        .contains("Where each page starts: 1 at line 1, 2 at line 11,"));
+    // A window ten times the map's length carries it too.
+    assert!(long
+        .hint_clause(395, 420, 100_000)
+        .contains("Where each page starts: 40 at line 391,"));
+}
+
+#[test]
 fn a_page_with_no_text_is_named_even_under_the_warning_threshold() {
     // 1 empty page of 30 is under the coverage warning's threshold (2 pages and 10%): no warning, but a note.
     let one = pdf_facts(30, &[7]);
     assert_eq!(one.warning, None);
     assert_eq!(one.empty_pages, vec![(7, 7)]);
-    assert!(one.hint_clause(1, 10).ends_with(
+    assert!(one.hint_clause(1, 10, 400).ends_with(
         " Page 7 has little or no text (under 20 characters extracted): if it should hold more, look at it rendered."
     ));
     let two = pdf_facts(30, &[7, 20]);
     assert_eq!(two.warning, None);
-    assert!(two.hint_clause(1, 10).ends_with(
+    assert!(two.hint_clause(1, 10, 400).ends_with(
         " Pages 7, 20 have little or no text (under 20 characters extracted): if they should hold more, look at them rendered."
     ));
 }
@@ -674,7 +692,7 @@ fn document_errors_are_typed_read_errors() {
 
 #[test]
 fn check_write_refuses_text_over_every_container_kind() {
-    let (_dir, mut fs, reader) = session(&[
+    let (_dir, mut fs, mut reader) = session(&[
         ("report.docx", samples::docx()),
         ("scan.pdf", b"%PDF-1.7\n%...".to_vec()),
         ("old.xls", b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1rest".to_vec()),
@@ -942,7 +960,7 @@ fn the_hint_names_each_kinds_marker_line_as_the_text_writes_it() {
     let notebook =
         serde_json::json!({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells});
     let document = extracted(notebook.to_string().as_bytes(), "many.ipynb");
-    let clause = DocumentFacts::of(&document, "/w/many.ipynb").hint_clause(1, 2);
+    let clause = DocumentFacts::of(&document, "/w/many.ipynb").hint_clause(1, 2, 100);
     assert!(
         clause.ends_with(" (each cell opens with its marker line, which starts # [cell N])."),
         "{clause}"

@@ -107,6 +107,9 @@ pub struct CaptureEnd {
     pub timeout_seconds: Option<f64>,
     /// `hint_notes`: sentences of the host's own (its options), appended to the hint.
     pub hint_notes: Vec<String>,
+    /// `spill_notes`: the host's sentences about the spill (how to reach its directory), appended to the hint only
+    /// when a spill was written.
+    pub spill_notes: Vec<String>,
     /// `warnings`: the host's warnings (a spill it could not set up), added to the answer's.
     pub warnings: Vec<String>,
 }
@@ -187,7 +190,13 @@ fn fields_of(op: &str) -> Option<&'static [&'static str]> {
         "token_refusal" => &["path", "offset", "limit", "message"],
         "capture_begin" => CAPTURE_CONFIG_FIELDS,
         "capture_chunk" => &["text", "base64"],
-        "capture_end" => &["exit_status", "timeout_seconds", "hint_notes", "warnings"],
+        "capture_end" => &[
+            "exit_status",
+            "timeout_seconds",
+            "hint_notes",
+            "spill_notes",
+            "warnings",
+        ],
         _ => return None,
     })
 }
@@ -546,7 +555,7 @@ fn chunk(map: &Map<String, Value>) -> Result<Vec<u8>, ReadError> {
 }
 
 /// `capture_end`'s fields, every one optional: `exit_status` (an integer from -2147483648 to 2147483647),
-/// `timeout_seconds` (a number over 0), `hint_notes` and `warnings` (lists of strings).
+/// `timeout_seconds` (a number over 0), `hint_notes`, `spill_notes` and `warnings` (lists of strings).
 fn capture_end(fields: &Fields) -> Result<CaptureEnd, ReadError> {
     let exit_status = match fields.present("exit_status") {
         None => None,
@@ -576,6 +585,7 @@ fn capture_end(fields: &Fields) -> Result<CaptureEnd, ReadError> {
         exit_status,
         timeout_seconds,
         hint_notes: fields.opt_strings("hint_notes")?.unwrap_or_default(),
+        spill_notes: fields.opt_strings("spill_notes")?.unwrap_or_default(),
         warnings: fields.opt_strings("warnings")?.unwrap_or_default(),
     })
 }

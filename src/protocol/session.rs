@@ -161,7 +161,7 @@ impl<F: SpillFs> ProtocolSession<F> {
                 note_json()
             }
             Request::Wrote(path) => {
-                self.reader.wrote(&self.fs, &path);
+                self.reader.wrote(&mut self.fs, &path);
                 note_json()
             }
             Request::CheckWrite { path, text } => {
@@ -238,8 +238,15 @@ impl<F: SpillFs> ProtocolSession<F> {
     /// `capture_end`: the open capture's window, with what the host said of the command's end.
     fn capture_end(&mut self, end: CaptureEnd) -> Value {
         match self.capture.take() {
-            Some(mut capture) => match capture.finish(&mut self.fs, end.exit_status) {
-                Ok(result) => capture_json(&ended(result, end)),
+            // A command stopped at its timeout has its end said once, by `ended`, not also by its exit status.
+            Some(mut capture) => match capture.finish(
+                &mut self.fs,
+                end.exit_status.filter(|_| end.timeout_seconds.is_none()),
+            ) {
+                Ok(mut result) => {
+                    result.exit_status = end.exit_status;
+                    capture_json(&ended(result, end))
+                }
                 Err(error) => error_json(&error),
             },
             None => error_json(&no_capture()),
@@ -372,17 +379,28 @@ pub fn host_error_answer(
     with_id(id, answer).to_string()
 }
 
-/// A finished capture with what the host said of the command's end: the timeout that killed it and the host's own
-/// sentences after the hint, its warnings after the capture's.
+/// A finished capture with what the host said of the command's end: the timeout that stopped it (one sentence
+/// with its exit status: killed by the timeout, or exited while a process it started held the output open until
+/// the timeout killed the group) and the host's own sentences after the hint, its warnings after the capture's.
 fn ended(mut result: crate::spill::CaptureResult, end: CaptureEnd) -> crate::spill::CaptureResult {
     let hint = &mut result.summary.hint;
     if let Some(seconds) = end.timeout_seconds {
         let unit = if seconds == 1.0 { "second" } else { "seconds" };
-        hint.push_str(&format!(
-            " The command was killed at its timeout of {seconds} {unit}: the output ends there."
-        ));
+        hint.push_str(&match end.exit_status {
+            Some(status @ 0..=128) | Some(status @ 160..) => format!(
+                " The command exited with status {status}, but a process it started kept the output open until the timeout of {seconds} {unit} killed its process group: the output ends there."
+            ),
+            Some(status) => format!(
+                " The command was killed at its timeout of {seconds} {unit} (exit status {status}): the output ends there."
+            ),
+            None => format!(
+                " The command was killed at its timeout of {seconds} {unit}: the output ends there."
+            ),
+        });
     }
-    for note in end.hint_notes {
+    let spilled = result.spill_path.is_some();
+    let spill_notes = end.spill_notes.into_iter().filter(|_| spilled);
+    for note in end.hint_notes.into_iter().chain(spill_notes) {
         hint.push(' ');
         hint.push_str(note.trim_start());
     }
@@ -651,13 +669,32 @@ mod tests {
                    "hint_notes": ["Read it with --root."], "warnings": ["no spill"]}),
         );
         let hint = end["hint"].as_str().unwrap();
-        assert!(
-            hint.ends_with(" The command was killed at its timeout of 1 second: the output ends there. Read it with --root."),
-            "{hint}"
+        assert_eq!(
+            hint,
+            "The whole output: 1 line (6 characters). The command was killed at its timeout of 1 second (exit status 137): the output ends there. Read it with --root."
         );
+        assert_eq!(end["exit_status"], 137);
         assert!(end["text"].as_str().unwrap().ends_with(hint));
         assert_eq!(end["warnings"], json!(["no spill"]));
         assert_eq!(session.push_output(b"late"), ask_text(&mut session));
+    }
+
+    #[test]
+    fn a_command_that_exited_before_its_timeout_is_told_in_one_true_sentence() {
+        let (_dir, mut session) = session("");
+        ask(&mut session, json!({"op": "capture_begin"}));
+        session.push_output(b"started a daemon\n");
+        let end = ask(
+            &mut session,
+            json!({"op": "capture_end", "exit_status": 0, "timeout_seconds": 2.0}),
+        );
+        let hint = end["hint"].as_str().unwrap();
+        assert!(!hint.contains("exited with status 0."), "{hint}");
+        assert!(
+            hint.ends_with(" The command exited with status 0, but a process it started kept the output open until the timeout of 2 seconds killed its process group: the output ends there."),
+            "{hint}"
+        );
+        assert_eq!(end["exit_status"], 0);
     }
 
     /// The answer to a chunk with no capture open.

@@ -59,7 +59,9 @@ lines read_file returned pasted back with their `N|` line-number gutters (number
 read_file passes), or U+FFFD in text for a file whose read replaced bytes that were not valid text. On an \
 error, read the file again and write its real text. A binary_document error: the file is a document (Word, \
 Excel, PowerPoint, OpenDocument, EPUB, PDF) or a notebook, and the text is what read_file extracted from it: \
-write it to a new file instead, or for a notebook read its JSON with extract=false and write the edited JSON.";
+write it to a new file instead, or for a notebook read its JSON with extract=false and write the edited JSON. \
+A stale error: the file changed since you read it (someone else edited it); read it again and build the edit on \
+what it holds now.";
 
 /// The JSON Schema (draft 2020-12, an object) of `read_file`'s input for a session whose line limit is
 /// `max_lines`: `path` (required), `offset`, `limit` (its description and `maximum` state the limit), `column`,
@@ -278,7 +280,7 @@ pub fn error_schema() -> Value {
                 "enum": ["not_found", "not_a_file", "outside_sandbox", "permission_denied", "invalid_request",
                          "io", "special_file", "device", "credential", "binary", "loop_blocked",
                          "echoed_output", "unencodable", "too_large", "malformed_document",
-                         "encrypted_document", "binary_document", "host_error"]
+                         "encrypted_document", "binary_document", "stale", "host_error"]
             },
             "message": { "type": "string", "description": "What happened and what to do instead." },
             "already_read": {

@@ -539,6 +539,7 @@ pub(super) fn empty_result(config: &Config, resolved: &Resolved) -> ReadResult {
         budget_used: 0,
         estimated_tokens: None,
         replaced_invalid: 0,
+        replaced_at: Vec::new(),
     };
     ReadResult {
         hint: hint(&resolved.path, &window, &config.budget, 0),

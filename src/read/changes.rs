@@ -12,6 +12,8 @@ pub(super) struct VersionChange {
     pub(super) view: View,
     /// The version the read saw.
     pub(super) version: FileVersion,
+    /// The change against the previous read (`None` on the first read).
+    pub(super) change: Option<Change>,
     /// The change notice (`None` on the first read or when the content is the same).
     pub(super) notice: Option<String>,
     /// With a notice: the lines (1..=N) it leaves as they were
@@ -35,6 +37,7 @@ pub(super) fn version_change<File: ByteSource>(
         return VersionChange {
             view,
             version: new,
+            change: None,
             notice: None,
             unchanged_through: None,
             previous_lines: None,
@@ -63,6 +66,7 @@ pub(super) fn version_change<File: ByteSource>(
     VersionChange {
         view,
         version: new,
+        change: Some(change),
         unchanged_through: notice.as_ref().and(change.unchanged_through()),
         notice,
         previous_lines,
@@ -121,6 +125,7 @@ impl Reader {
             return outcome;
         };
         if let Some(seen) = change {
+            self.edit_bases.store(path, seen.view, seen.version.clone());
             self.versions.store(path, seen.view, seen.version);
             if let Some(notice) = seen.notice {
                 match answer {

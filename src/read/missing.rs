@@ -34,11 +34,12 @@ pub(super) fn missing_subject(requested: &str, absolute: &str, missing: &Missing
 /// to three similar names from the directory it is missing from.
 pub(super) fn not_found_error<F: FileSystem + ?Sized>(
     fs: &mut F,
+    policy: &CredentialPolicy,
     requested: &str,
     absolute: &str,
     missing: &Missing,
 ) -> ReadError {
-    let similar = similar_names(fs, &missing.path);
+    let similar = similar_names(fs, policy, &missing.path);
     let detail = missing_detail(absolute, missing)
         .map(|detail| format!(": {detail}"))
         .unwrap_or_default();
@@ -57,17 +58,18 @@ pub(super) fn not_found_error<F: FileSystem + ?Sized>(
 pub(super) fn missing_error<F: FileSystem + ?Sized>(
     fs: &mut F,
     config: &Config,
+    policy: &CredentialPolicy,
     requested: &str,
     absolute: &str,
     missing: &Missing,
     count: u32,
 ) -> ReadError {
     if count <= 1 {
-        return not_found_error(fs, requested, absolute, missing);
+        return not_found_error(fs, policy, requested, absolute, missing);
     }
     let tilde = tilde_sentence(requested, fs.roots());
     let requested = &missing_subject(requested, absolute, missing);
-    let similar = similar_names(fs, &missing.path);
+    let similar = similar_names(fs, policy, &missing.path);
     if count >= config.loop_block_at {
         return ReadError::new(
             ErrorKind::LoopBlocked,
@@ -143,8 +145,12 @@ impl SimilarNames {
 }
 
 /// Up to three names in the directory of `absolute` that look like its last component (none when the directory
-/// cannot be listed).
-pub(super) fn similar_names<F: FileSystem + ?Sized>(fs: &mut F, absolute: &str) -> SimilarNames {
+/// cannot be listed), leaving out every name `policy` refuses: a suggestion is a path the session would read.
+pub(super) fn similar_names<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    policy: &CredentialPolicy,
+    absolute: &str,
+) -> SimilarNames {
     let (parent, name) = match absolute.rsplit_once('/') {
         Some(("", name)) => ("/", name),
         Some((parent, name)) => (parent, name),
@@ -160,9 +166,17 @@ pub(super) fn similar_names<F: FileSystem + ?Sized>(fs: &mut F, absolute: &str) 
     if let Some((root, relative)) = find_root(&roots, parent) {
         if let Ok(listing) = fs.list_directory(root, &relative, SUGGESTION_SCAN) {
             similar.not_utf8 = listing.not_utf8;
+            let directory = parent.trim_end_matches('/');
+            let readable = |entry: &String| {
+                policy
+                    .matching_rule(&format!("{directory}/{entry}"))
+                    .is_none()
+            };
             let entries = listing.names;
             similar.confusable = entries.iter().find_map(|entry| {
-                confusable_difference(name, entry).map(|difference| (entry.clone(), difference))
+                confusable_difference(name, entry)
+                    .filter(|_| readable(entry))
+                    .map(|difference| (entry.clone(), difference))
             });
             let mut scored: Vec<(f64, String)> = entries
                 .into_iter()
@@ -176,6 +190,7 @@ pub(super) fn similar_names<F: FileSystem + ?Sized>(fs: &mut F, absolute: &str) 
                     (score, entry)
                 })
                 .filter(|(score, _)| *score >= 0.6)
+                .filter(|(_, entry)| readable(entry))
                 .collect();
             scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
             similar.names = scored.into_iter().take(3).map(|(_, entry)| entry).collect();

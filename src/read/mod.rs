@@ -23,7 +23,8 @@ use crate::legacy::{first_unencodable, LegacyFiles, Unencodable};
 use crate::names::{confusable_difference, shown_name, tilde_note, tilde_sentence};
 use crate::prose::{line_count, MARKER_PREFIX};
 use crate::returned::{
-    change_notice, compare, replacement_line, FileVersion, FileVersions, ReturnedLines,
+    change_body, change_notice, compare, replacement_line, Change, FileVersion, FileVersions,
+    ReturnedLines,
 };
 use crate::sandbox::{
     described, find_root, normalize, outside_error, resolve, validate_path, FileKind, FileSystem,
@@ -43,6 +44,7 @@ mod missing;
 mod open;
 mod request;
 mod resolve;
+mod stale;
 mod tail;
 #[cfg(test)]
 mod tests;
@@ -66,6 +68,8 @@ pub struct Reader {
     returned: ReturnedLines,
     /// The version of each file at its previous read, for change notices.
     versions: FileVersions,
+    /// The version of each file at its last read or `wrote`, the base `check_write` compares with (`stale`).
+    edit_bases: FileVersions,
     /// The files read in a legacy encoding, for `check_write`.
     legacy: LegacyFiles,
     /// The documents this session extracted, per file version.
@@ -97,7 +101,7 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
         Ok(resolved) => resolved,
         Err(ResolveError::NotFound(missing)) => {
             return Err(
-                not_found_error(fs, &request.path, &prepared.absolute, &missing)
+                not_found_error(fs, &policy, &request.path, &prepared.absolute, &missing)
                     .at_path(&prepared.absolute),
             )
         }
@@ -153,6 +157,7 @@ impl Reader {
             pending_warnings,
             returned: ReturnedLines::new(),
             versions: FileVersions::new(),
+            edit_bases: FileVersions::new(),
             legacy: LegacyFiles::new(),
             documents: DocumentCache::new(),
         }
@@ -217,8 +222,9 @@ impl Reader {
         self.memory.reset_dedup();
     }
 
-    /// The host wrote `path`: forget its dedup entries, its count of misses and its index.
-    pub fn wrote<F: FileSystem + ?Sized>(&mut self, fs: &F, path: &str) {
+    /// The host wrote `path`: forget its dedup entries, its count of misses and its index, and keep what it holds
+    /// now as the base `check_write` compares the next edit with.
+    pub fn wrote<F: FileSystem + ?Sized>(&mut self, fs: &mut F, path: &str) {
         let absolute = normalize(path, &working_directory(&self.config, fs));
         self.memory.wrote(&absolute);
         let resolved = self
@@ -227,6 +233,7 @@ impl Reader {
             .unwrap_or_else(|| absolute.clone());
         self.documents.forget(&absolute);
         self.documents.forget(&resolved);
+        self.note_written_base(fs, path);
     }
 
     fn resolved_alias<F: FileSystem + ?Sized>(&self, fs: &F, path: &str) -> String {

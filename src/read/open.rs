@@ -71,7 +71,8 @@ pub(super) fn build_index<S: ByteSource>(
             return Err(ReadError::new(
                 ErrorKind::Binary,
                 format!(
-                    "{requested} is {kind}, detected from its content (the file name is not trusted); read-window returns text only. {}",
+                    "{requested} is {}, detected from its content (the file name is not trusted); read-window returns text only. {}",
+                    crate::prose::with_article(kind),
                     binary_advice(kind, requested)
                 ),
             ));
@@ -277,6 +278,9 @@ pub(super) fn document_source<S: ByteSource>(
     }
     let limits = ExtractionLimits::default();
     let size = resolved.stat.size;
+    if size > limits.max_input_bytes && document::plain_zip(head, &resolved.path) {
+        return Ok((FileOrText::File(file), None));
+    }
     // The content's fingerprint is part of the version: a document replaced by another of the same size and
     // modification time (`cp -p`, `rsync -a`, an unzip) is extracted again, not shown from the cache.
     let (fingerprint, whole) = if size > limits.max_input_bytes {
@@ -427,6 +431,7 @@ pub(super) fn attach_document(result: &mut ReadResult, document: Option<&Extract
         result.hint.push_str(&facts.hint_clause(
             result.window.start_line,
             result.window.end_line.max(result.window.start_line),
+            result.window.content.chars().count() as u64,
         ));
         result.document = Some(facts);
     }

@@ -112,6 +112,7 @@ impl Reader {
                 return Err(missing_error(
                     fs,
                     &self.config,
+                    &self.policy,
                     &request.path,
                     &prepared.absolute,
                     &missing,

@@ -286,6 +286,37 @@ mod returned_and_change_tests {
             .is_err());
     }
 
+    fn window_of(outcome: ReadOutcome) -> ReadResult {
+        match outcome {
+            ReadOutcome::Window(result) => result,
+            other => panic!("not a window: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_smart_quote_in_utf8_is_replaced_and_named_where_and_nothing_else_is_re_decoded() {
+        let (directory, mut fs) = setup();
+        std::fs::write(
+            directory.path().join("a.txt"),
+            b"# Notes\nShe said \x93hello\x94.\nCaf\xc3\xa9 ok\n",
+        )
+        .unwrap();
+        let mut reader = Reader::new(ConfigInput::default());
+        let result = window_of(read(&mut reader, &mut fs, 1, 10));
+        assert_eq!(
+            result.window.content,
+            "1|# Notes\n2|She said \u{FFFD}hello\u{FFFD}.\n3|Café ok\n"
+        );
+        assert_eq!(result.encoding.encoding, crate::decode::TextEncoding::Utf8);
+        assert_eq!(result.encoding.replaced_invalid, 2);
+        assert_eq!(result.window.replaced_at, vec![(2, 9), (2, 15)]);
+        assert!(result.hint.ends_with("This text is a lossy decode: 2 characters in these lines are U+FFFD, replacing bytes that could not be decoded (at line 2 column 9 and line 2 column 15, columns counted from 0); writing it back as the file's content would destroy those bytes."), "{}", result.hint);
+        // A window of line 3 alone holds no replacement and says nothing of one.
+        let later = window_of(read(&mut reader, &mut fs, 3, 1));
+        assert_eq!(later.window.content, "3|Café ok\n");
+        assert!(!later.hint.contains("lossy"), "{}", later.hint);
+    }
+
     #[test]
     fn check_write_refuses_the_damaged_decode_of_a_lossy_read_only() {
         let (directory, mut fs) = setup();
@@ -349,6 +380,61 @@ mod returned_and_change_tests {
             ),
             other => panic!("not a stub: {other:?}"),
         }
+    }
+
+    #[test]
+    fn check_write_after_an_outside_edit_is_stale_and_names_the_change() {
+        let (directory, mut fs) = setup();
+        let path = directory.path().join("a.txt");
+        std::fs::write(&path, "1\n2\n3\n4\n").unwrap();
+        let mut reader = Reader::new(ConfigInput::default());
+        // A file this session never read is checked as before.
+        assert!(reader.check_write(&mut fs, "a.txt", "one\n").is_ok());
+        read(&mut reader, &mut fs, 1, 2);
+        assert!(reader.check_write(&mut fs, "a.txt", "one\n").is_ok());
+        std::fs::write(&path, "1\nTWO\n3\n4\n").unwrap();
+        let refused = reader.check_write(&mut fs, "a.txt", "one\n").unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::Stale);
+        assert_eq!(refused.path.as_deref(), Some("a.txt"));
+        assert_eq!(
+            refused.message,
+            "a.txt changed since this session last read it (or was told it was written): the first changed line is 2 (it now has 4 lines); line 1 is unchanged. Windows of it you read earlier are stale from line 2 on: their line numbers and content may no longer match the file. The text for it was built on what you read before the change, and writing it would undo the change. Read a.txt again (at least the lines you change) and build the edit on what it holds now."
+        );
+        // Another name for the same file is the same file.
+        let by_absolute = reader
+            .check_write(&mut fs, "/w/a.txt", "one\n")
+            .unwrap_err();
+        assert_eq!(by_absolute.kind, ErrorKind::Stale);
+        // Still stale until it is read again; then the read's notice is the news and the edit may go on.
+        assert!(reader.check_write(&mut fs, "a.txt", "one\n").is_err());
+        let notice = warnings(read(&mut reader, &mut fs, 3, 2));
+        assert!(
+            notice[0].contains("the first changed line is 2"),
+            "{notice:?}"
+        );
+        assert!(reader.check_write(&mut fs, "a.txt", "one\n").is_ok());
+    }
+
+    #[test]
+    fn a_write_the_host_reports_is_the_new_base_and_appended_lines_are_a_change() {
+        let (directory, mut fs) = setup();
+        let path = directory.path().join("a.txt");
+        std::fs::write(&path, "1\n2\n").unwrap();
+        let mut reader = Reader::new(ConfigInput::default());
+        read(&mut reader, &mut fs, 1, 2);
+        std::fs::write(&path, "1\n2\nours\n").unwrap();
+        reader.wrote(&mut fs, "a.txt");
+        assert!(reader
+            .check_write(&mut fs, "a.txt", "1\n2\nours\nagain\n")
+            .is_ok());
+        std::fs::write(&path, "1\n2\nours\ntheirs\n").unwrap();
+        let refused = reader.check_write(&mut fs, "a.txt", "x\n").unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::Stale);
+        assert!(
+            refused.message.starts_with("a.txt changed since this session last read it (or was told it was written): line 4 was added after line 3. Lines 1-3 are unchanged"),
+            "{}",
+            refused.message
+        );
     }
 }
 

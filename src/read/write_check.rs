@@ -102,8 +102,10 @@ impl Reader {
     /// line of the text). Numbered text this session never returned is accepted. `Unencodable`: text for a file
     /// this session read in a legacy encoding that holds a character that encoding cannot encode (the message
     /// names the first one, its line and column); text that passes must be written back in that encoding.
+    /// `Stale`: `path` is a file this session read and its content changed since the session last read it (or
+    /// was told by `wrote` that it was written); the message names what changed.
     pub fn check_write<F: FileSystem + ?Sized>(
-        &self,
+        &mut self,
         fs: &mut F,
         path: &str,
         text: &str,
@@ -130,6 +132,9 @@ impl Reader {
         // directory, is checked against what this session knows of that file; a path that does not resolve (a
         // new file) is taken as asked.
         let absolute = normalize(path, &working);
+        if let Some(error) = self.stale_text(fs, path, &absolute) {
+            return Err(error);
+        }
         write.resolved = match crate::sandbox::resolve(fs, path, &absolute) {
             Ok(resolved) => resolved.path,
             Err(_) => self.resolved_alias(fs, path),

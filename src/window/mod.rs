@@ -109,7 +109,13 @@ pub struct Window {
     pub estimated_tokens: Option<u64>,
     /// Invalid sequences replaced by U+FFFD in the content's lines.
     pub replaced_invalid: u64,
+    /// Where the first [`REPLACED_AT_KEPT`] of them are, as (1-based line, 0-based column in characters): UTF-8
+    /// replacements only (the decoder marks no others).
+    pub replaced_at: Vec<(u64, u64)>,
 }
+
+/// How many replacement positions a window keeps for its hint.
+pub const REPLACED_AT_KEPT: usize = 3;
 
 impl Window {
     /// True exactly when something from the requested position to the end of the file is not in the content.

@@ -6,7 +6,7 @@ use super::meter::Meter;
 use super::sink::{LineSink, LOOKAHEAD_CHARS, PROJECT_FROM_BYTES};
 use super::{
     budget_marker, clamp_marker, decimal_digits, ClampedLine, Truncation, Window, WindowRequest,
-    WindowSettings,
+    WindowSettings, REPLACED_AT_KEPT,
 };
 use crate::config::Budget;
 use crate::decode::Decoder;
@@ -71,6 +71,7 @@ fn empty_window(total_lines: u64, request: &WindowRequest, settings: &WindowSett
         budget_used: 0,
         estimated_tokens: None,
         replaced_invalid: 0,
+        replaced_at: Vec::new(),
     }
 }
 
@@ -147,7 +148,26 @@ struct KnownLine {
 /// One line as read: what its sink kept and counted, and the invalid sequences its decoding replaced.
 struct ReadLine {
     sink: LineSink,
-    replaced: u64,
+    replaced: Replacements,
+}
+
+/// The invalid sequences one line's decoding replaced with U+FFFD.
+#[derive(Default)]
+struct Replacements {
+    /// How many.
+    count: u64,
+    /// The 0-based columns (in characters) of the first [`REPLACED_AT_KEPT`], where the decoder marks them
+    /// (UTF-8).
+    columns: Vec<u64>,
+}
+
+impl Replacements {
+    /// Notes a marked replacement at `column`.
+    fn mark(&mut self, column: u64) {
+        if self.columns.len() < REPLACED_AT_KEPT {
+            self.columns.push(column);
+        }
+    }
 }
 
 /// Whether the walk goes on to the next line.
@@ -251,23 +271,32 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         sink.total_chars = base_chars;
         sink.chars_left = Some(long.total_chars - column);
         let mut line_decoder = Decoder::new(self.index.encoding());
+        let mut replaced = Replacements::default();
         let end = self
             .scanner
             .read_line_until(&mut |bytes| {
-                line_decoder.feed(bytes, &mut |piece| sink.push(piece));
+                line_decoder.feed_marking(bytes, &mut |piece, replacement| {
+                    if replacement {
+                        replaced.mark(sink.total_chars);
+                    }
+                    sink.push(piece)
+                });
                 sink.skip > 0 || sink.kept_chars < sink.keep_chars
             })
             .map_err(|error| error.into_read_error(path))?;
         if end != LineEnd::Stopped {
-            line_decoder.finish(&mut |piece| sink.push(piece));
+            line_decoder.finish_marking(&mut |piece, replacement| {
+                if replacement {
+                    replaced.mark(sink.total_chars);
+                }
+                sink.push(piece)
+            });
             sink.finish(end == LineEnd::LineFeed);
         }
         sink.total_chars = long.total_chars;
         self.scanner.seek(long.next_line_offset);
-        Ok(ReadLine {
-            sink,
-            replaced: line_decoder.replaced(),
-        })
+        replaced.count = line_decoder.replaced();
+        Ok(ReadLine { sink, replaced })
     }
 
     /// A line read from its start, recording the column checkpoints of a long one in the index.
@@ -280,17 +309,28 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         let mut consumed = 0u64;
         let decoder = &mut self.decoder;
         let replaced_before = decoder.replaced();
+        let mut replaced = Replacements::default();
         let ended_by_line_feed = self
             .scanner
             .read_line(&mut |bytes| {
-                decoder.feed(bytes, &mut |piece| sink.push(piece));
+                decoder.feed_marking(bytes, &mut |piece, replacement| {
+                    if replacement {
+                        replaced.mark(sink.total_chars);
+                    }
+                    sink.push(piece)
+                });
                 consumed += bytes.len() as u64;
                 if decoder.at_boundary() && !sink.pending_cr {
                     recorder.offer(sink.total_chars, line_start + consumed);
                 }
             })
             .map_err(|error| error.into_read_error(path))?;
-        decoder.finish(&mut |piece| sink.push(piece));
+        decoder.finish_marking(&mut |piece, replacement| {
+            if replacement {
+                replaced.mark(sink.total_chars);
+            }
+            sink.push(piece)
+        });
         sink.finish(ended_by_line_feed);
         if sink.skip > 0 {
             return Err(column_past_end(
@@ -300,7 +340,7 @@ impl<S: ByteSource> WindowWalk<'_, S> {
                 path,
             ));
         }
-        let replaced = decoder.replaced() - replaced_before;
+        replaced.count = decoder.replaced() - replaced_before;
         let next_line_start = self.scanner.position();
         if let Some(long_line) =
             recorder.finish(sink.total_chars, line_start + consumed, next_line_start)
@@ -320,7 +360,7 @@ impl<S: ByteSource> WindowWalk<'_, S> {
             if complete {
                 let cost = self.meter.line_cost(self.line, &sink.kept, rest_chars, "");
                 if self.window.budget_used + cost <= self.window.budget_limit {
-                    self.show(&sink.kept, "", cost, replaced);
+                    self.show(&sink.kept, "", cost, &replaced);
                     self.spare = std::mem::take(&mut sink.kept);
                     self.spare.clear();
                     return Ok(Placed::Next);
@@ -329,11 +369,11 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         } else if sink
             .over_budget_at()
             .is_none_or(|over_at| over_at > room.max_line_chars)
-            && self.show_clamped(&sink, complete, room.max_line_chars, replaced)
+            && self.show_clamped(&sink, complete, room.max_line_chars, &replaced)
         {
             return Ok(Placed::Next);
         }
-        self.cut_by_budget(&sink, complete, room, replaced)?;
+        self.cut_by_budget(&sink, complete, room, &replaced)?;
         Ok(Placed::Stop)
     }
 
@@ -345,7 +385,7 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         sink: &LineSink,
         complete: bool,
         max_line_chars: u64,
-        replaced: u64,
+        replaced: &Replacements,
     ) -> bool {
         let (line, column) = (self.line, self.column);
         let rest_chars = sink.total_chars - column;
@@ -378,7 +418,7 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         sink: &LineSink,
         complete: bool,
         room: LineRoom,
-        replaced: u64,
+        replaced: &Replacements,
     ) -> Result<(), ReadError> {
         let (line, column) = (self.line, self.column);
         if self.window.lines_returned > 0 {
@@ -419,10 +459,15 @@ impl<S: ByteSource> WindowWalk<'_, S> {
     }
 
     /// Appends the current line (`text` then `marker`) to the window at `cost`, and moves to the next line.
-    fn show(&mut self, text: &str, marker: &str, cost: u64, replaced: u64) {
+    fn show(&mut self, text: &str, marker: &str, cost: u64, replaced: &Replacements) {
         push_line(&mut self.window, self.line, text, marker);
         self.window.budget_used += cost;
-        self.window.replaced_invalid += replaced;
+        self.window.replaced_invalid += replaced.count;
+        for &column in &replaced.columns {
+            if self.window.replaced_at.len() < REPLACED_AT_KEPT {
+                self.window.replaced_at.push((self.line, column));
+            }
+        }
         self.window.lines_returned += 1;
         self.window.end_line = self.line;
         self.line += 1;

@@ -1022,10 +1022,26 @@ fn the_cli_keeps_the_window_without_a_spill_dir_and_run_reports_spawn_failures_s
         .unwrap();
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert_eq!(output.status.code(), Some(137));
-    assert!(String::from_utf8(output.stdout).unwrap().ends_with(
-        "killed by signal 9 (SIGKILL). The command was killed at its timeout of 0.5 seconds: the output ends \
-         there.\n"
-    ));
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "hi\n\nThe whole output: 1 line (3 characters). The command was killed at its timeout of 0.5 seconds (exit \
+         status 137): the output ends there.\n"
+    );
+
+    // The command exits at once, but a child it started holds the output open: one true sentence, not "exited
+    // with status 0" and "was killed" both.
+    let output = Command::new(cli)
+        .args(["--root", root, "run", "--timeout", "0.5", "--spill-dir"])
+        .arg(&spill)
+        .args(["--", "sh", "-c", "echo hi; (sleep 30 &)"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "hi\n\nThe whole output: 1 line (3 characters). The command exited with status 0, but a process it started \
+         kept the output open until the timeout of 0.5 seconds killed its process group: the output ends there.\n"
+    );
 
     // The command reads the CLI's stdin.
     let mut child = Command::new(cli)
@@ -1060,5 +1076,17 @@ fn the_cli_keeps_the_window_without_a_spill_dir_and_run_reports_spawn_failures_s
             outside_dir.display()
         )),
         "{text}"
+    );
+
+    // Output that fits the window writes no spill: the hint names none, and says nothing of its directory.
+    let output = Command::new(cli)
+        .args(["--root", root, "run", "--spill-dir"])
+        .arg(&outside_dir)
+        .args(["--", "echo", "short"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "short\n\nThe whole output: 1 line (6 characters). The command exited with status 0.\n"
     );
 }

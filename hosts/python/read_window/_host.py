@@ -456,7 +456,8 @@ class Session:
 
     def check_write(self, path: Any, text: Any) -> Dict[str, Any]:
         """Checks ``text`` the model wants written to ``path``: ``{"status": "ok"}`` or an error (``echoed_output``
-        for text this component produced, ``binary_document``, ``outside_sandbox`` for a link out of the grants)."""
+        for text this component produced, ``stale`` when the file changed since this session read it,
+        ``binary_document``, ``outside_sandbox`` for a link out of the grants)."""
         return self._call("check_write", path=path, text=text)
 
     def report_tokens(self, path: Any, offset: Any, lines: Any, tokens: Any) -> Dict[str, Any]:

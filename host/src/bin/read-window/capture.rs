@@ -104,15 +104,12 @@ impl CaptureArgs {
     }
 }
 
-/// When the spill directory `guest` lies under no `--root` (`grants`, before the spill directory's own grant), a
-/// later `read-window read` cannot reach the spill: the sentence that says how (`--root` the spill directory; the
-/// guest path is the host path, so the spill path stays the same). Empty when a root covers it.
 /// The end of a capture whose spill directory is `spill_dir`: the sentence that says how to read a spill outside
-/// every `--root`, when it is.
+/// every `--root`, when it is (the component adds it only when a spill was written).
 fn spill_end(grants: &Grants, spill_dir: &Path) -> CaptureEnd {
     let sentence = spill_root_sentence(grants, spill_dir);
     CaptureEnd {
-        hint_notes: if sentence.is_empty() {
+        spill_notes: if sentence.is_empty() {
             Vec::new()
         } else {
             vec![sentence]
@@ -121,6 +118,9 @@ fn spill_end(grants: &Grants, spill_dir: &Path) -> CaptureEnd {
     }
 }
 
+/// When the spill directory lies under no `--root` (`grants`, before the spill directory's own grant), a later
+/// `read-window read` cannot reach the spill: the sentence that says how (`--root` the spill directory; the guest
+/// path is the host path, so the spill path stays the same). Empty when a root covers it.
 fn spill_root_sentence(grants: &Grants, spill_dir: &Path) -> String {
     let Ok(canonical) = spill_dir.canonicalize() else {
         return String::new();

@@ -7,7 +7,8 @@
 //!   is what the model sees (the window's content, a blank line, the hint, the warnings); a stub answers with its
 //!   message; an error with its message and `isError: true`. The structured content is the answer's fields
 //!   without the body, described by the tool's output schema (`docs/protocol.md`, "MCP replies").
-//! - `check_write` (`path`, `text`): `ok`, or the `echoed_output` or `binary_document` error, the same way.
+//! - `check_write` (`path`, `text`): `ok`, or the `echoed_output`, `stale` or `binary_document` error, the same
+//!   way.
 //!
 //! Both tools, their schemas, the reading of their arguments and the shape of the result are the component's
 //! (`tools` and `tool_call` with `"reply": "mcp"` in the protocol): this server hands each call on as a line
