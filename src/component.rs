@@ -53,6 +53,7 @@ fn config_input(config: Config) -> ConfigInput {
         not_found_ttl_ms: config.not_found_ttl_ms,
         deny_patterns: config.deny_patterns.unwrap_or_default(),
         allow_patterns: config.allow_patterns.unwrap_or_default(),
+        ignore_files: config.ignore_files.unwrap_or_default(),
     }
 }
 
@@ -90,6 +91,7 @@ fn wit_error(error: CoreError) -> ReadError {
             CoreKind::EncryptedDocument => ErrorKind::EncryptedDocument,
             CoreKind::BinaryDocument => ErrorKind::BinaryDocument,
             CoreKind::Stale => ErrorKind::Stale,
+            CoreKind::Ignored => ErrorKind::Ignored,
         },
         message: error.message,
         already_read: error.already_read,

@@ -159,6 +159,8 @@ pub struct ConfigInput {
     pub deny_patterns: Vec<String>,
     /// Exceptions to the credential deny-list.
     pub allow_patterns: Vec<String>,
+    /// Names of the ignore files whose rules refuse paths (`.gitignore`); empty: none.
+    pub ignore_files: Vec<String>,
 }
 
 /// The config in force: every value valid.
@@ -185,6 +187,8 @@ pub struct Config {
     pub deny_patterns: Vec<String>,
     /// Exceptions to the credential deny-list.
     pub allow_patterns: Vec<String>,
+    /// Names of the ignore files whose rules refuse paths (`.gitignore`); empty: none.
+    pub ignore_files: Vec<String>,
 }
 
 impl Default for Config {
@@ -200,6 +204,7 @@ impl Default for Config {
             not_found_ttl_ms: DEFAULT_NOT_FOUND_TTL_MS,
             deny_patterns: Vec::new(),
             allow_patterns: Vec::new(),
+            ignore_files: Vec::new(),
         }
     }
 }
@@ -231,6 +236,7 @@ impl Config {
             dedup: input.dedup.unwrap_or(true),
             deny_patterns: input.deny_patterns,
             allow_patterns: input.allow_patterns,
+            ignore_files: input.ignore_files,
             ..Config::default()
         };
         let lines = (1, MAX_MAX_LINES, DEFAULT_MAX_LINES);
@@ -285,6 +291,7 @@ impl Config {
         ] {
             drop_bad_patterns(&mut problems, field, patterns);
         }
+        drop_bad_file_names(&mut problems, &mut config.ignore_files);
         let both_budgets = token_mode && input.budget_chars.is_some();
         (config, problems, both_budgets)
     }
@@ -376,6 +383,37 @@ fn drop_bad_patterns(
             false
         }
         None => true,
+    });
+}
+
+/// Drops from `names` each entry that is not a plain file name (empty, `.`, `..`, or holding `/` or a NUL),
+/// with its problem under `ignore-files`; a name given twice is kept once.
+fn drop_bad_file_names(problems: &mut Vec<ConfigProblem>, names: &mut Vec<String>) {
+    let mut seen: Vec<String> = Vec::new();
+    names.retain(|name| {
+        let why = match name.as_str() {
+            "" => Some("it is empty"),
+            "." | ".." => Some("it names a directory"),
+            _ if name.contains('/') => {
+                Some("it holds a `/`: ignore files are named, and found in each directory")
+            }
+            _ if name.contains('\0') => Some("it holds a NUL character"),
+            _ => None,
+        };
+        if let Some(why) = why {
+            problems.push(ConfigProblem {
+                field: "ignore-files",
+                value: name.clone(),
+                range: why.to_string(),
+                fallback: "the other names without it".to_string(),
+            });
+            return false;
+        }
+        if seen.contains(name) {
+            return false;
+        }
+        seen.push(name.clone());
+        true
     });
 }
 

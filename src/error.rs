@@ -43,6 +43,8 @@ pub enum ErrorKind {
     /// Text offered for writing over a file that changed since this session last read it (or was told it was
     /// written): the edit was built on an old read.
     Stale,
+    /// The path is ignored by the rules of the session's ignore files (config `ignore_files`).
+    Ignored,
 }
 
 impl ErrorKind {
@@ -67,6 +69,7 @@ impl ErrorKind {
             ErrorKind::EncryptedDocument => "encrypted_document",
             ErrorKind::BinaryDocument => "binary_document",
             ErrorKind::Stale => "stale",
+            ErrorKind::Ignored => "ignored",
         }
     }
 }

@@ -35,6 +35,7 @@ mod document;
 mod error;
 mod guards;
 mod hint;
+mod ignore_files;
 mod index;
 mod legacy;
 mod names;
@@ -91,3 +92,6 @@ mod fuzz_tests;
 
 #[cfg(test)]
 mod encoding_tests;
+
+#[cfg(test)]
+mod ignore_tests;

@@ -31,6 +31,7 @@ impl Default for Config {
             not_found_ttl_ms: None,
             deny_patterns: None,
             allow_patterns: None,
+            ignore_files: None,
         }
     }
 }
@@ -141,13 +142,14 @@ impl ErrorKind {
             Core::EncryptedDocument => ErrorKind::EncryptedDocument,
             Core::BinaryDocument => ErrorKind::BinaryDocument,
             Core::Stale => ErrorKind::Stale,
+            Core::Ignored => ErrorKind::Ignored,
         }
     }
 
     /// The snake_case name used in JSON: `not_found`, `not_a_file`, `outside_sandbox`, `permission_denied`,
     /// `invalid_request`, `io`, `special_file`, `device`, `credential`, `binary`, `loop_blocked`,
     /// `echoed_output`, `unencodable`, `too_large`, `malformed_document`, `encrypted_document`, `binary_document`,
-    /// `stale`.
+    /// `stale`, `ignored`.
     pub fn as_str(&self) -> &'static str {
         match self {
             ErrorKind::NotFound => "not_found",
@@ -168,6 +170,7 @@ impl ErrorKind {
             ErrorKind::EncryptedDocument => "encrypted_document",
             ErrorKind::BinaryDocument => "binary_document",
             ErrorKind::Stale => "stale",
+            ErrorKind::Ignored => "ignored",
         }
     }
 }

@@ -20,6 +20,7 @@
 //! | `not_found_ttl_ms` | `--not-found-ttl-ms` | 60,000 ms | 0 to 86,400,000 |
 //! | `deny_patterns` | `--deny` (repeatable) | none (added to the built-in deny-list) | glob patterns |
 //! | `allow_patterns` | `--allow` (repeatable) | none | glob patterns |
+//! | `ignore_files` | `--ignore-file` (repeatable) | none | plain file names (`.gitignore`) |
 //!
 //! A refusal names the value where it was given: the option (`--loop-warn-at 4`), the config file's key
 //! (`` `loop_warn_at` 4 in the config file ``), or the `configure` request's key (`` `loop_warn_at` 4 ``).
@@ -40,7 +41,7 @@ pub struct Settings {
     /// A config file (a regular file of at most 1 MiB): TOML when its name ends in `.toml`, JSON when it ends in
     /// `.json`, else JSON when it parses as JSON and TOML otherwise; the WIT config's field names
     /// in snake_case (max_lines, max_line_length, budget, working_directory, dedup, loop_warn_at, loop_block_at,
-    /// not_found_ttl_ms, deny_patterns, allow_patterns). The options below override it.
+    /// not_found_ttl_ms, deny_patterns, allow_patterns, ignore_files). The options below override it.
     #[arg(long = "config", value_name = "FILE", global = true)]
     pub config_file: Option<PathBuf>,
 
@@ -95,6 +96,11 @@ pub struct Settings {
     /// A glob pattern excepted from the credential deny-list (repeatable).
     #[arg(long = "allow", value_name = "GLOB", global = true)]
     pub allow: Vec<String>,
+
+    /// Apply the rules of the ignore files of this name, as git does: each directory's file from the root down,
+    /// negation and directory rules included; an ignored path is refused (repeatable: `--ignore-file .gitignore`).
+    #[arg(long = "ignore-file", value_name = "NAME", global = true)]
+    pub ignore_file: Vec<String>,
 }
 
 impl Settings {
@@ -197,6 +203,7 @@ impl Settings {
             not_found_ttl_ms: self.not_found_ttl_ms,
             deny_patterns: (!self.deny.is_empty()).then(|| self.deny.clone()),
             allow_patterns: (!self.allow.is_empty()).then(|| self.allow.clone()),
+            ignore_files: (!self.ignore_file.is_empty()).then(|| self.ignore_file.clone()),
         }
     }
 
@@ -213,6 +220,7 @@ impl Settings {
             "not-found-ttl-ms" => self.not_found_ttl_ms.is_some(),
             "deny-patterns" => !self.deny.is_empty(),
             "allow-patterns" => !self.allow.is_empty(),
+            "ignore-files" => !self.ignore_file.is_empty(),
             _ => false,
         }
     }
@@ -235,6 +243,7 @@ fn given_in_file(file: &Config, field: &str) -> bool {
         "not-found-ttl-ms" => file.not_found_ttl_ms.is_some(),
         "deny-patterns" => file.deny_patterns.is_some(),
         "allow-patterns" => file.allow_patterns.is_some(),
+        "ignore-files" => file.ignore_files.is_some(),
         _ => false,
     }
 }
@@ -377,6 +386,7 @@ pub fn config_record(config: &Config) -> ConfigRecord {
         not_found_ttl_ms: config.not_found_ttl_ms,
         deny_patterns: config.deny_patterns.clone(),
         allow_patterns: config.allow_patterns.clone(),
+        ignore_files: config.ignore_files.clone(),
     }
 }
 
@@ -401,6 +411,7 @@ pub fn wit_config(record: ConfigRecord) -> Config {
         not_found_ttl_ms: record.not_found_ttl_ms,
         deny_patterns: record.deny_patterns,
         allow_patterns: record.allow_patterns,
+        ignore_files: record.ignore_files,
     }
 }
 

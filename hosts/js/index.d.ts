@@ -27,6 +27,8 @@ export interface Config {
   not_found_ttl_ms?: number;
   deny_patterns?: string[];
   allow_patterns?: string[];
+  /** Names of ignore files whose rules refuse paths as `ignored`, as git applies them (`[".gitignore"]`). */
+  ignore_files?: string[];
 }
 
 /** Where a read starts and how much it takes: lines 1-based, columns 0-based, `tail` the last N lines. */

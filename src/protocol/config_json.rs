@@ -31,6 +31,8 @@ pub struct ConfigRecord {
     pub deny_patterns: Option<Vec<String>>,
     /// `allow_patterns`: globs that lift a deny.
     pub allow_patterns: Option<Vec<String>>,
+    /// `ignore_files`: names of ignore files whose rules refuse paths (`[".gitignore"]`); none by default.
+    pub ignore_files: Option<Vec<String>>,
 }
 
 /// The WIT `budget` variant: characters, or tokens with an optional cap and headroom.
@@ -59,10 +61,11 @@ pub const CONFIG_FIELDS: &[&str] = &[
     "not_found_ttl_ms",
     "deny_patterns",
     "allow_patterns",
+    "ignore_files",
 ];
 
 /// The config fields a refusal can name, WIT-style (`max-line-length`, `budget.tokens.cap`).
-const NAMED_FIELDS: [&str; 10] = [
+const NAMED_FIELDS: [&str; 11] = [
     "max-lines",
     "max-line-length",
     "budget.characters",
@@ -73,6 +76,7 @@ const NAMED_FIELDS: [&str; 10] = [
     "not-found-ttl-ms",
     "deny-patterns",
     "allow-patterns",
+    "ignore-files",
 ];
 
 impl ConfigRecord {
@@ -99,6 +103,7 @@ impl ConfigRecord {
             not_found_ttl_ms: self.not_found_ttl_ms,
             deny_patterns: self.deny_patterns.clone().unwrap_or_default(),
             allow_patterns: self.allow_patterns.clone().unwrap_or_default(),
+            ignore_files: self.ignore_files.clone().unwrap_or_default(),
         }
     }
 
@@ -115,6 +120,7 @@ impl ConfigRecord {
             not_found_ttl_ms: over.not_found_ttl_ms.or(self.not_found_ttl_ms),
             deny_patterns: over.deny_patterns.or(self.deny_patterns),
             allow_patterns: over.allow_patterns.or(self.allow_patterns),
+            ignore_files: over.ignore_files.or(self.ignore_files),
         }
     }
 
@@ -139,6 +145,7 @@ impl ConfigRecord {
             "not-found-ttl-ms" => self.not_found_ttl_ms.is_some(),
             "deny-patterns" => self.deny_patterns.is_some(),
             "allow-patterns" => self.allow_patterns.is_some(),
+            "ignore-files" => self.ignore_files.is_some(),
             _ => false,
         }
     }
@@ -161,6 +168,7 @@ impl ConfigRecord {
         put("not_found_ttl_ms", json!(self.not_found_ttl_ms));
         put("deny_patterns", json!(self.deny_patterns));
         put("allow_patterns", json!(self.allow_patterns));
+        put("ignore_files", json!(self.ignore_files));
         Value::Object(map)
     }
 }
@@ -218,6 +226,7 @@ fn config_fields(fields: &Fields) -> Result<ConfigRecord, ReadError> {
         not_found_ttl_ms: fields.opt_u64("not_found_ttl_ms")?,
         deny_patterns: fields.opt_strings("deny_patterns")?,
         allow_patterns: fields.opt_strings("allow_patterns")?,
+        ignore_files: fields.opt_strings("ignore_files")?,
     })
 }
 
@@ -306,6 +315,7 @@ pub fn option_name(field: &str) -> &'static str {
         "not-found-ttl-ms" => "--not-found-ttl-ms",
         "deny-patterns" => "--deny",
         "allow-patterns" => "--allow",
+        "ignore-files" => "--ignore-file",
         _ => "--config",
     }
 }
@@ -341,6 +351,11 @@ pub fn check(config: &ConfigRecord, origin: impl Fn(&str) -> Option<Origin>) -> 
         .map(|problem| match problem.field {
             "deny-patterns" | "allow-patterns" => format!(
                 "{} is not a glob pattern: {}.",
+                describe(problem.field, &problem.value, origin(problem.field)),
+                problem.range
+            ),
+            "ignore-files" => format!(
+                "{} is not a file name: {}.",
                 describe(problem.field, &problem.value, origin(problem.field)),
                 problem.range
             ),
@@ -439,6 +454,7 @@ pub fn effective_json(config: &ConfigRecord, first_root: Option<&str>) -> Value 
         "not_found_ttl_ms": core.not_found_ttl_ms,
         "deny_patterns": core.deny_patterns,
         "allow_patterns": core.allow_patterns,
+        "ignore_files": core.ignore_files,
     })
 }
 
@@ -472,7 +488,7 @@ mod tests {
             Some(
                 "unknown config field `colour`; the fields are: max_lines, max_line_length, budget, \
                  working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, \
-                 allow_patterns"
+                 allow_patterns, ignore_files"
             )
         );
     }

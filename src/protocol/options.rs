@@ -110,6 +110,12 @@ const OPTIONS: &[(&str, Kind, &str, &str)] = &[
         "GLOB",
         "a glob excepted from the deny-list (repeatable)",
     ),
+    (
+        "--ignore-file",
+        Kind::Text,
+        "NAME",
+        "apply the rules of ignore files of this name, as git does (repeatable: .gitignore)",
+    ),
     ("--help", Kind::Flag, "", "this text"),
     ("--version", Kind::Flag, "", "the version"),
 ];
@@ -244,6 +250,7 @@ fn set(options: &mut Options, name: &str, kind: Kind, value: String) -> Result<(
             .deny_patterns
             .get_or_insert_with(Vec::new)
             .push(value),
+        "--ignore-file" => config.ignore_files.get_or_insert_with(Vec::new).push(value),
         // The only option left: every other name was matched above.
         _ => {
             debug_assert_eq!((name, kind), ("--allow", Kind::Text));

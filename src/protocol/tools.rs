@@ -280,7 +280,8 @@ pub fn error_schema() -> Value {
                 "enum": ["not_found", "not_a_file", "outside_sandbox", "permission_denied", "invalid_request",
                          "io", "special_file", "device", "credential", "binary", "loop_blocked",
                          "echoed_output", "unencodable", "too_large", "malformed_document",
-                         "encrypted_document", "binary_document", "stale", "host_error"]
+                         "encrypted_document", "binary_document", "stale", "ignored",
+                         "host_error"]
             },
             "message": { "type": "string", "description": "What happened and what to do instead." },
             "already_read": {

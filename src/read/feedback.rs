@@ -59,7 +59,13 @@ impl Reader {
             ..ReadRequest::default()
         };
         let prepared = prepare(&self.config, fs, &request)?;
-        if let Ok(resolved) = resolve_guarded(fs, &self.policy, &request, &prepared.absolute) {
+        if let Ok(resolved) = resolve_guarded(
+            fs,
+            &self.policy,
+            &mut self.ignore,
+            &request,
+            &prepared.absolute,
+        ) {
             if resolved.stat.kind == FileKind::Regular {
                 if let Ok(estimate) = self.estimate_lines(fs, &resolved, path, offset, limit) {
                     if estimate > 0 {

@@ -35,11 +35,12 @@ pub(super) fn missing_subject(requested: &str, absolute: &str, missing: &Missing
 pub(super) fn not_found_error<F: FileSystem + ?Sized>(
     fs: &mut F,
     policy: &CredentialPolicy,
+    ignore: &mut IgnoreFiles,
     requested: &str,
     absolute: &str,
     missing: &Missing,
 ) -> ReadError {
-    let similar = similar_names(fs, policy, &missing.path);
+    let similar = similar_names(fs, policy, ignore, &missing.path);
     let detail = missing_detail(absolute, missing)
         .map(|detail| format!(": {detail}"))
         .unwrap_or_default();
@@ -59,17 +60,18 @@ pub(super) fn missing_error<F: FileSystem + ?Sized>(
     fs: &mut F,
     config: &Config,
     policy: &CredentialPolicy,
+    ignore: &mut IgnoreFiles,
     requested: &str,
     absolute: &str,
     missing: &Missing,
     count: u32,
 ) -> ReadError {
     if count <= 1 {
-        return not_found_error(fs, policy, requested, absolute, missing);
+        return not_found_error(fs, policy, ignore, requested, absolute, missing);
     }
     let tilde = tilde_sentence(requested, fs.roots());
     let requested = &missing_subject(requested, absolute, missing);
-    let similar = similar_names(fs, policy, &missing.path);
+    let similar = similar_names(fs, policy, ignore, &missing.path);
     if count >= config.loop_block_at {
         return ReadError::new(
             ErrorKind::LoopBlocked,
@@ -145,10 +147,12 @@ impl SimilarNames {
 }
 
 /// Up to three names in the directory of `absolute` that look like its last component (none when the directory
-/// cannot be listed), leaving out every name `policy` refuses: a suggestion is a path the session would read.
+/// cannot be listed), leaving out every name `policy` or `ignore` refuses: a suggestion is a path the session would
+/// read.
 pub(super) fn similar_names<F: FileSystem + ?Sized>(
     fs: &mut F,
     policy: &CredentialPolicy,
+    ignore: &mut IgnoreFiles,
     absolute: &str,
 ) -> SimilarNames {
     let (parent, name) = match absolute.rsplit_once('/') {
@@ -167,16 +171,14 @@ pub(super) fn similar_names<F: FileSystem + ?Sized>(
         if let Ok(listing) = fs.list_directory(root, &relative, SUGGESTION_SCAN) {
             similar.not_utf8 = listing.not_utf8;
             let directory = parent.trim_end_matches('/');
-            let readable = |entry: &String| {
-                policy
-                    .matching_rule(&format!("{directory}/{entry}"))
-                    .is_none()
+            let mut readable = |entry: &String| {
+                let path = format!("{directory}/{entry}");
+                policy.matching_rule(&path).is_none() && !is_ignored(fs, ignore, root, &path)
             };
             let entries = listing.names;
             similar.confusable = entries.iter().find_map(|entry| {
-                confusable_difference(name, entry)
-                    .filter(|_| readable(entry))
-                    .map(|difference| (entry.clone(), difference))
+                let difference = confusable_difference(name, entry)?;
+                readable(entry).then(|| (entry.clone(), difference))
             });
             let mut scored: Vec<(f64, String)> = entries
                 .into_iter()
@@ -197,4 +199,21 @@ pub(super) fn similar_names<F: FileSystem + ?Sized>(
         }
     }
     similar
+}
+
+/// True when the session's ignore files ignore `path` (an entry of a listed directory under grant `root`).
+fn is_ignored<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    ignore: &mut IgnoreFiles,
+    root: usize,
+    path: &str,
+) -> bool {
+    if ignore.is_off() {
+        return false;
+    }
+    let relative = find_root(fs.roots(), path).map(|(_, relative)| relative);
+    let is_dir = relative
+        .and_then(|relative| fs.stat(root, &relative).ok())
+        .is_some_and(|stat| stat.kind == FileKind::Directory);
+    ignore.verdict(fs, path, is_dir).is_some()
 }

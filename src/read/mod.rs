@@ -16,6 +16,7 @@ use crate::error::FsError;
 use crate::error::{ErrorKind, ReadError};
 use crate::guards::{check_device_name, CredentialPolicy};
 use crate::hint::{hint, hint_past_key, push_clamped, ClampedRest, Withheld};
+use crate::ignore_files::IgnoreFiles;
 use crate::index::{
     fingerprint, print_prefix, FileIdentity, LineEndings, LineIndex, FINGERPRINT_BYTES,
 };
@@ -70,6 +71,8 @@ pub struct Reader {
     versions: FileVersions,
     /// The version of each file at its last read or `wrote`, the base `check_write` compares with (`stale`).
     edit_bases: FileVersions,
+    /// The rules of the ignore files the config names (`ignored`).
+    ignore: IgnoreFiles,
     /// The files read in a legacy encoding, for `check_write`.
     legacy: LegacyFiles,
     /// The documents this session extracted, per file version.
@@ -96,14 +99,20 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
 ) -> Result<ReadResult, ReadError> {
     let (config, warnings) = Config::resolve(config);
     let policy = CredentialPolicy::new(&config.deny_patterns, &config.allow_patterns);
+    let mut ignore = IgnoreFiles::new(&config.ignore_files);
     let prepared = prepare(&config, fs, request)?;
-    let resolved = match resolve_guarded(fs, &policy, request, &prepared.absolute) {
+    let resolved = match resolve_guarded(fs, &policy, &mut ignore, request, &prepared.absolute) {
         Ok(resolved) => resolved,
         Err(ResolveError::NotFound(missing)) => {
-            return Err(
-                not_found_error(fs, &policy, &request.path, &prepared.absolute, &missing)
-                    .at_path(&prepared.absolute),
+            return Err(not_found_error(
+                fs,
+                &policy,
+                &mut ignore,
+                &request.path,
+                &prepared.absolute,
+                &missing,
             )
+            .at_path(&prepared.absolute))
         }
         Err(ResolveError::Other(error)) => return Err(error.at_path(&prepared.absolute)),
     };
@@ -150,6 +159,7 @@ impl Reader {
     pub fn new(config: ConfigInput) -> Reader {
         let (config, pending_warnings) = Config::resolve(config);
         let policy = CredentialPolicy::new(&config.deny_patterns, &config.allow_patterns);
+        let ignore = IgnoreFiles::new(&config.ignore_files);
         Reader {
             config,
             policy,
@@ -158,6 +168,7 @@ impl Reader {
             returned: ReturnedLines::new(),
             versions: FileVersions::new(),
             edit_bases: FileVersions::new(),
+            ignore,
             legacy: LegacyFiles::new(),
             documents: DocumentCache::new(),
         }

@@ -56,6 +56,7 @@ pub(super) fn check_kind<F: FileSystem + ?Sized>(
 pub(super) fn resolve_guarded<F: FileSystem + ?Sized>(
     fs: &mut F,
     policy: &CredentialPolicy,
+    ignore: &mut IgnoreFiles,
     request: &ReadRequest,
     absolute: &str,
 ) -> Result<Resolved, ResolveError> {
@@ -86,6 +87,16 @@ pub(super) fn resolve_guarded<F: FileSystem + ?Sized>(
     if resolved.path != absolute {
         policy.check(&resolved.path).map_err(ResolveError::Other)?;
     }
+    // The ignore rules judge the path asked for and the file reached (a link is judged by its own name too).
+    let is_dir = resolved.stat.kind == FileKind::Directory;
+    ignore
+        .check(fs, absolute, is_dir)
+        .map_err(ResolveError::Other)?;
+    if resolved.path != absolute {
+        ignore
+            .check(fs, &resolved.path, is_dir)
+            .map_err(ResolveError::Other)?;
+    }
     check_kind(fs, &resolved, requested).map_err(ResolveError::Other)?;
     Ok(resolved)
 }
@@ -101,7 +112,13 @@ impl Reader {
         prepared: &Prepared,
         now_ms: u64,
     ) -> Result<Resolved, ReadError> {
-        let resolved = match resolve_guarded(fs, &self.policy, request, &prepared.absolute) {
+        let resolved = match resolve_guarded(
+            fs,
+            &self.policy,
+            &mut self.ignore,
+            request,
+            &prepared.absolute,
+        ) {
             Ok(resolved) => resolved,
             Err(ResolveError::NotFound(missing)) => {
                 let count = self.memory.count_miss(
@@ -113,6 +130,7 @@ impl Reader {
                     fs,
                     &self.config,
                     &self.policy,
+                    &mut self.ignore,
                     &request.path,
                     &prepared.absolute,
                     &missing,

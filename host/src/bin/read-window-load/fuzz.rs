@@ -140,6 +140,9 @@ fn random_config(rng: &mut Rng) -> Config {
             .chance(5)
             .then(|| vec!["**/f1*".to_string(), "[".to_string()]),
         allow_patterns: None,
+        ignore_files: rng
+            .chance(10)
+            .then(|| vec![".gitignore".to_string(), "a/b".to_string()]),
     }
 }
 
