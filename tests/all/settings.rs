@@ -91,6 +91,10 @@ fn every_option_round_trips_into_the_effective_config() {
         "**/secret*",
         "--allow",
         "**/public.key",
+        "--ignore-file",
+        ".gitignore",
+        "--ignore-file",
+        ".ignore",
     ]);
     assert_eq!(
         config,
@@ -105,6 +109,7 @@ fn every_option_round_trips_into_the_effective_config() {
             "not_found_ttl_ms": 1500,
             "deny_patterns": ["**/*.key", "**/secret*"],
             "allow_patterns": ["**/public.key"],
+            "ignore_files": [".gitignore", ".ignore"],
         })
     );
     let tokens = effective(&[
@@ -134,6 +139,7 @@ fn every_option_round_trips_into_the_effective_config() {
             "not_found_ttl_ms": 60000,
             "deny_patterns": [],
             "allow_patterns": [],
+            "ignore_files": [],
         })
     );
 }
@@ -149,7 +155,8 @@ fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
         "rw.json",
         r#"{"max_lines": 12, "max_line_length": 100, "budget": {"tokens": {"cap": 3000}},
             "working_directory": "/elsewhere", "dedup": false, "loop_warn_at": 4, "loop_block_at": 6,
-            "not_found_ttl_ms": 0, "deny_patterns": ["**/*.pem"], "allow_patterns": ["**/ok.pem"]}"#
+            "not_found_ttl_ms": 0, "deny_patterns": ["**/*.pem"], "allow_patterns": ["**/ok.pem"],
+            "ignore_files": [".gitignore"]}"#
             .replace("/elsewhere", &elsewhere),
     );
     let from_json = effective(&["--root", &root, "--config", &json_file]);
@@ -166,6 +173,7 @@ fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
             "not_found_ttl_ms": 0,
             "deny_patterns": ["**/*.pem"],
             "allow_patterns": ["**/ok.pem"],
+            "ignore_files": [".gitignore"],
         })
     );
     // The effective config is itself a config file that gives the same config.
@@ -175,7 +183,7 @@ fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
         "rw.toml",
         "max_lines = 12\nmax_line_length = 100\ndedup = false\nloop_warn_at = 4\nloop_block_at = 6\n\
          not_found_ttl_ms = 0\nworking_directory = \"/elsewhere\"\ndeny_patterns = [\"**/*.pem\"]\n\
-         allow_patterns = [\"**/ok.pem\"]\n\n[budget.tokens]\ncap = 3000\n"
+         allow_patterns = [\"**/ok.pem\"]\nignore_files = [\".gitignore\"]\n\n[budget.tokens]\ncap = 3000\n"
             .replace("/elsewhere", &elsewhere),
     );
     assert_eq!(
