@@ -140,7 +140,7 @@ fn the_verdicts_are_the_ones_git_gives_on_a_generated_tree() {
                 format!("{directory}/{file}")
             };
             // `target` the file beside `target/` the directory: only one of them can exist.
-            if *directory == "" && *file == "target" {
+            if directory.is_empty() && *file == "target" {
                 continue;
             }
             write(root, &path, "text\n");

@@ -30,17 +30,25 @@ pub(super) fn missing_subject(requested: &str, absolute: &str, missing: &Missing
     }
 }
 
+/// The rules a suggested name must pass, so that a suggestion is a path the session would read: the credential
+/// rules and the ignore files.
+pub(super) struct Refusals<'a> {
+    /// The credential deny-list and its exceptions.
+    pub(super) policy: &'a CredentialPolicy,
+    /// The session's ignore files.
+    pub(super) ignore: &'a mut IgnoreFiles,
+}
+
 /// The not-found error for `absolute` (asked for as `requested`), naming the component that is `missing`, with up
 /// to three similar names from the directory it is missing from.
 pub(super) fn not_found_error<F: FileSystem + ?Sized>(
     fs: &mut F,
-    policy: &CredentialPolicy,
-    ignore: &mut IgnoreFiles,
+    refusals: &mut Refusals<'_>,
     requested: &str,
     absolute: &str,
     missing: &Missing,
 ) -> ReadError {
-    let similar = similar_names(fs, policy, ignore, &missing.path);
+    let similar = similar_names(fs, refusals, &missing.path);
     let detail = missing_detail(absolute, missing)
         .map(|detail| format!(": {detail}"))
         .unwrap_or_default();
@@ -59,19 +67,18 @@ pub(super) fn not_found_error<F: FileSystem + ?Sized>(
 pub(super) fn missing_error<F: FileSystem + ?Sized>(
     fs: &mut F,
     config: &Config,
-    policy: &CredentialPolicy,
-    ignore: &mut IgnoreFiles,
+    refusals: &mut Refusals<'_>,
     requested: &str,
     absolute: &str,
     missing: &Missing,
     count: u32,
 ) -> ReadError {
     if count <= 1 {
-        return not_found_error(fs, policy, ignore, requested, absolute, missing);
+        return not_found_error(fs, refusals, requested, absolute, missing);
     }
     let tilde = tilde_sentence(requested, fs.roots());
     let requested = &missing_subject(requested, absolute, missing);
-    let similar = similar_names(fs, policy, ignore, &missing.path);
+    let similar = similar_names(fs, refusals, &missing.path);
     if count >= config.loop_block_at {
         return ReadError::new(
             ErrorKind::LoopBlocked,
@@ -147,12 +154,10 @@ impl SimilarNames {
 }
 
 /// Up to three names in the directory of `absolute` that look like its last component (none when the directory
-/// cannot be listed), leaving out every name `policy` or `ignore` refuses: a suggestion is a path the session would
-/// read.
+/// cannot be listed), leaving out every name `refusals` refuses: a suggestion is a path the session would read.
 pub(super) fn similar_names<F: FileSystem + ?Sized>(
     fs: &mut F,
-    policy: &CredentialPolicy,
-    ignore: &mut IgnoreFiles,
+    refusals: &mut Refusals<'_>,
     absolute: &str,
 ) -> SimilarNames {
     let (parent, name) = match absolute.rsplit_once('/') {
@@ -173,7 +178,8 @@ pub(super) fn similar_names<F: FileSystem + ?Sized>(
             let directory = parent.trim_end_matches('/');
             let mut readable = |entry: &String| {
                 let path = format!("{directory}/{entry}");
-                policy.matching_rule(&path).is_none() && !is_ignored(fs, ignore, root, &path)
+                refusals.policy.matching_rule(&path).is_none()
+                    && !is_ignored(fs, refusals.ignore, root, &path)
             };
             let entries = listing.names;
             similar.confusable = entries.iter().find_map(|entry| {

@@ -104,15 +104,18 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
     let resolved = match resolve_guarded(fs, &policy, &mut ignore, request, &prepared.absolute) {
         Ok(resolved) => resolved,
         Err(ResolveError::NotFound(missing)) => {
+            let mut refusals = Refusals {
+                policy: &policy,
+                ignore: &mut ignore,
+            };
             return Err(not_found_error(
                 fs,
-                &policy,
-                &mut ignore,
+                &mut refusals,
                 &request.path,
                 &prepared.absolute,
                 &missing,
             )
-            .at_path(&prepared.absolute))
+            .at_path(&prepared.absolute));
         }
         Err(ResolveError::Other(error)) => return Err(error.at_path(&prepared.absolute)),
     };

@@ -129,8 +129,10 @@ impl Reader {
                 return Err(missing_error(
                     fs,
                     &self.config,
-                    &self.policy,
-                    &mut self.ignore,
+                    &mut Refusals {
+                        policy: &self.policy,
+                        ignore: &mut self.ignore,
+                    },
                     &request.path,
                     &prepared.absolute,
                     &missing,
