@@ -53,6 +53,7 @@ fn config_input(config: Config) -> ConfigInput {
         not_found_ttl_ms: config.not_found_ttl_ms,
         deny_patterns: config.deny_patterns.unwrap_or_default(),
         allow_patterns: config.allow_patterns.unwrap_or_default(),
+        escape_invisible: config.escape_invisible,
     }
 }
 

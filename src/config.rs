@@ -159,6 +159,8 @@ pub struct ConfigInput {
     pub deny_patterns: Vec<String>,
     /// Exceptions to the credential deny-list.
     pub allow_patterns: Vec<String>,
+    /// Show invisible characters as visible forms `⟪U+XXXX⟫` (default true).
+    pub escape_invisible: Option<bool>,
 }
 
 /// The config in force: every value valid.
@@ -185,6 +187,9 @@ pub struct Config {
     pub deny_patterns: Vec<String>,
     /// Exceptions to the credential deny-list.
     pub allow_patterns: Vec<String>,
+    /// Show each invisible character (tag, bidi control, zero-width) in a window as its visible form
+    /// `⟪U+XXXX⟫`; off, the content holds them as they are. Either way a window that holds any reports them.
+    pub escape_invisible: bool,
 }
 
 impl Default for Config {
@@ -200,6 +205,7 @@ impl Default for Config {
             not_found_ttl_ms: DEFAULT_NOT_FOUND_TTL_MS,
             deny_patterns: Vec::new(),
             allow_patterns: Vec::new(),
+            escape_invisible: true,
         }
     }
 }
@@ -231,6 +237,7 @@ impl Config {
             dedup: input.dedup.unwrap_or(true),
             deny_patterns: input.deny_patterns,
             allow_patterns: input.allow_patterns,
+            escape_invisible: input.escape_invisible.unwrap_or(true),
             ..Config::default()
         };
         let lines = (1, MAX_MAX_LINES, DEFAULT_MAX_LINES);

@@ -36,6 +36,7 @@ mod error;
 mod guards;
 mod hint;
 mod index;
+mod invisible;
 mod legacy;
 mod names;
 mod prose;
@@ -70,6 +71,7 @@ pub use document::{DocumentFacts, DocumentFormat, DocumentPart};
 pub use error::{ErrorKind, FsError, ReadError};
 pub use guards::MAX_KEY_LINES;
 pub use index::LineEndings;
+pub use invisible::{InvisibleKind, InvisibleReport};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native_fs::NativeFileSystem;
 pub use read::{

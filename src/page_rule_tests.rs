@@ -343,7 +343,7 @@ proptest! {
         budget in budget_strategy(),
         limit in 1u64..40,
     ) {
-        let settings = WindowSettings { max_line_chars, budget, density: 1.0 };
+        let settings = WindowSettings { max_line_chars, budget, density: 1.0, escape_invisible: true };
         let expected = file.expected();
         let mut reader = Reader::new(file.bytes(), settings);
         prop_assert_eq!(reader.index.total_lines(), expected.len() as u64);
@@ -371,6 +371,7 @@ fn a_450000_character_line_is_readable_to_its_end_in_both_units() {
             max_line_chars,
             budget,
             density: 1.0,
+            escape_invisible: true,
         };
         let mut reader = Reader::new(line.clone().into_bytes(), settings);
         let lines =
@@ -398,6 +399,7 @@ fn a_long_multibyte_line_is_readable_to_its_end_through_its_checkpoints() {
             max_line_chars,
             budget,
             density: 1.0,
+            escape_invisible: true,
         };
         let mut reader = Reader::new(bytes.clone(), settings);
         let lines = reconstruct(&mut reader, 10, &expected).expect("reconstructs");
@@ -420,7 +422,7 @@ proptest! {
         line_pick in any::<proptest::sample::Index>(),
         column_pick in any::<proptest::sample::Index>(),
     ) {
-        let settings = WindowSettings { max_line_chars, budget, density: 1.0 };
+        let settings = WindowSettings { max_line_chars, budget, density: 1.0, escape_invisible: true };
         let expected = file.expected();
         prop_assume!(!expected.is_empty());
         let line = line_pick.index(expected.len()) as u64 + 1;

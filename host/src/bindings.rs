@@ -31,6 +31,7 @@ impl Default for Config {
             not_found_ttl_ms: None,
             deny_patterns: None,
             allow_patterns: None,
+            escape_invisible: None,
         }
     }
 }

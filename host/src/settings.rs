@@ -197,6 +197,7 @@ impl Settings {
             not_found_ttl_ms: self.not_found_ttl_ms,
             deny_patterns: (!self.deny.is_empty()).then(|| self.deny.clone()),
             allow_patterns: (!self.allow.is_empty()).then(|| self.allow.clone()),
+            escape_invisible: None,
         }
     }
 
@@ -377,6 +378,7 @@ pub fn config_record(config: &Config) -> ConfigRecord {
         not_found_ttl_ms: config.not_found_ttl_ms,
         deny_patterns: config.deny_patterns.clone(),
         allow_patterns: config.allow_patterns.clone(),
+        escape_invisible: config.escape_invisible,
     }
 }
 
@@ -401,6 +403,7 @@ pub fn wit_config(record: ConfigRecord) -> Config {
         not_found_ttl_ms: record.not_found_ttl_ms,
         deny_patterns: record.deny_patterns,
         allow_patterns: record.allow_patterns,
+        escape_invisible: record.escape_invisible,
     }
 }
 

@@ -31,6 +31,8 @@ pub struct ConfigRecord {
     pub deny_patterns: Option<Vec<String>>,
     /// `allow_patterns`: globs that lift a deny.
     pub allow_patterns: Option<Vec<String>>,
+    /// `escape_invisible`: show invisible characters as visible forms `⟪U+XXXX⟫`.
+    pub escape_invisible: Option<bool>,
 }
 
 /// The WIT `budget` variant: characters, or tokens with an optional cap and headroom.
@@ -59,6 +61,7 @@ pub const CONFIG_FIELDS: &[&str] = &[
     "not_found_ttl_ms",
     "deny_patterns",
     "allow_patterns",
+    "escape_invisible",
 ];
 
 /// The config fields a refusal can name, WIT-style (`max-line-length`, `budget.tokens.cap`).
@@ -99,6 +102,7 @@ impl ConfigRecord {
             not_found_ttl_ms: self.not_found_ttl_ms,
             deny_patterns: self.deny_patterns.clone().unwrap_or_default(),
             allow_patterns: self.allow_patterns.clone().unwrap_or_default(),
+            escape_invisible: self.escape_invisible,
         }
     }
 
@@ -115,6 +119,7 @@ impl ConfigRecord {
             not_found_ttl_ms: over.not_found_ttl_ms.or(self.not_found_ttl_ms),
             deny_patterns: over.deny_patterns.or(self.deny_patterns),
             allow_patterns: over.allow_patterns.or(self.allow_patterns),
+            escape_invisible: over.escape_invisible.or(self.escape_invisible),
         }
     }
 
@@ -161,6 +166,7 @@ impl ConfigRecord {
         put("not_found_ttl_ms", json!(self.not_found_ttl_ms));
         put("deny_patterns", json!(self.deny_patterns));
         put("allow_patterns", json!(self.allow_patterns));
+        put("escape_invisible", json!(self.escape_invisible));
         Value::Object(map)
     }
 }
@@ -218,6 +224,7 @@ fn config_fields(fields: &Fields) -> Result<ConfigRecord, ReadError> {
         not_found_ttl_ms: fields.opt_u64("not_found_ttl_ms")?,
         deny_patterns: fields.opt_strings("deny_patterns")?,
         allow_patterns: fields.opt_strings("allow_patterns")?,
+        escape_invisible: fields.opt_bool("escape_invisible")?,
     })
 }
 
@@ -439,6 +446,7 @@ pub fn effective_json(config: &ConfigRecord, first_root: Option<&str>) -> Value 
         "not_found_ttl_ms": core.not_found_ttl_ms,
         "deny_patterns": core.deny_patterns,
         "allow_patterns": core.allow_patterns,
+        "escape_invisible": core.escape_invisible,
     })
 }
 
@@ -472,7 +480,7 @@ mod tests {
             Some(
                 "unknown config field `colour`; the fields are: max_lines, max_line_length, budget, \
                  working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, \
-                 allow_patterns"
+                 allow_patterns, escape_invisible"
             )
         );
     }

@@ -140,6 +140,7 @@ fn random_config(rng: &mut Rng) -> Config {
             .chance(5)
             .then(|| vec!["**/f1*".to_string(), "[".to_string()]),
         allow_patterns: None,
+        escape_invisible: None,
     }
 }
 
