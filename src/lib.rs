@@ -93,3 +93,6 @@ mod fuzz_tests;
 
 #[cfg(test)]
 mod encoding_tests;
+
+#[cfg(test)]
+mod invisible_tests;
