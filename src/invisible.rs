@@ -169,60 +169,123 @@ fn flag_tags(text: &str) -> FlagTags {
     FlagTags::Unknown
 }
 
-impl LineInvisibles {
-    /// The invisible characters of `text`, a line's text from some column on; `before` is the text of the line
-    /// just before that column (a few characters, empty at the line's start), the context that tells whether the
-    /// first characters of `text` are inside an emoji sequence. `complete`: `text` runs to the end of the line;
-    /// otherwise a flag's tags or a ZWJ after an emoji that reach the end of `text` are taken as text (what follows
-    /// them is unknown, and they are never cut inside). `escape`: the window shows them as visible forms.
-    pub fn find(before: &str, text: &str, complete: bool, escape: bool) -> LineInvisibles {
-        let mut found = Vec::new();
-        let joined: Cow<str> = if before.is_empty() {
-            Cow::Borrowed(text)
-        } else {
-            Cow::Owned(format!("{before}{text}"))
-        };
-        let start = before.len();
-        // True while the characters since the last pictograph are emoji modifiers (a ZWJ may follow).
-        let mut after_pictograph = false;
-        // Bytes up to which a flag's tags are text.
-        let mut flag_end = 0usize;
-        let mut chars = joined.char_indices().peekable();
-        while let Some((byte, character)) = chars.next() {
-            if byte < flag_end {
+/// The invisible characters of `text` in order, as [`LineInvisibles::find`] tells them (`before`, `complete`:
+/// as there). Nothing is kept per character: the iterator holds the text (joined to `before` when that is not
+/// empty) and a few words of state.
+pub fn scan<'t>(before: &str, text: &'t str, complete: bool) -> Scan<'t> {
+    // Every invisible character's UTF-8 starts with one of these bytes: text without them (most text) holds none,
+    // and is passed over in one scan.
+    let lead = |b: &u8| matches!(*b, 0xD8 | 0xE2 | 0xEF | 0xF3);
+    let any = text.as_bytes().iter().any(lead);
+    let joined: Cow<'t, str> = if before.is_empty() || !any {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(format!("{before}{text}"))
+    };
+    let start = if joined.len() == text.len() {
+        0
+    } else {
+        before.len()
+    };
+    Scan {
+        position: if any { 0 } else { joined.len() },
+        joined,
+        start,
+        complete,
+        base: None,
+        flag_end: 0,
+    }
+}
+
+/// The iterator of [`scan`].
+pub struct Scan<'t> {
+    joined: Cow<'t, str>,
+    /// Where `text` starts in `joined`.
+    start: usize,
+    complete: bool,
+    /// The byte of `joined` to read next.
+    position: usize,
+    /// The last character that is not an emoji modifier or a tag: a ZWJ after a pictograph may join.
+    base: Option<char>,
+    /// Bytes up to which a flag's tags are text.
+    flag_end: usize,
+}
+
+impl Iterator for Scan<'_> {
+    type Item = Found;
+
+    fn next(&mut self) -> Option<Found> {
+        while let Some(character) = self.joined.get(self.position..)?.chars().next() {
+            let byte = self.position;
+            let after = byte + character.len_utf8();
+            self.position = after;
+            if byte < self.flag_end {
                 continue;
             }
-            let kind = InvisibleKind::of(character);
-            let text_here = match character {
-                '\u{1F3F4}' => {
-                    let after = byte + character.len_utf8();
-                    match joined.get(after..).map_or(FlagTags::None, flag_tags) {
-                        FlagTags::Flag(len) => flag_end = after + len,
-                        FlagTags::Unknown if !complete => flag_end = joined.len(),
-                        _ => {}
-                    }
-                    after_pictograph = true;
-                    continue;
+            if character == '\u{1F3F4}' {
+                match self.joined.get(after..).map_or(FlagTags::None, flag_tags) {
+                    FlagTags::Flag(len) => self.flag_end = after + len,
+                    FlagTags::Unknown if !self.complete => self.flag_end = self.joined.len(),
+                    _ => {}
                 }
-                '\u{200D}' => {
-                    after_pictograph
-                        && chars
-                            .peek()
-                            .map_or(!complete, |&(_, next)| is_pictograph(next))
+            }
+            let Some(kind) = InvisibleKind::of(character) else {
+                if !is_emoji_modifier(character) {
+                    self.base = Some(character);
                 }
-                _ if is_emoji_modifier(character) => continue,
-                _ => false,
+                continue;
             };
-            after_pictograph = kind.is_none() && is_pictograph(character);
-            if let (Some(kind), false, true) = (kind, text_here, byte >= start) {
-                found.push(Found {
-                    byte: byte - start,
+            let next = self
+                .joined
+                .get(after..)
+                .and_then(|rest| rest.chars().next());
+            let joins = character == '\u{200D}'
+                && self.base.is_some_and(is_pictograph)
+                && next.map_or(!self.complete, is_pictograph);
+            if kind != InvisibleKind::Tag {
+                self.base = Some(character);
+            }
+            if !joins && byte >= self.start {
+                return Some(Found {
+                    byte: byte - self.start,
                     character,
                     kind,
                 });
             }
         }
+        None
+    }
+}
+
+impl LineInvisibles {
+    /// The invisible characters of `text`, a line's text from some column on, when the window shows them as
+    /// visible forms (`escape`; none are kept otherwise, since they change neither cost nor cut). `before` is the
+    /// text of the line just before that column (a few characters, empty at the line's start), the context that
+    /// tells whether the first characters of `text` are inside an emoji sequence. `complete`: `text` runs to the
+    /// end of the line; otherwise a flag's tags or a ZWJ after an emoji that reach the end of `text` are taken as
+    /// text (what follows them is unknown, and they are never cut inside).
+    ///
+    /// Memory: at most `cap` are kept (16 bytes each). A caller that can show no more than `cap - 1` visible forms
+    /// (each costs at least 8 characters, or a token) loses nothing: a prefix past the last kept one costs more
+    /// than it can show.
+    pub fn find(
+        before: &str,
+        text: &str,
+        complete: bool,
+        escape: bool,
+        cap: usize,
+    ) -> LineInvisibles {
+        let found = if escape {
+            scan(before, text, complete).take(cap).collect()
+        } else {
+            Vec::new()
+        };
         LineInvisibles { found, escape }
+    }
+
+    /// Whether the window shows them as visible forms (else none are kept).
+    pub fn is_escaped(&self) -> bool {
+        self.escape
     }
 
     /// Those before byte `end` of the text.
@@ -309,20 +372,27 @@ impl InvisibleReport {
         self.counts.get(index).copied().unwrap_or(0)
     }
 
-    /// Notes the invisible characters `found` in `text`, the text line `line` shows from column `column` (each
-    /// line of a window once).
-    pub fn note(&mut self, line: u64, column: u64, text: &str, found: &[Found]) {
-        if found.is_empty() {
-            return;
-        }
-        // A window shows each line once: every call is a new line.
-        if self.lines.len() < INVISIBLE_LINES_KEPT {
-            self.lines.push(line);
-        } else {
-            self.more_lines += 1;
-        }
+    /// Notes the invisible characters `found` (in order) in `text`, the text line `line` shows from column
+    /// `column` (each line of a window once).
+    pub fn note(
+        &mut self,
+        line: u64,
+        column: u64,
+        text: &str,
+        found: &mut dyn Iterator<Item = Found>,
+    ) {
         let (mut chars, mut byte) = (0u64, 0usize);
+        let mut any = false;
         for each in found {
+            if !any {
+                any = true;
+                // A window shows each line once: every call is a new line.
+                if self.lines.len() < INVISIBLE_LINES_KEPT {
+                    self.lines.push(line);
+                } else {
+                    self.more_lines += 1;
+                }
+            }
             if let Some(slot) = InvisibleKind::ALL
                 .iter()
                 .position(|kind| *kind == each.kind)
@@ -346,7 +416,7 @@ mod tests {
     use super::*;
 
     fn found_in(text: &str) -> Vec<(usize, char)> {
-        LineInvisibles::find("", text, true, true)
+        LineInvisibles::find("", text, true, true, usize::MAX)
             .found
             .iter()
             .map(|found| (found.byte, found.character))
@@ -372,11 +442,13 @@ mod tests {
         assert_eq!(found_in("a\u{200D}b"), vec![(1, '\u{200D}')]);
         assert_eq!(found_in("👨\u{200D}"), vec![(4, '\u{200D}')]);
         // Cut off after the ZWJ: what follows is unknown, so it stays text.
-        assert!(LineInvisibles::find("", "👨\u{200D}", false, true)
-            .found
-            .is_empty());
         assert!(
-            LineInvisibles::find("", "🏴\u{E0067}\u{E0062}", false, true)
+            LineInvisibles::find("", "👨\u{200D}", false, true, usize::MAX)
+                .found
+                .is_empty()
+        );
+        assert!(
+            LineInvisibles::find("", "🏴\u{E0067}\u{E0062}", false, true, usize::MAX)
                 .found
                 .is_empty()
         );
@@ -387,21 +459,26 @@ mod tests {
     fn the_context_before_the_column_keeps_a_flag_text() {
         let flag = "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}";
         let (before, text) = flag.split_at(8);
-        assert!(LineInvisibles::find(before, text, true, true)
+        assert!(LineInvisibles::find(before, text, true, true, usize::MAX)
             .found
             .is_empty());
-        assert_eq!(LineInvisibles::find("", text, true, true).found.len(), 5);
+        assert_eq!(
+            LineInvisibles::find("", text, true, true, usize::MAX)
+                .found
+                .len(),
+            5
+        );
     }
 
     #[test]
     fn shown_escapes_and_counts_the_visible_forms() {
         let text = "a\u{200B}b\u{E0049}c";
-        let invisibles = LineInvisibles::find("", text, true, true);
+        let invisibles = LineInvisibles::find("", text, true, true, usize::MAX);
         assert_eq!(invisibles.shown(text), "a⟪U+200B⟫b⟪U+E0049⟫c");
         assert_eq!(invisibles.extra_chars_before(text.len()), 7 + 8);
         assert_eq!(invisibles.shown("a\u{200B}"), "a⟪U+200B⟫");
         assert_eq!(invisibles.floor(3), 1);
-        let raw = LineInvisibles::find("", text, true, false);
+        let raw = LineInvisibles::find("", text, true, false, usize::MAX);
         assert_eq!(raw.shown(text), text);
         assert_eq!(raw.extra_chars_before(text.len()), 0);
     }

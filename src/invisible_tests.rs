@@ -283,3 +283,42 @@ fn a_documents_extracted_text_shows_its_invisible_characters() {
         .iter()
         .any(|w| w.starts_with("[read-window: invisible characters]")));
 }
+
+#[test]
+fn a_long_run_of_tags_is_counted_exactly_raw_and_paged_exactly_escaped() {
+    let text = format!("a{}b\n", tags(&"q".repeat(5_000)));
+    let raw = read_file(
+        "r.txt",
+        &text,
+        ConfigInput {
+            escape_invisible: Some(false),
+            max_line_chars: Some(10_000),
+            ..ConfigInput::default()
+        },
+    );
+    assert_eq!(raw.window.content, format!("1|{text}"));
+    assert_eq!(raw.window.invisible.counts, [5_000, 0, 0]);
+    assert_eq!(raw.window.invisible.at, vec![(1, 1), (1, 2), (1, 3)]);
+    // Escaped, each tag costs its form's 9 characters: a budget of 2,000 shows "a" and 210 tags, and the cursor
+    // counts the file's characters (column 211).
+    let escaped = read_file(
+        "r.txt",
+        &text,
+        ConfigInput {
+            budget_chars: Some(2_000),
+            ..ConfigInput::default()
+        },
+    );
+    let window = &escaped.window;
+    assert_eq!(window.budget_used, 1_991);
+    assert_eq!(window.content.chars().count() as u64, window.budget_used);
+    assert_eq!(window.next_column, Some(211));
+    assert_eq!(window.invisible.counts, [210, 0, 0]);
+    assert_eq!(
+        window.content,
+        format!(
+            "1|a{} [read-window: budget reached in line 1, 4791 more characters; continue with offset=1 column=211]\n",
+            forms(&tags(&"q".repeat(210)))
+        )
+    );
+}

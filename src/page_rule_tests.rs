@@ -273,8 +273,9 @@ fn is_grapheme_boundary(line: &str, column: u64) -> bool {
         .nth(column as usize)
         .map(|(byte, _)| byte)
         .unwrap_or(line.len());
-    let shown_apart =
-        crate::invisible::LineInvisibles::find("", line, true, true).floor(byte) == byte;
+    let shown_apart = crate::invisible::LineInvisibles::find("", line, true, true, usize::MAX)
+        .floor(byte)
+        == byte;
     shown_apart || line.grapheme_indices(true).any(|(start, _)| start == byte)
 }
 
@@ -368,8 +369,10 @@ proptest! {
         max_line_chars in 16u64..200,
         budget in budget_strategy(),
         limit in 1u64..40,
+        escape_invisible in any::<bool>(),
     ) {
-        let settings = WindowSettings { max_line_chars, budget, density: 1.0, escape_invisible: true };
+        // Escaped, the windows' content unescaped (see `pieces_of`) is the file; raw, it is the file as it is.
+        let settings = WindowSettings { max_line_chars, budget, density: 1.0, escape_invisible };
         let expected = file.expected();
         let mut reader = Reader::new(file.bytes(), settings);
         prop_assert_eq!(reader.index.total_lines(), expected.len() as u64);

@@ -169,7 +169,14 @@ struct Replacements {
 /// What a line's text holds that the window reports: the replaced sequences and the invisible characters.
 struct Marks {
     replaced: Replacements,
+    /// The invisible characters kept to escape (none when they are shown as they are).
     invisibles: LineInvisibles,
+    /// The line's text just before the window's start column (see `LineSink::before`), and whether the kept
+    /// text runs to the end of the line: the context of invisible characters shown as they are.
+    before: String,
+    complete: bool,
+    /// Bytes of the kept text.
+    kept_len: usize,
 }
 
 impl Replacements {
@@ -372,10 +379,17 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         let rest_chars = sink.total_chars - self.column;
         let complete = sink.kept_chars == rest_chars;
         let escape = self.settings.escape_invisible;
-        let invisibles = LineInvisibles::find(&sink.before, &sink.kept, complete, escape);
+        // Each visible form costs at least 8 characters or a token: no more than `remaining_units` can be shown.
+        let cap = usize::try_from(room.remaining_units)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1);
+        let invisibles = LineInvisibles::find(&sink.before, &sink.kept, complete, escape, cap);
         let marks = Marks {
             replaced,
             invisibles,
+            before: std::mem::take(&mut sink.before),
+            complete,
+            kept_len: sink.kept.len(),
         };
         if rest_chars <= room.max_line_chars {
             if complete {
@@ -498,11 +512,10 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         let Marks {
             replaced,
             invisibles,
+            ..
         } = marks;
         push_line(&mut self.window, self.line, &invisibles.shown(text), marker);
-        self.window
-            .invisible
-            .note(self.line, self.column, text, invisibles.before(text.len()));
+        self.note_invisible(text, marks);
         self.window.budget_used += cost;
         self.window.replaced_invalid += replaced.count;
         for &column in &replaced.columns {
@@ -514,6 +527,24 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         self.window.end_line = self.line;
         self.line += 1;
         self.column = 0;
+    }
+}
+
+impl<S: ByteSource> WindowWalk<'_, S> {
+    /// Reports the invisible characters of `text`, the part of the current line shown: those kept to escape, or,
+    /// when they are shown as they are, each one found in `text` as it is found (none is kept).
+    fn note_invisible(&mut self, text: &str, marks: &Marks) {
+        let (line, column) = (self.line, self.column);
+        let report = &mut self.window.invisible;
+        if marks.invisibles.is_escaped() {
+            let kept = marks.invisibles.before(text.len());
+            report.note(line, column, text, &mut kept.iter().copied());
+        } else {
+            // `text` is the whole rest of the line only when nothing of it was cut.
+            let complete = marks.complete && text.len() == marks.kept_len;
+            let mut found = crate::invisible::scan(&marks.before, text, complete);
+            report.note(line, column, text, &mut found);
+        }
     }
 }
 
