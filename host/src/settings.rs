@@ -20,6 +20,7 @@
 //! | `not_found_ttl_ms` | `--not-found-ttl-ms` | 60,000 ms | 0 to 86,400,000 |
 //! | `deny_patterns` | `--deny` (repeatable) | none (added to the built-in deny-list) | glob patterns |
 //! | `allow_patterns` | `--allow` (repeatable) | none | glob patterns |
+//! | `escape_invisible` | (the config file) | true | a boolean |
 //!
 //! A refusal names the value where it was given: the option (`--loop-warn-at 4`), the config file's key
 //! (`` `loop_warn_at` 4 in the config file ``), or the `configure` request's key (`` `loop_warn_at` 4 ``).
@@ -40,7 +41,7 @@ pub struct Settings {
     /// A config file (a regular file of at most 1 MiB): TOML when its name ends in `.toml`, JSON when it ends in
     /// `.json`, else JSON when it parses as JSON and TOML otherwise; the WIT config's field names
     /// in snake_case (max_lines, max_line_length, budget, working_directory, dedup, loop_warn_at, loop_block_at,
-    /// not_found_ttl_ms, deny_patterns, allow_patterns). The options below override it.
+    /// not_found_ttl_ms, deny_patterns, allow_patterns, escape_invisible). The options below override it.
     #[arg(long = "config", value_name = "FILE", global = true)]
     pub config_file: Option<PathBuf>,
 

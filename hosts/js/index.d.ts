@@ -27,6 +27,8 @@ export interface Config {
   not_found_ttl_ms?: number;
   deny_patterns?: string[];
   allow_patterns?: string[];
+  /** Show tag, bidi and zero-width characters as `⟪U+XXXX⟫` (default true); false leaves them raw, still reported. */
+  escape_invisible?: boolean;
 }
 
 /** Where a read starts and how much it takes: lines 1-based, columns 0-based, `tail` the last N lines. */

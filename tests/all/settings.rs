@@ -134,6 +134,7 @@ fn every_option_round_trips_into_the_effective_config() {
             "not_found_ttl_ms": 60000,
             "deny_patterns": [],
             "allow_patterns": [],
+            "escape_invisible": true,
         })
     );
 }
