@@ -173,10 +173,7 @@ fn flag_tags(text: &str) -> FlagTags {
 /// as there). Nothing is kept per character: the iterator holds the text (joined to `before` when that is not
 /// empty) and a few words of state.
 pub fn scan<'t>(before: &str, text: &'t str, complete: bool) -> Scan<'t> {
-    // Every invisible character's UTF-8 starts with one of these bytes: text without them (most text) holds none,
-    // and is passed over in one scan.
-    let lead = |b: &u8| matches!(*b, 0xD8 | 0xE2 | 0xEF | 0xF3);
-    let any = text.as_bytes().iter().any(lead);
+    let any = may_hold_invisible(text.as_bytes());
     let joined: Cow<'t, str> = if before.is_empty() || !any {
         Cow::Borrowed(text)
     } else {
@@ -195,6 +192,22 @@ pub fn scan<'t>(before: &str, text: &'t str, complete: bool) -> Scan<'t> {
         base: None,
         flag_end: 0,
     }
+}
+
+/// Whether `bytes` (UTF-8) may hold an invisible character: whether it holds the first bytes of one (D8 9C,
+/// E2 80 8B-8F or AA-AE, E2 81 A0 or A6-A9, EF BB BF, F3 A0 80-81). Text without them (most text, prose with
+/// dashes and quotes and CJK with fullwidth punctuation included) is passed over by `memchr` without decoding.
+fn may_hold_invisible(bytes: &[u8]) -> bool {
+    let at = |index: usize| bytes.get(index).copied().unwrap_or(0);
+    memchr::memchr3_iter(0xE2, 0xEF, 0xF3, bytes).any(|index| {
+        matches!(
+            (at(index), at(index + 1), at(index + 2)),
+            (0xE2, 0x80, 0x8B..=0x8F | 0xAA..=0xAE)
+                | (0xE2, 0x81, 0xA0 | 0xA6..=0xA9)
+                | (0xEF, 0xBB, 0xBF)
+                | (0xF3, 0xA0, 0x80..=0x81)
+        )
+    }) || memchr::memchr_iter(0xD8, bytes).any(|index| at(index + 1) == 0x9C)
 }
 
 /// The iterator of [`scan`].
@@ -468,6 +481,25 @@ mod tests {
                 .len(),
             5
         );
+    }
+
+    #[test]
+    fn the_byte_check_finds_every_invisible_character_and_passes_over_punctuation() {
+        let invisible = (0..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter(|character| InvisibleKind::of(*character).is_some());
+        assert_eq!(invisible.clone().count(), 128 + 12 + 5);
+        for character in invisible {
+            let text = format!("a{character}b");
+            assert!(
+                may_hold_invisible(text.as_bytes()),
+                "{:X}",
+                u32::from(character)
+            );
+        }
+        assert!(!may_hold_invisible(
+            "“quoted” — dash… 中文，测试。 Ж ب".as_bytes()
+        ));
     }
 
     #[test]
