@@ -1,7 +1,8 @@
 //! The hint: the sentences a model follows. They state the lines shown and the file's total, why the window
 //! stopped, and either that nothing from the requested position to the end is left (only then "the whole file" or
 //! "the end of the file") or what is left and the exact call that reads it (Hermes Agent's "Use offset=53 to
-//! continue."). A window whose text had invalid bytes replaced says that it is a lossy decode.
+//! continue."). A window whose text had invalid bytes replaced says that it is a lossy decode; one whose lines hold
+//! invisible characters names the lines and how many, and points to its warning (`invisible_warning`).
 //!
 //! Every sentence is generated from the window's own fields (lines, total, `truncated_by`, the cursor,
 //! `clamped_lines`, `start_column`, `replaced_invalid`), the budget and the file's size; `hint_rule_tests` checks
@@ -29,7 +30,8 @@ pub const CLAMPED_NAMED: usize = 3;
 /// continue."`), or `". Text is left unshown: ..."` (no line follows, but clamped tails remain). Clamped lines are
 /// named with the `offset=L column=C` that reads their rest. Files over [`LARGE_FILE_BYTES`] that were truncated get
 /// a note to page with the cursor; a window with `replaced_invalid > 0` says how many characters are U+FFFD and
-/// that the text must not be written back. Lines are 1-based, columns 0-based characters.
+/// that the text must not be written back; a window whose lines hold invisible characters says which lines hold how
+/// many and how they are shown. Lines are 1-based, columns 0-based characters.
 pub fn hint(path: &str, window: &Window, budget: &Budget, file_size: u64) -> String {
     hint_past_key(path, window, budget, file_size, None)
 }
