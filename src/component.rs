@@ -54,6 +54,7 @@ fn config_input(config: Config) -> ConfigInput {
         deny_patterns: config.deny_patterns.unwrap_or_default(),
         allow_patterns: config.allow_patterns.unwrap_or_default(),
         ignore_files: config.ignore_files.unwrap_or_default(),
+        escape_invisible: config.escape_invisible,
     }
 }
 

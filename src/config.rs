@@ -161,6 +161,8 @@ pub struct ConfigInput {
     pub allow_patterns: Vec<String>,
     /// Names of the ignore files whose rules refuse paths (`.gitignore`); empty: none.
     pub ignore_files: Vec<String>,
+    /// Show invisible characters as visible forms `⟪U+XXXX⟫` (default true).
+    pub escape_invisible: Option<bool>,
 }
 
 /// The config in force: every value valid.
@@ -189,6 +191,9 @@ pub struct Config {
     pub allow_patterns: Vec<String>,
     /// Names of the ignore files whose rules refuse paths (`.gitignore`); empty: none.
     pub ignore_files: Vec<String>,
+    /// Show each invisible character (tag, bidi control, zero-width) in a window as its visible form
+    /// `⟪U+XXXX⟫`; off, the content holds them as they are. Either way a window that holds any reports them.
+    pub escape_invisible: bool,
 }
 
 impl Default for Config {
@@ -205,6 +210,7 @@ impl Default for Config {
             deny_patterns: Vec::new(),
             allow_patterns: Vec::new(),
             ignore_files: Vec::new(),
+            escape_invisible: true,
         }
     }
 }
@@ -237,6 +243,7 @@ impl Config {
             deny_patterns: input.deny_patterns,
             allow_patterns: input.allow_patterns,
             ignore_files: input.ignore_files,
+            escape_invisible: input.escape_invisible.unwrap_or(true),
             ..Config::default()
         };
         let lines = (1, MAX_MAX_LINES, DEFAULT_MAX_LINES);

@@ -209,6 +209,10 @@ fn check_hint(
         }
     }
 
+    // Invisible characters, named with their lines.
+    let invisible = &window.invisible;
+    prop_assert_eq!(text.contains("invisible character"), invisible.total() > 0);
+
     // Every number is a field.
     let mut fields = vec![
         window.start_line,
@@ -229,6 +233,9 @@ fn check_hint(
     if window.replaced_invalid > window.replaced_at.len() as u64 && !window.replaced_at.is_empty() {
         fields.push(window.replaced_invalid - window.replaced_at.len() as u64);
     }
+    fields.push(invisible.total());
+    fields.push(invisible.more_lines);
+    fields.extend(&invisible.lines);
     match *budget {
         Budget::Characters(limit) => fields.push(limit),
         Budget::Tokens { cap, .. } => fields.push(cap),
@@ -273,7 +280,7 @@ proptest! {
         large in any::<bool>(),
         start in any::<proptest::sample::Index>(),
     ) {
-        let settings = WindowSettings { max_line_chars, budget, density: 1.0 };
+        let settings = WindowSettings { max_line_chars, budget, density: 1.0, escape_invisible: true };
         let file_size = bytes.len() as u64 + if large { LARGE_FILE_BYTES } else { 0 };
         let mut reader = Reader::new(bytes, settings);
         // Follow the cursors from line 1, read every clamped line's rest once, and read from one more random line.

@@ -37,6 +37,7 @@ mod guards;
 mod hint;
 mod ignore_files;
 mod index;
+mod invisible;
 mod legacy;
 mod names;
 mod prose;
@@ -71,6 +72,7 @@ pub use document::{DocumentFacts, DocumentFormat, DocumentPart};
 pub use error::{ErrorKind, FsError, ReadError};
 pub use guards::MAX_KEY_LINES;
 pub use index::LineEndings;
+pub use invisible::{InvisibleKind, InvisibleReport};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native_fs::NativeFileSystem;
 pub use read::{
@@ -95,3 +97,6 @@ mod encoding_tests;
 
 #[cfg(test)]
 mod ignore_tests;
+
+#[cfg(test)]
+mod invisible_tests;

@@ -15,7 +15,8 @@ use crate::source::MemorySource;
 use crate::window::{read_window, Truncation, Window, WindowRequest, WindowSettings};
 
 /// Graphemes the generated files are made of: ASCII, multibyte, combining marks, ZWJ and flag emoji, a tab, a
-/// lone carriage return, a form feed.
+/// lone carriage return, a form feed; invisible characters (a zero-width space, a tag, a bidi override), shown
+/// as visible forms, and a subdivision flag, which is text.
 const PIECES: &[&str] = &[
     "a",
     "b",
@@ -32,7 +33,25 @@ const PIECES: &[&str] = &[
     "\r",
     "\u{c}",
     "z",
+    "\u{200b}",
+    "\u{E0049}",
+    "\u{202E}",
+    "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}",
 ];
+
+/// `text` with each visible form of an invisible character turned back into the character.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((form, character)) = crate::invisible::find_visible_form(rest) {
+        let at = rest.find(form).unwrap_or(0);
+        out.push_str(&rest[..at]);
+        out.push(character);
+        rest = &rest[at + form.len()..];
+    }
+    out.push_str(rest);
+    out
+}
 
 pub(crate) fn line_strategy() -> impl Strategy<Value = String> {
     let piece = proptest::sample::select(PIECES);
@@ -156,9 +175,11 @@ fn pieces_of(window: &Window) -> Vec<(u64, u64, String)> {
     for (position, formatted) in window.content.split_terminator('\n').enumerate() {
         let line = window.start_line + position as u64;
         let gutter = format!("{line}|");
-        let text = formatted
-            .strip_prefix(&gutter)
-            .expect("every line starts with its gutter");
+        let text = unescape(
+            formatted
+                .strip_prefix(&gutter)
+                .expect("every line starts with its gutter"),
+        );
         let start = if position == 0 {
             window.start_column
         } else {
@@ -177,7 +198,7 @@ fn pieces_of(window: &Window) -> Vec<(u64, u64, String)> {
         };
         let piece: String = match shown {
             Some(chars) => text.chars().take(chars as usize).collect(),
-            None => text.to_string(),
+            None => text,
         };
         pieces.push((line, start, piece));
     }
@@ -220,14 +241,15 @@ fn check_window(window: &Window, settings: &WindowSettings) -> Result<(), TestCa
         );
     }
     // A continuation cut by the budget shows as much of its line as the budget allows: in characters, at most a
-    // grapheme (the family emoji is 5 characters) and the marker's shorter numbers (2 x 20 digits) short of it.
+    // grapheme or a visible form (the family emoji is 5 characters, a visible form 9) and the marker's shorter
+    // numbers (2 x 20 digits) short of it.
     if let Budget::Characters(_) = settings.budget {
         if window.start_column > 0
             && window.next_offset == Some(window.start_line)
             && window.next_column.is_some()
         {
             prop_assert!(
-                window.budget_used + 5 + 40 > window.budget_limit,
+                window.budget_used + 9 + 40 > window.budget_limit,
                 "continuation cut short of the budget: {:?}",
                 window
             );
@@ -240,6 +262,8 @@ fn check_window(window: &Window, settings: &WindowSettings) -> Result<(), TestCa
     Ok(())
 }
 
+/// Whether a line may be cut at `column`: a grapheme boundary, or the start of an invisible character shown as
+/// its visible form (which stands apart from the characters around it).
 fn is_grapheme_boundary(line: &str, column: u64) -> bool {
     if column == 0 || column == line.chars().count() as u64 {
         return true;
@@ -249,7 +273,10 @@ fn is_grapheme_boundary(line: &str, column: u64) -> bool {
         .nth(column as usize)
         .map(|(byte, _)| byte)
         .unwrap_or(line.len());
-    line.grapheme_indices(true).any(|(start, _)| start == byte)
+    let shown_apart = crate::invisible::LineInvisibles::find("", line, true, true, usize::MAX)
+        .floor(byte)
+        == byte;
+    shown_apart || line.grapheme_indices(true).any(|(start, _)| start == byte)
 }
 
 /// Follows every cursor from line 1 and returns the text of each line as read.
@@ -342,8 +369,10 @@ proptest! {
         max_line_chars in 16u64..200,
         budget in budget_strategy(),
         limit in 1u64..40,
+        escape_invisible in any::<bool>(),
     ) {
-        let settings = WindowSettings { max_line_chars, budget, density: 1.0 };
+        // Escaped, the windows' content unescaped (see `pieces_of`) is the file; raw, it is the file as it is.
+        let settings = WindowSettings { max_line_chars, budget, density: 1.0, escape_invisible };
         let expected = file.expected();
         let mut reader = Reader::new(file.bytes(), settings);
         prop_assert_eq!(reader.index.total_lines(), expected.len() as u64);
@@ -371,6 +400,7 @@ fn a_450000_character_line_is_readable_to_its_end_in_both_units() {
             max_line_chars,
             budget,
             density: 1.0,
+            escape_invisible: true,
         };
         let mut reader = Reader::new(line.clone().into_bytes(), settings);
         let lines =
@@ -398,6 +428,7 @@ fn a_long_multibyte_line_is_readable_to_its_end_through_its_checkpoints() {
             max_line_chars,
             budget,
             density: 1.0,
+            escape_invisible: true,
         };
         let mut reader = Reader::new(bytes.clone(), settings);
         let lines = reconstruct(&mut reader, 10, &expected).expect("reconstructs");
@@ -420,7 +451,7 @@ proptest! {
         line_pick in any::<proptest::sample::Index>(),
         column_pick in any::<proptest::sample::Index>(),
     ) {
-        let settings = WindowSettings { max_line_chars, budget, density: 1.0 };
+        let settings = WindowSettings { max_line_chars, budget, density: 1.0, escape_invisible: true };
         let expected = file.expected();
         prop_assume!(!expected.is_empty());
         let line = line_pick.index(expected.len()) as u64 + 1;

@@ -6,6 +6,8 @@
 //!   [`MAX_RETURNED_LINES`] hashes are kept (the oldest are forgotten first): about 1.5 MiB.
 //! - **Lossy reads**: the paths whose windows had invalid bytes replaced by U+FFFD, so `check-write` refuses that
 //!   damaged decode going back into the file (at most [`MAX_LOSSY_PATHS`] paths).
+//! - **Invisible reads**: the paths whose windows showed invisible characters as visible forms `⟪U+XXXX⟫`, so
+//!   `check-write` refuses text for them that holds such a form (at most [`MAX_LOSSY_PATHS`] paths).
 //! - **File versions** ([`FileVersions`]): per path and [`View`], the content print of what this session's
 //!   previous read of that view saw, so a read that finds it changed carries a change notice; a document's
 //!   extracted text and its own bytes are two views, each compared with itself only (at most [`MAX_VERSIONS`]
@@ -80,13 +82,39 @@ pub struct EchoedRun {
     pub quote: String,
 }
 
-/// The hashes of the `N|line` lines a session returned, and the paths whose reads replaced invalid bytes.
+/// Paths remembered in the order first noted, the oldest forgotten beyond [`MAX_LOSSY_PATHS`].
+#[derive(Debug, Default)]
+struct RecentPaths {
+    paths: HashSet<String>,
+    order: VecDeque<String>,
+}
+
+impl RecentPaths {
+    /// Remembers `path`, forgetting the oldest beyond [`MAX_LOSSY_PATHS`].
+    fn note(&mut self, path: &str) {
+        if self.paths.insert(path.to_string()) {
+            self.order.push_back(path.to_string());
+        }
+        while self.order.len() > MAX_LOSSY_PATHS {
+            if let Some(old) = self.order.pop_front() {
+                self.paths.remove(&old);
+            }
+        }
+    }
+
+    fn contains(&self, path: &str) -> bool {
+        self.paths.contains(path)
+    }
+}
+
+/// The hashes of the `N|line` lines a session returned, the paths whose reads replaced invalid bytes, and the
+/// paths whose reads showed invisible characters as visible forms.
 #[derive(Debug, Default)]
 pub struct ReturnedLines {
     hashes: HashSet<u64, rustc_hash::FxBuildHasher>,
     order: VecDeque<u64>,
-    lossy: HashSet<String>,
-    lossy_order: VecDeque<String>,
+    lossy: RecentPaths,
+    invisible: RecentPaths,
 }
 
 impl ReturnedLines {
@@ -165,19 +193,22 @@ impl ReturnedLines {
 
     /// Remembers that a read of `path` (resolved) replaced invalid bytes with U+FFFD.
     pub fn remember_lossy(&mut self, path: &str) {
-        if self.lossy.insert(path.to_string()) {
-            self.lossy_order.push_back(path.to_string());
-        }
-        while self.lossy_order.len() > MAX_LOSSY_PATHS {
-            if let Some(old) = self.lossy_order.pop_front() {
-                self.lossy.remove(&old);
-            }
-        }
+        self.lossy.note(path);
     }
 
     /// Whether a read of `path` (resolved) in this session replaced invalid bytes.
     pub fn is_lossy(&self, path: &str) -> bool {
         self.lossy.contains(path)
+    }
+
+    /// Remembers that a read of `path` (resolved) showed invisible characters as their visible forms.
+    pub fn remember_invisible(&mut self, path: &str) {
+        self.invisible.note(path);
+    }
+
+    /// Whether a read of `path` (resolved) in this session showed invisible characters as visible forms.
+    pub fn showed_invisible(&self, path: &str) -> bool {
+        self.invisible.contains(path)
     }
 }
 

@@ -32,6 +32,7 @@ impl Default for Config {
             deny_patterns: None,
             allow_patterns: None,
             ignore_files: None,
+            escape_invisible: None,
         }
     }
 }

@@ -21,6 +21,7 @@
 //! | `deny_patterns` | `--deny` (repeatable) | none (added to the built-in deny-list) | glob patterns |
 //! | `allow_patterns` | `--allow` (repeatable) | none | glob patterns |
 //! | `ignore_files` | `--ignore-file` (repeatable) | none | plain file names (`.gitignore`) |
+//! | `escape_invisible` | `--no-escape-invisible` | true | |
 //!
 //! A refusal names the value where it was given: the option (`--loop-warn-at 4`), the config file's key
 //! (`` `loop_warn_at` 4 in the config file ``), or the `configure` request's key (`` `loop_warn_at` 4 ``).
@@ -41,7 +42,8 @@ pub struct Settings {
     /// A config file (a regular file of at most 1 MiB): TOML when its name ends in `.toml`, JSON when it ends in
     /// `.json`, else JSON when it parses as JSON and TOML otherwise; the WIT config's field names
     /// in snake_case (max_lines, max_line_length, budget, working_directory, dedup, loop_warn_at, loop_block_at,
-    /// not_found_ttl_ms, deny_patterns, allow_patterns, ignore_files). The options below override it.
+    /// not_found_ttl_ms, deny_patterns, allow_patterns, ignore_files, escape_invisible). The options below
+    /// override it.
     #[arg(long = "config", value_name = "FILE", global = true)]
     pub config_file: Option<PathBuf>,
 
@@ -101,6 +103,11 @@ pub struct Settings {
     /// negation and directory rules included; an ignored path is refused (repeatable: `--ignore-file .gitignore`).
     #[arg(long = "ignore-file", value_name = "NAME", global = true)]
     pub ignore_file: Vec<String>,
+
+    /// Leave tag, bidi and zero-width characters raw in the content instead of showing them as `⟪U+XXXX⟫` (the
+    /// warning that names them stays).
+    #[arg(long, global = true)]
+    pub no_escape_invisible: bool,
 }
 
 impl Settings {
@@ -204,6 +211,7 @@ impl Settings {
             deny_patterns: (!self.deny.is_empty()).then(|| self.deny.clone()),
             allow_patterns: (!self.allow.is_empty()).then(|| self.allow.clone()),
             ignore_files: (!self.ignore_file.is_empty()).then(|| self.ignore_file.clone()),
+            escape_invisible: self.no_escape_invisible.then_some(false),
         }
     }
 
@@ -387,6 +395,7 @@ pub fn config_record(config: &Config) -> ConfigRecord {
         deny_patterns: config.deny_patterns.clone(),
         allow_patterns: config.allow_patterns.clone(),
         ignore_files: config.ignore_files.clone(),
+        escape_invisible: config.escape_invisible,
     }
 }
 
@@ -412,6 +421,7 @@ pub fn wit_config(record: ConfigRecord) -> Config {
         deny_patterns: record.deny_patterns,
         allow_patterns: record.allow_patterns,
         ignore_files: record.ignore_files,
+        escape_invisible: record.escape_invisible,
     }
 }
 

@@ -29,6 +29,8 @@ export interface Config {
   allow_patterns?: string[];
   /** Names of ignore files whose rules refuse paths as `ignored`, as git applies them (`[".gitignore"]`). */
   ignore_files?: string[];
+  /** Show tag, bidi and zero-width characters as `⟪U+XXXX⟫` (default true); false leaves them raw, still reported. */
+  escape_invisible?: boolean;
 }
 
 /** Where a read starts and how much it takes: lines 1-based, columns 0-based, `tail` the last N lines. */

@@ -33,6 +33,8 @@ pub struct ConfigRecord {
     pub allow_patterns: Option<Vec<String>>,
     /// `ignore_files`: names of ignore files whose rules refuse paths (`[".gitignore"]`); none by default.
     pub ignore_files: Option<Vec<String>>,
+    /// `escape_invisible`: show invisible characters as visible forms `⟪U+XXXX⟫`.
+    pub escape_invisible: Option<bool>,
 }
 
 /// The WIT `budget` variant: characters, or tokens with an optional cap and headroom.
@@ -62,6 +64,7 @@ pub const CONFIG_FIELDS: &[&str] = &[
     "deny_patterns",
     "allow_patterns",
     "ignore_files",
+    "escape_invisible",
 ];
 
 /// The config fields a refusal can name, WIT-style (`max-line-length`, `budget.tokens.cap`).
@@ -104,6 +107,7 @@ impl ConfigRecord {
             deny_patterns: self.deny_patterns.clone().unwrap_or_default(),
             allow_patterns: self.allow_patterns.clone().unwrap_or_default(),
             ignore_files: self.ignore_files.clone().unwrap_or_default(),
+            escape_invisible: self.escape_invisible,
         }
     }
 
@@ -121,6 +125,7 @@ impl ConfigRecord {
             deny_patterns: over.deny_patterns.or(self.deny_patterns),
             allow_patterns: over.allow_patterns.or(self.allow_patterns),
             ignore_files: over.ignore_files.or(self.ignore_files),
+            escape_invisible: over.escape_invisible.or(self.escape_invisible),
         }
     }
 
@@ -169,6 +174,7 @@ impl ConfigRecord {
         put("deny_patterns", json!(self.deny_patterns));
         put("allow_patterns", json!(self.allow_patterns));
         put("ignore_files", json!(self.ignore_files));
+        put("escape_invisible", json!(self.escape_invisible));
         Value::Object(map)
     }
 }
@@ -227,6 +233,7 @@ fn config_fields(fields: &Fields) -> Result<ConfigRecord, ReadError> {
         deny_patterns: fields.opt_strings("deny_patterns")?,
         allow_patterns: fields.opt_strings("allow_patterns")?,
         ignore_files: fields.opt_strings("ignore_files")?,
+        escape_invisible: fields.opt_bool("escape_invisible")?,
     })
 }
 
@@ -455,6 +462,7 @@ pub fn effective_json(config: &ConfigRecord, first_root: Option<&str>) -> Value 
         "deny_patterns": core.deny_patterns,
         "allow_patterns": core.allow_patterns,
         "ignore_files": core.ignore_files,
+        "escape_invisible": core.escape_invisible,
     })
 }
 
@@ -488,7 +496,7 @@ mod tests {
             Some(
                 "unknown config field `colour`; the fields are: max_lines, max_line_length, budget, \
                  working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, \
-                 allow_patterns, ignore_files"
+                 allow_patterns, ignore_files, escape_invisible"
             )
         );
     }

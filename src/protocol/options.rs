@@ -111,6 +111,12 @@ const OPTIONS: &[(&str, Kind, &str, &str)] = &[
         "a glob excepted from the deny-list (repeatable)",
     ),
     (
+        "--no-escape-invisible",
+        Kind::Flag,
+        "",
+        "leave tag, bidi and zero-width characters raw (they are still reported)",
+    ),
+    (
         "--ignore-file",
         Kind::Text,
         "NAME",
@@ -232,6 +238,7 @@ fn set(options: &mut Options, name: &str, kind: Kind, value: String) -> Result<(
         "--help" => options.help = true,
         "--version" => options.version = true,
         "--no-dedup" => config.dedup = Some(false),
+        "--no-escape-invisible" => config.escape_invisible = Some(false),
         "--max-lines" => config.max_lines = Some(small()?),
         "--max-line-length" => config.max_line_length = Some(small()?),
         "--max-chars" => options.max_chars = Some(small()?),

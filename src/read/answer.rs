@@ -164,6 +164,7 @@ pub(super) fn shape_of(config: &Config) -> u64 {
         Budget::Characters(limit) => (0u8, limit).hash(&mut hasher),
         Budget::Tokens { cap, headroom } => (1u8, cap, headroom.to_bits()).hash(&mut hasher),
     }
+    config.escape_invisible.hash(&mut hasher);
     hasher.finish()
 }
 
@@ -248,6 +249,11 @@ impl Reader {
                         .as_ref()
                         .and_then(|facts| facts.warning.clone()),
                 );
+                // Invisible characters are named on every window that holds them.
+                result.warnings.extend(crate::hint::invisible_warning(
+                    &resolved.path,
+                    &result.window.invisible,
+                ));
                 Ok(ReadOutcome::Window(result))
             }
         }
@@ -344,6 +350,7 @@ pub(super) fn window_result<File: ByteSource>(
         max_line_chars: config.max_line_chars,
         budget: config.budget,
         density,
+        escape_invisible: config.escape_invisible,
     };
     let Some(tail) = tail else {
         return window_result_at(
@@ -540,6 +547,7 @@ pub(super) fn empty_result(config: &Config, resolved: &Resolved) -> ReadResult {
         estimated_tokens: None,
         replaced_invalid: 0,
         replaced_at: Vec::new(),
+        invisible: Default::default(),
     };
     ReadResult {
         hint: hint(&resolved.path, &window, &config.budget, 0),

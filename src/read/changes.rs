@@ -113,8 +113,8 @@ pub(super) fn changed_error(
 
 impl Reader {
     /// What a read leaves in the session besides dedup and the tripwire: the version of the view it read (with
-    /// the change notice on the result, or appended to a stub's message), and the gutter lines and lossy reads it
-    /// returned. A failed or blocked read leaves nothing.
+    /// the change notice on the result, or appended to a stub's message), and the gutter lines, lossy reads and reads
+    /// that showed invisible characters as visible forms it returned. A failed or blocked read leaves nothing.
     pub(super) fn after_read(
         &mut self,
         path: &str,
@@ -143,6 +143,9 @@ impl Reader {
             self.returned.remember(&result.window.content);
             if result.window.replaced_invalid > 0 {
                 self.returned.remember_lossy(path);
+            }
+            if result.window.invisible.escaped && result.window.invisible.total() > 0 {
+                self.returned.remember_invisible(path);
             }
         }
         outcome

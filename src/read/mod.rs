@@ -151,6 +151,10 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
             .as_ref()
             .and_then(|facts| facts.warning.clone()),
     );
+    result.warnings.extend(crate::hint::invisible_warning(
+        &result.path,
+        &result.window.invisible,
+    ));
     result
         .warnings
         .extend(tilde_note(&request.path, &result.path));

@@ -99,7 +99,9 @@ impl Reader {
     /// whatever is around them; the message names the lines of the text); text holding output of this component
     /// (a stub, a block message, a warning, a clamp or budget marker: all start with `MARKER_PREFIX`); and text
     /// holding U+FFFD for a file whose read in this session replaced invalid bytes with it (the message names the
-    /// line of the text). Numbered text this session never returned is accepted. `Unencodable`: text for a file
+    /// line of the text); and text holding the visible form `⟪U+XXXX⟫` of an invisible character for a file
+    /// whose read in this session showed its invisible characters so (the message names the line of the text).
+    /// Numbered text this session never returned is accepted. `Unencodable`: text for a file
     /// this session read in a legacy encoding that holds a character that encoding cannot encode (the message
     /// names the first one, its line and column); text that passes must be written back in that encoding.
     /// `Stale`: `path` is a file this session read and its content changed since the session last read it (or
@@ -139,7 +141,11 @@ impl Reader {
             Ok(resolved) => resolved.path,
             Err(_) => self.resolved_alias(fs, path),
         };
-        let decodes: [Check; 2] = [Self::lossy_text, Self::unencodable_text];
+        let decodes: [Check; 3] = [
+            Self::lossy_text,
+            Self::visible_forms,
+            Self::unencodable_text,
+        ];
         match decodes.iter().find_map(|check| check(self, &write)) {
             Some(error) => Err(error),
             None => Ok(()),
@@ -202,6 +208,31 @@ impl Reader {
             ErrorKind::EchoedOutput,
             format!(
                 "Line {line} of the text for {path} holds U+FFFD, the replacement character: this session's read of {resolved} replaced bytes that are not valid text with it, so this text is the damaged decode, and writing it would replace the file's original bytes for good. Change only the lines you mean with a tool that keeps the other bytes as they are (a byte-level edit or sed on those lines), or convert the file to UTF-8 first (iconv -f ITS-ENCODING -t UTF-8) and read it again."
+            ),
+        ))
+    }
+
+    /// Refused: the visible form `⟪U+XXXX⟫` of an invisible character in text for a file whose read in this
+    /// session showed its invisible characters in that form.
+    fn visible_forms(&self, write: &WriteText<'_>) -> Option<ReadError> {
+        let (path, resolved) = (write.path, write.resolved.as_str());
+        if !self.returned.showed_invisible(resolved) {
+            return None;
+        }
+        let (line, form, character) =
+            write
+                .text
+                .split('\n')
+                .enumerate()
+                .find_map(|(index, line)| {
+                    crate::invisible::find_visible_form(line)
+                        .map(|(form, character)| (index as u64 + 1, form, character))
+                })?;
+        let code = u32::from(character);
+        Some(ReadError::new(
+            ErrorKind::EchoedOutput,
+            format!(
+                "Line {line} of the text for {path} holds `{form}`, the visible form read-window showed in place of the invisible character U+{code:04X}: {resolved} holds invisible characters, and writing this text would put the form into the file instead of the character. Write the real character (U+{code:04X}) or remove it on purpose, or leave that line unchanged with a byte-level edit (sed on the other lines) that keeps the file's own characters."
             ),
         ))
     }

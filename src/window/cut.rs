@@ -53,14 +53,17 @@ struct CutText<'a> {
     text: &'a str,
     chars: u64,
     complete: bool,
+    /// The largest cut at or below a byte that is allowed beside grapheme boundaries (0 when none).
+    also: &'a dyn Fn(usize) -> usize,
 }
 
 impl<'a> CutText<'a> {
-    fn new(text: &'a str, complete: bool) -> Self {
+    fn new(text: &'a str, complete: bool, also: &'a dyn Fn(usize) -> usize) -> Self {
         CutText {
             text,
             chars: text.chars().count() as u64,
             complete,
+            also,
         }
     }
 
@@ -89,7 +92,8 @@ impl<'a> CutText<'a> {
     /// The longest prefix of at most `chars` characters that ends on a grapheme boundary (empty when none does).
     fn grapheme_at_or_below(&self, chars: u64) -> Cut {
         let at = self.at_char(chars);
-        let byte = grapheme_floor(self.text, self.complete, at.byte);
+        let byte = grapheme_floor(self.text, self.complete, at.byte)
+            .max((self.also)(at.byte).min(at.byte));
         if byte == at.byte {
             return at;
         }
@@ -134,7 +138,9 @@ fn last_holding(upper: u64, holds: &mut dyn FnMut(u64) -> bool) -> Option<u64> {
 /// The longest prefix of `text` of at most `max_chars` characters ending on a grapheme boundary for which
 /// `fits(prefix, chars)` holds: (byte index, characters). Falls back to a character boundary when a single
 /// grapheme cluster is longer than what fits. `fits` must hold for every shorter prefix when it holds for one
-/// (the cost of a line grows with its text).
+/// (the cost of a line grows with its text). `also(byte)` is the largest byte at or below `byte` where a cut is
+/// allowed inside a grapheme cluster (0 for none): the start of an invisible character shown as its visible form,
+/// which stands apart from the characters around it.
 ///
 /// Memory: none per character (the boundaries are found by bisection, not listed).
 pub(super) fn best_cut(
@@ -142,8 +148,9 @@ pub(super) fn best_cut(
     complete: bool,
     max_chars: u64,
     fits: &dyn Fn(&str, u64) -> bool,
+    also: &dyn Fn(usize) -> usize,
 ) -> (usize, u64) {
-    let cut_text = CutText::new(text, complete);
+    let cut_text = CutText::new(text, complete, also);
     let upper = max_chars.min(cut_text.chars);
     let on_grapheme = last_holding(upper, &mut |chars| {
         let cut = cut_text.grapheme_at_or_below(chars);

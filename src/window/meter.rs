@@ -3,6 +3,7 @@
 use super::sink::TokenStop;
 use super::{decimal_digits, WindowSettings};
 use crate::config::Budget;
+use crate::invisible::LineInvisibles;
 use crate::tokens::{gutter_tokens, TokenEstimator};
 
 /// What a line costs in the budget's unit.
@@ -22,15 +23,29 @@ impl Meter {
         }
     }
 
-    /// The cost of the formatted line `N|text marker\n`, where `text_chars` is the character count of `text`.
-    pub(super) fn line_cost(self, line: u64, text: &str, text_chars: u64, marker: &str) -> u64 {
+    /// The cost of the formatted line `N|text marker\n`, where `text` is a prefix of a line's text, `text_chars`
+    /// its character count, and `invisibles` the line's invisible characters: the text is priced as the window
+    /// shows it (each escaped invisible character as its visible form).
+    pub(super) fn line_cost(
+        self,
+        line: u64,
+        text: &str,
+        text_chars: u64,
+        marker: &str,
+        invisibles: &LineInvisibles,
+    ) -> u64 {
         match self {
             Meter::Characters => {
-                decimal_digits(line) + 1 + text_chars + marker.chars().count() as u64 + 1
+                decimal_digits(line)
+                    + 1
+                    + text_chars
+                    + invisibles.extra_chars_before(text.len())
+                    + marker.chars().count() as u64
+                    + 1
             }
             Meter::Tokens { density } => {
                 let mut estimator = TokenEstimator::new();
-                estimator.push_str(text);
+                estimator.push_str(&invisibles.shown(text));
                 estimator.push_str(marker);
                 let raw = gutter_tokens(line) + estimator.tokens() + 1;
                 ((raw as f64) * density).ceil() as u64
@@ -50,9 +65,9 @@ impl Meter {
         }
     }
 
-    /// Token mode: the stop that keeps a line's kept text near what `units` can show; `None` in character mode,
-    /// where `chars_bound` is exact.
-    pub(super) fn token_stop(self, units: u64) -> Option<TokenStop> {
+    /// Token mode: the stop that keeps a line's kept text near what `units` can show (`escape`: invisible
+    /// characters are priced as their visible forms); `None` in character mode, where `chars_bound` is exact.
+    pub(super) fn token_stop(self, units: u64, escape: bool) -> Option<TokenStop> {
         match self {
             Meter::Characters => None,
             Meter::Tokens { density } if density.is_finite() && density > 0.0 => Some(TokenStop {
@@ -60,6 +75,7 @@ impl Meter {
                 remaining_units: units,
                 density,
                 over_at: None,
+                escape,
             }),
             Meter::Tokens { .. } => None,
         }

@@ -38,6 +38,9 @@ pub struct WindowSettings {
     pub budget: Budget,
     /// Token mode: a multiplier on the estimate learned from the host's real counts (1.0 when nothing is known).
     pub density: f64,
+    /// Show each invisible character (tag, bidi control, zero-width) as its visible form `⟪U+XXXX⟫`; they are
+    /// reported either way.
+    pub escape_invisible: bool,
 }
 
 /// Why a window holds less than the request covered.
@@ -112,6 +115,9 @@ pub struct Window {
     /// Where the first [`REPLACED_AT_KEPT`] of them are, as (1-based line, 0-based column in characters): UTF-8
     /// replacements only (the decoder marks no others).
     pub replaced_at: Vec<(u64, u64)>,
+    /// The invisible characters in the content's lines (see [`crate::invisible`]): how many of each kind, where
+    /// the first are (columns in the file's characters), and whether the content shows them as visible forms.
+    pub invisible: crate::invisible::InvisibleReport,
 }
 
 /// How many replacement positions a window keeps for its hint.

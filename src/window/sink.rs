@@ -5,6 +5,9 @@ use crate::tokens::TokenEstimator;
 
 /// Characters kept past the clamp, so a grapheme boundary at the clamp can be told from the inside of a cluster.
 pub(super) const LOOKAHEAD_CHARS: u64 = 8;
+/// Characters of the line before the start column kept as context: enough to tell whether the first characters
+/// shown are inside a subdivision flag (U+1F3F4, up to six tags, CANCEL TAG) or after an emoji and its modifiers.
+pub(super) const CONTEXT_CHARS: usize = 8;
 /// Bytes of kept text after which its capacity is reserved by projection (see `LineSink::grow_for`) instead of
 /// doubling.
 pub(super) const PROJECT_FROM_BYTES: usize = 64 * 1024;
@@ -27,6 +30,8 @@ pub(super) struct LineSink {
     /// Characters of the line from the start column to its end, when the index knows the line's length (a long
     /// line read before): then `kept`'s capacity is projected rather than doubled (see `grow_for`).
     pub(super) chars_left: Option<u64>,
+    /// The last [`CONTEXT_CHARS`] characters skipped before the start column (empty from column 0).
+    pub(super) before: String,
 }
 
 /// Token mode: stops a [`LineSink`] from keeping characters once no prefix that long can fit the budget.
@@ -41,6 +46,9 @@ pub(super) struct TokenStop {
     pub(super) density: f64,
     /// Kept characters (counting the one that crossed) when the estimate first went over the budget.
     pub(super) over_at: Option<u64>,
+    /// Invisible characters are shown as visible forms: the estimate prices each as its form (all of them, even
+    /// the few an emoji sequence keeps as text: the estimate may only err high).
+    pub(super) escape: bool,
 }
 
 impl LineSink {
@@ -54,6 +62,7 @@ impl LineSink {
             pending_cr: false,
             token_stop,
             chars_left: None,
+            before: String::new(),
         }
     }
 
@@ -131,6 +140,26 @@ impl LineSink {
             .reserve_exact(target.max(needed) - self.kept.len());
     }
 
+    /// Keeps the last [`CONTEXT_CHARS`] characters of `skipped` and what was skipped before it.
+    fn note_skipped(&mut self, skipped: &str) {
+        let tail = skipped
+            .char_indices()
+            .rev()
+            .nth(CONTEXT_CHARS - 1)
+            .map_or(0, |(byte, _)| byte);
+        self.before
+            .push_str(skipped.get(tail..).unwrap_or_default());
+        let excess = self.before.chars().count().saturating_sub(CONTEXT_CHARS);
+        if excess > 0 {
+            let cut = self
+                .before
+                .char_indices()
+                .nth(excess)
+                .map_or(self.before.len(), |(byte, _)| byte);
+            self.before.drain(..cut);
+        }
+    }
+
     fn take(&mut self, mut text: &str) {
         if text.is_empty() {
             return;
@@ -141,11 +170,13 @@ impl LineSink {
             let skip = usize::try_from(self.skip).unwrap_or(usize::MAX);
             match text.char_indices().nth(skip) {
                 Some((byte, _)) => {
+                    self.note_skipped(text.get(..byte).unwrap_or_default());
                     self.total_chars += self.skip;
                     self.skip = 0;
                     text = text.get(byte..).unwrap_or_default();
                 }
                 None => {
+                    self.note_skipped(text);
                     let chars = text.chars().count() as u64;
                     self.skip -= chars;
                     self.total_chars += chars;
@@ -167,7 +198,12 @@ impl LineSink {
                         byte += character.len_utf8();
                         taken += 1;
                         if stop.over_at.is_none() {
-                            stop.estimator.push(character);
+                            match crate::invisible::InvisibleKind::of(character) {
+                                Some(_) if stop.escape => stop
+                                    .estimator
+                                    .push_str(&crate::invisible::visible_form(character)),
+                                _ => stop.estimator.push(character),
+                            }
                             if stop.estimator.tokens() as f64 * stop.density
                                 > stop.remaining_units as f64
                             {

@@ -50,6 +50,7 @@ fn settings(max_line_chars: u64, budget_chars: u64) -> WindowSettings {
         max_line_chars,
         budget: Budget::Characters(budget_chars),
         density: 1.0,
+        escape_invisible: true,
     }
 }
 

@@ -12,6 +12,7 @@ use crate::config::Budget;
 use crate::decode::Decoder;
 use crate::error::{ErrorKind, FsError, ReadError};
 use crate::index::{LineIndex, LongLineRecorder};
+use crate::invisible::LineInvisibles;
 use crate::scan::{LineEnd, Scanner};
 use crate::source::ByteSource;
 
@@ -72,6 +73,10 @@ fn empty_window(total_lines: u64, request: &WindowRequest, settings: &WindowSett
         estimated_tokens: None,
         replaced_invalid: 0,
         replaced_at: Vec::new(),
+        invisible: crate::invisible::InvisibleReport {
+            escaped: settings.escape_invisible,
+            ..Default::default()
+        },
     }
 }
 
@@ -159,6 +164,19 @@ struct Replacements {
     /// The 0-based columns (in characters) of the first [`REPLACED_AT_KEPT`], where the decoder marks them
     /// (UTF-8).
     columns: Vec<u64>,
+}
+
+/// What a line's text holds that the window reports: the replaced sequences and the invisible characters.
+struct Marks {
+    replaced: Replacements,
+    /// The invisible characters kept to escape (none when they are shown as they are).
+    invisibles: LineInvisibles,
+    /// The line's text just before the window's start column (see `LineSink::before`), and whether the kept
+    /// text runs to the end of the line: the context of invisible characters shown as they are.
+    before: String,
+    complete: bool,
+    /// Bytes of the kept text.
+    kept_len: usize,
 }
 
 impl Replacements {
@@ -266,7 +284,8 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         let mut sink = LineSink::new(
             column - base_chars,
             keep,
-            self.meter.token_stop(remaining_units),
+            self.meter
+                .token_stop(remaining_units, self.settings.escape_invisible),
         );
         sink.total_chars = base_chars;
         sink.chars_left = Some(long.total_chars - column);
@@ -303,7 +322,10 @@ impl<S: ByteSource> WindowWalk<'_, S> {
     fn read_new_line(&mut self, keep: u64, remaining_units: u64) -> Result<ReadLine, ReadError> {
         let path = self.path;
         let line_start = self.scanner.position();
-        let mut sink = LineSink::new(self.column, keep, self.meter.token_stop(remaining_units));
+        let stop = self
+            .meter
+            .token_stop(remaining_units, self.settings.escape_invisible);
+        let mut sink = LineSink::new(self.column, keep, stop);
         sink.kept = std::mem::take(&mut self.spare);
         let mut recorder = LongLineRecorder::new(line_start);
         let mut consumed = 0u64;
@@ -356,11 +378,26 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         let ReadLine { mut sink, replaced } = read;
         let rest_chars = sink.total_chars - self.column;
         let complete = sink.kept_chars == rest_chars;
+        let escape = self.settings.escape_invisible;
+        // Each visible form costs at least 8 characters or a token: no more than `remaining_units` can be shown.
+        let cap = usize::try_from(room.remaining_units)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1);
+        let invisibles = LineInvisibles::find(&sink.before, &sink.kept, complete, escape, cap);
+        let marks = Marks {
+            replaced,
+            invisibles,
+            before: std::mem::take(&mut sink.before),
+            complete,
+            kept_len: sink.kept.len(),
+        };
         if rest_chars <= room.max_line_chars {
             if complete {
-                let cost = self.meter.line_cost(self.line, &sink.kept, rest_chars, "");
+                let cost =
+                    self.meter
+                        .line_cost(self.line, &sink.kept, rest_chars, "", &marks.invisibles);
                 if self.window.budget_used + cost <= self.window.budget_limit {
-                    self.show(&sink.kept, "", cost, &replaced);
+                    self.show(&sink.kept, "", cost, &marks);
                     self.spare = std::mem::take(&mut sink.kept);
                     self.spare.clear();
                     return Ok(Placed::Next);
@@ -369,11 +406,11 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         } else if sink
             .over_budget_at()
             .is_none_or(|over_at| over_at > room.max_line_chars)
-            && self.show_clamped(&sink, complete, room.max_line_chars, &replaced)
+            && self.show_clamped(&sink, complete, room.max_line_chars, &marks)
         {
             return Ok(Placed::Next);
         }
-        self.cut_by_budget(&sink, complete, room, &replaced)?;
+        self.cut_by_budget(&sink, complete, room, &marks)?;
         Ok(Placed::Stop)
     }
 
@@ -385,21 +422,28 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         sink: &LineSink,
         complete: bool,
         max_line_chars: u64,
-        replaced: &Replacements,
+        marks: &Marks,
     ) -> bool {
         let (line, column) = (self.line, self.column);
         let rest_chars = sink.total_chars - column;
-        let (byte, shown) = best_cut(&sink.kept, complete, max_line_chars, &|_: &str, _: u64| {
-            true
-        });
+        let invisibles = &marks.invisibles;
+        let (byte, shown) = best_cut(
+            &sink.kept,
+            complete,
+            max_line_chars,
+            &|_: &str, _: u64| true,
+            &|byte| invisibles.floor(byte),
+        );
         let shown_text = sink.kept.get(..byte).unwrap_or_default();
         let next = column + shown;
         let marker = clamp_marker(line, rest_chars - shown, next);
-        let cost = self.meter.line_cost(line, shown_text, shown, &marker);
+        let cost = self
+            .meter
+            .line_cost(line, shown_text, shown, &marker, invisibles);
         if shown == 0 || self.window.budget_used + cost > self.window.budget_limit {
             return false;
         }
-        self.show(shown_text, &marker, cost, replaced);
+        self.show(shown_text, &marker, cost, marks);
         self.window.clamped_lines.push(ClampedLine {
             line,
             shown_chars: shown,
@@ -418,7 +462,7 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         sink: &LineSink,
         complete: bool,
         room: LineRoom,
-        replaced: &Replacements,
+        marks: &Marks,
     ) -> Result<(), ReadError> {
         let (line, column) = (self.line, self.column);
         if self.window.lines_returned > 0 {
@@ -428,18 +472,22 @@ impl<S: ByteSource> WindowWalk<'_, S> {
             return Ok(());
         }
         let meter = self.meter;
+        let invisibles = &marks.invisibles;
         // A window that starts inside this line reads the rest of it alone.
         let alone = column > 0;
         let marker_reserve = budget_marker(line, sink.total_chars, sink.total_chars, alone);
         let fits = |prefix: &str, chars: u64| {
-            meter.line_cost(line, prefix, chars, &marker_reserve) <= room.remaining_units
+            meter.line_cost(line, prefix, chars, &marker_reserve, invisibles)
+                <= room.remaining_units
         };
         let max_shown = room.max_line_chars.min(meter.text_chars_within(
             line,
             &marker_reserve,
             room.remaining_units,
         ));
-        let (byte, shown) = best_cut(&sink.kept, complete, max_shown, &fits);
+        let (byte, shown) = best_cut(&sink.kept, complete, max_shown, &fits, &|byte| {
+            invisibles.floor(byte)
+        });
         if shown == 0 {
             return Err(ReadError::invalid(format!(
                 "the budget of {} is too small to show any of line {line} of {}; raise the budget.",
@@ -449,8 +497,8 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         let next = column + shown;
         let marker = budget_marker(line, sink.total_chars - column - shown, next, alone);
         let shown_text = sink.kept.get(..byte).unwrap_or_default();
-        let cost = meter.line_cost(line, shown_text, shown, &marker);
-        self.show(shown_text, &marker, cost, replaced);
+        let cost = meter.line_cost(line, shown_text, shown, &marker, invisibles);
+        self.show(shown_text, &marker, cost, marks);
         self.window.mark(Truncation::Budget);
         self.window.mark(Truncation::MidLine);
         self.window.next_offset = Some(line);
@@ -458,9 +506,16 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         Ok(())
     }
 
-    /// Appends the current line (`text` then `marker`) to the window at `cost`, and moves to the next line.
-    fn show(&mut self, text: &str, marker: &str, cost: u64, replaced: &Replacements) {
-        push_line(&mut self.window, self.line, text, marker);
+    /// Appends the current line (`text`, as the window shows it, then `marker`) to the window at `cost`, and
+    /// moves to the next line.
+    fn show(&mut self, text: &str, marker: &str, cost: u64, marks: &Marks) {
+        let Marks {
+            replaced,
+            invisibles,
+            ..
+        } = marks;
+        push_line(&mut self.window, self.line, &invisibles.shown(text), marker);
+        self.note_invisible(text, marks);
         self.window.budget_used += cost;
         self.window.replaced_invalid += replaced.count;
         for &column in &replaced.columns {
@@ -472,6 +527,24 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         self.window.end_line = self.line;
         self.line += 1;
         self.column = 0;
+    }
+}
+
+impl<S: ByteSource> WindowWalk<'_, S> {
+    /// Reports the invisible characters of `text`, the part of the current line shown: those kept to escape, or,
+    /// when they are shown as they are, each one found in `text` as it is found (none is kept).
+    fn note_invisible(&mut self, text: &str, marks: &Marks) {
+        let (line, column) = (self.line, self.column);
+        let report = &mut self.window.invisible;
+        if marks.invisibles.is_escaped() {
+            let kept = marks.invisibles.before(text.len());
+            report.note(line, column, text, &mut kept.iter().copied());
+        } else {
+            // `text` is the whole rest of the line only when nothing of it was cut.
+            let complete = marks.complete && text.len() == marks.kept_len;
+            let mut found = crate::invisible::scan(&marks.before, text, complete);
+            report.note(line, column, text, &mut found);
+        }
     }
 }
 

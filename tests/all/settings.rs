@@ -140,6 +140,7 @@ fn every_option_round_trips_into_the_effective_config() {
             "deny_patterns": [],
             "allow_patterns": [],
             "ignore_files": [],
+            "escape_invisible": true,
         })
     );
 }

@@ -354,7 +354,8 @@ describe('requests and config', () => {
     assert.equal(
       refused({ max_line: 3 }),
       `${prefix}unknown config field \`max_line\`; the fields are: max_lines, max_line_length, budget, ` +
-        'working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, allow_patterns, ignore_files',
+        'working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, allow_patterns, ' +
+        'ignore_files, escape_invisible',
     );
     assert.equal(refused({ max_lines: 2 ** 32 }), `${prefix}\`max_lines\` is beyond the largest supported value 4294967295 (got 4294967296)`);
     assert.equal(refused({ dedup: 'yes' }), `${prefix}\`dedup\` must be a boolean, not a string`);

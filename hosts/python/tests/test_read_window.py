@@ -275,7 +275,7 @@ class HostTest(unittest.TestCase):
                 {"max-lines": 5},
                 "unknown config field `max-lines`; the fields are: max_lines, max_line_length, budget, "
                 "working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, "
-                "allow_patterns, ignore_files",
+                "allow_patterns, ignore_files, escape_invisible",
             ),
         ]
         for config, message in cases:

@@ -143,6 +143,7 @@ fn random_config(rng: &mut Rng) -> Config {
         ignore_files: rng
             .chance(10)
             .then(|| vec![".gitignore".to_string(), "a/b".to_string()]),
+        escape_invisible: None,
     }
 }
 
