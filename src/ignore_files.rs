@@ -74,15 +74,17 @@ impl IgnoreFiles {
     }
 
     /// Refuses `path` (an absolute, normalized guest path) as `Ignored` when the rules ignore it; `is_dir` says
-    /// whether it is a directory (a pattern ending in `/` matches only those).
+    /// whether it is a directory (a pattern ending in `/` matches only those). `via`: the path asked for, when
+    /// `path` is the file a link there leads to (the message and the error's path name it).
     pub fn check<F: FileSystem + ?Sized>(
         &mut self,
         fs: &mut F,
         path: &str,
         is_dir: bool,
+        via: Option<&str>,
     ) -> Result<(), ReadError> {
         match self.verdict(fs, path, is_dir) {
-            Some(verdict) => Err(ignored_error(path, &verdict, &self.names)),
+            Some(verdict) => Err(ignored_error(path, via, &verdict, &self.names)),
             None => Ok(()),
         }
     }
@@ -248,9 +250,17 @@ fn join(base: &str, parts: &[&str]) -> String {
     path
 }
 
-/// The `ignored` refusal of `path`: the rule, where it is, and that it is the host's setting.
-fn ignored_error(path: &str, verdict: &Verdict, names: &[String]) -> ReadError {
-    let shown = crate::prose::path_in_prose(path);
+/// The `ignored` refusal of `path` (reached through `via`, a link, when given): the rule, where it is, and that
+/// it is the host's setting.
+fn ignored_error(path: &str, via: Option<&str>, verdict: &Verdict, names: &[String]) -> ReadError {
+    let shown = match via {
+        Some(link) => format!(
+            "{} leads to {}, which",
+            crate::prose::path_in_prose(link),
+            crate::prose::path_in_prose(path)
+        ),
+        None => crate::prose::path_in_prose(path).to_string(),
+    };
     let file = crate::prose::path_in_prose(&verdict.ignore_file);
     let rule = format!("{file} line {} (`{}`)", verdict.line, verdict.pattern);
     let why = match &verdict.inside {
@@ -267,5 +277,5 @@ fn ignored_error(path: &str, verdict: &Verdict, names: &[String]) -> ReadError {
             "{why}; this session applies the ignore files {setting} (the host's ignore_files setting), so read-window does not read it. Read a file that is not ignored; if this one is needed, ask the user to read it or to change the setting."
         ),
     )
-    .at_path(path)
+    .at_path(via.unwrap_or(path))
 }

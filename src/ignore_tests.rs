@@ -220,6 +220,18 @@ fn an_ignored_path_is_refused_naming_the_file_line_and_pattern_and_is_never_sugg
         reader.read(&mut fs, &request("keep.log"), 0),
         Ok(ReadOutcome::Window(_))
     ));
+    // A link that is not ignored to a file that is: the message names the path asked for and where it leads.
+    std::os::unix::fs::symlink("app.log", root.join("notes.txt")).unwrap();
+    let through = reader.read(&mut fs, &request("notes.txt"), 0).unwrap_err();
+    assert_eq!(through.kind, ErrorKind::Ignored);
+    assert_eq!(through.path.as_deref(), Some("/w/notes.txt"));
+    assert!(
+        through.message.starts_with(
+            "/w/notes.txt leads to /w/app.log, which is ignored by /w/.gitignore line 1 (`*.log`);"
+        ),
+        "{}",
+        through.message
+    );
     // `apps.log` is missing: `app.log` is ignored, so it is not offered; `apps.txt` is.
     let missing = reader.read(&mut fs, &request("apps.log"), 0).unwrap_err();
     assert_eq!(missing.kind, ErrorKind::NotFound);

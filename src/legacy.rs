@@ -3,8 +3,9 @@
 //!
 //! The rule ([`detect`]): a file whose first block (at most 64 KiB) is valid UTF-8 stays UTF-8; so does one that is
 //! mostly UTF-8: its sample's valid multi-byte UTF-8 characters take at least as many bytes as its invalid
-//! sequences (a Word smart quote or a Latin-1 `é` pasted into UTF-8 text, a stray `\xff`), so no valid character
-//! is ever re-decoded in a legacy encoding; the few invalid bytes are replaced and named. Otherwise `chardetng` guesses among the legacy encodings it knows (UTF-8 excluded), and the guess is taken only
+//! sequences, or it has any valid multi-byte character and at most 8 stray bytes (a Word smart quote or a
+//! Latin-1 `é` pasted into UTF-8 text, a stray `\xff`), so no valid character is ever re-decoded in a legacy
+//! encoding; the few invalid bytes are replaced and named. Otherwise `chardetng` guesses among the legacy encodings it knows (UTF-8 excluded), and the guess is taken only
 //! when the sample decodes in it with no malformed sequence, no C1 control character (U+0080-U+009F: bytes a real
 //! text in that encoding does not hold) and at most 1% C0 control characters other than tab, line feed, vertical
 //! tab, form feed, carriage return, backspace and escape. A single-byte guess for a sample whose non-ASCII bytes
@@ -468,20 +469,35 @@ fn few_isolated_non_ascii(sample: &[u8]) -> bool {
     true
 }
 
+/// Stray bytes (a single invalid byte between ASCII bytes) a sample with valid multi-byte characters may hold and
+/// stay UTF-8, however few its valid bytes: a pasted sentence's smart quotes and dashes. A legacy text has an
+/// invalid byte for nearly every accented letter, and a multi-byte legacy text (GBK, Shift_JIS) pairs them.
+const FEW_STRAY_SEQUENCES: usize = 8;
+
 /// The non-ASCII bytes of a sample, by whether they are valid UTF-8.
 struct Utf8Census {
     /// Bytes of the sample's invalid UTF-8 sequences.
     invalid_bytes: usize,
+    /// The sample's invalid UTF-8 sequences.
+    invalid_sequences: usize,
+    /// Whether every invalid sequence is a stray byte: one byte, with an ASCII byte (or the sample's edge) on
+    /// each side.
+    all_stray: bool,
     /// Bytes of its valid multi-byte UTF-8 characters.
     multibyte_bytes: usize,
 }
 
 impl Utf8Census {
     /// Whether the sample is UTF-8 with a few damaged bytes: some invalid, and at least as many bytes of valid
-    /// multi-byte characters. A legacy text holds valid UTF-8 pairs only by accident (`Тё` in windows-1251 is
-    /// the pair D2 B8), far fewer than its invalid bytes.
+    /// multi-byte characters, or any valid multi-byte character and at most [`FEW_STRAY_SEQUENCES`] invalid
+    /// sequences, each a stray byte. A legacy text holds valid UTF-8 pairs only by accident (`Тё` in windows-1251 is the pair D2 B8),
+    /// far fewer than its invalid bytes, which come with nearly every accented letter.
     fn mostly_utf8(&self) -> bool {
-        self.invalid_bytes > 0 && self.multibyte_bytes >= self.invalid_bytes
+        self.invalid_bytes > 0
+            && (self.multibyte_bytes >= self.invalid_bytes
+                || (self.multibyte_bytes > 0
+                    && self.all_stray
+                    && self.invalid_sequences <= FEW_STRAY_SEQUENCES))
     }
 }
 
@@ -489,9 +505,23 @@ impl Utf8Census {
 fn utf8_census(bytes: &[u8]) -> Utf8Census {
     let mut census = Utf8Census {
         invalid_bytes: 0,
+        invalid_sequences: 0,
+        all_stray: true,
         multibyte_bytes: 0,
     };
+    // Whether the previous chunk ended in a stray candidate, which the next chunk must start with ASCII to confirm.
+    let mut pending_stray = false;
     for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid().as_bytes();
+        if pending_stray && !valid.first().is_some_and(u8::is_ascii) {
+            census.all_stray = false;
+        }
+        let invalid = chunk.invalid();
+        pending_stray = !invalid.is_empty();
+        if pending_stray && (invalid.len() > 1 || valid.last().is_some_and(|byte| !byte.is_ascii()))
+        {
+            census.all_stray = false;
+        }
         census.multibyte_bytes += chunk
             .valid()
             .chars()
@@ -499,6 +529,7 @@ fn utf8_census(bytes: &[u8]) -> Utf8Census {
             .filter(|&len| len > 1)
             .sum::<usize>();
         census.invalid_bytes += chunk.invalid().len();
+        census.invalid_sequences += usize::from(!invalid.is_empty());
     }
     census
 }
@@ -859,6 +890,12 @@ mod tests {
         // A Latin-1 `e acute` pasted into UTF-8 text, and one stray 0xFF.
         assert_eq!(detect(b"R\xc3\xa9sum\xc3\xa9 of the caf\xe9\n", true), None);
         assert_eq!(detect(b"h\xc3\xa9llo \xff world\n", true), None);
+        // One valid dash in the title, and a pasted windows-1252 sentence of five stray bytes further down: more
+        // invalid bytes than valid ones, but few, so the dash is never re-decoded (it became `ā€“` in windows-1257).
+        let mut readme = "# Mio \u{2013} Metal I/O\n".as_bytes().to_vec();
+        readme.extend_from_slice(&b"Plain text.\n".repeat(40));
+        readme.extend_from_slice(b" \x93Mio\x94 doesn\x92t block \x96 it\x92s fast.\n");
+        assert_eq!(detect(&readme, true), None);
     }
 
     #[test]

@@ -410,9 +410,10 @@ pub fn change_body(change: Change) -> Option<String> {
             if total == 1 { "line" } else { "lines" }
         ),
         Change::Appended { after, total } => format!(
-            " {} added after line {after}. {} unchanged, so what you read of them is still current.",
+            " {} added after line {after}. {} unchanged, so what you read of {} is still current.",
             were(after.saturating_add(1), total),
-            if after == 1 { "Line 1 is".to_string() } else { format!("Lines 1-{after} are") }
+            if after == 1 { "Line 1 is".to_string() } else { format!("Lines 1-{after} are") },
+            if after == 1 { "it" } else { "them" }
         ),
         Change::LastLineGrew { line, total } => {
             let added = if total > line {

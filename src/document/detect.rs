@@ -72,8 +72,8 @@ const DOCUMENT_FIRST_ENTRIES: [&str; 8] = [
 
 /// Whether `head` (a file's first bytes) named `name` is a plain zip archive: a zip whose name promises no document
 /// and whose first entry is none of a document's ([`DOCUMENT_FIRST_ENTRIES`]), as a JDK's `src.zip` or a `.jar`.
-/// Used for zips over the extraction cap, which are not read whole to look inside: such a zip is an archive
-/// (`binary`, listed with `unzip -l`), not a document too large to extract. False when the head cannot tell.
+/// Such a zip is not extracted (nor read whole to look inside): it is an archive (`binary`, listed with `unzip
+/// -l`) whatever its size or entry count, not a document over a cap. False when the head cannot tell.
 pub(crate) fn plain_zip(head: &[u8], name: &str) -> bool {
     if !head.starts_with(ZIP_MAGIC) || format_of_name(name).is_some() {
         return false;

@@ -966,3 +966,21 @@ fn the_hint_names_each_kinds_marker_line_as_the_text_writes_it() {
         "{clause}"
     );
 }
+
+#[test]
+fn a_plain_zip_over_the_entry_cap_is_an_archive_not_a_document() {
+    // A `.jar` of 10,001 entries (over the cap of 10,000 entries for documents): an archive to list.
+    let names: Vec<String> = (0..=10_000).map(|n| format!("pkg/C{n}.class")).collect();
+    let parts: Vec<(&str, &[u8])> = names
+        .iter()
+        .map(|name| (name.as_str(), &b"x"[..]))
+        .collect();
+    let (_dir, mut fs, mut reader) = session(&[("lib.jar", super::fixtures::zip_parts(&parts))]);
+    let request = ReadRequest {
+        path: "lib.jar".to_string(),
+        ..ReadRequest::default()
+    };
+    let error = reader.read(&mut fs, &request, 0).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Binary);
+    assert!(error.message.contains("unzip -l"), "{}", error.message);
+}

@@ -126,6 +126,7 @@ impl Reader {
         };
         if let Some(seen) = change {
             self.edit_bases.store(path, seen.view, seen.version.clone());
+            self.note_read_base(path);
             self.versions.store(path, seen.view, seen.version);
             if let Some(notice) = seen.notice {
                 match answer {

@@ -73,6 +73,8 @@ pub struct Reader {
     edit_bases: FileVersions,
     /// The rules of the ignore files the config names (`ignored`).
     ignore: IgnoreFiles,
+    /// The writes this session was told of: announced by an accepted `check_write`, or reported by `wrote`.
+    writes: stale::ExpectedWrites,
     /// The files read in a legacy encoding, for `check_write`.
     legacy: LegacyFiles,
     /// The documents this session extracted, per file version.
@@ -176,6 +178,7 @@ impl Reader {
             versions: FileVersions::new(),
             edit_bases: FileVersions::new(),
             ignore,
+            writes: stale::ExpectedWrites::default(),
             legacy: LegacyFiles::new(),
             documents: DocumentCache::new(),
         }

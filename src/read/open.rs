@@ -278,7 +278,9 @@ pub(super) fn document_source<S: ByteSource>(
     }
     let limits = ExtractionLimits::default();
     let size = resolved.stat.size;
-    if size > limits.max_input_bytes && document::plain_zip(head, &resolved.path) {
+    // A plain zip (a `.jar`, a JDK's `src.zip`) is an archive whatever its size or entry count: it is refused as
+    // `binary` and listed with `unzip -l`, never taken for a document over a cap.
+    if document::plain_zip(head, &resolved.path) {
         return Ok((FileOrText::File(file), None));
     }
     // The content's fingerprint is part of the version: a document replaced by another of the same size and

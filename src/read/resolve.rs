@@ -90,11 +90,11 @@ pub(super) fn resolve_guarded<F: FileSystem + ?Sized>(
     // The ignore rules judge the path asked for and the file reached (a link is judged by its own name too).
     let is_dir = resolved.stat.kind == FileKind::Directory;
     ignore
-        .check(fs, absolute, is_dir)
+        .check(fs, absolute, is_dir, None)
         .map_err(ResolveError::Other)?;
     if resolved.path != absolute {
         ignore
-            .check(fs, &resolved.path, is_dir)
+            .check(fs, &resolved.path, is_dir, Some(absolute))
             .map_err(ResolveError::Other)?;
     }
     check_kind(fs, &resolved, requested).map_err(ResolveError::Other)?;

@@ -1,8 +1,31 @@
 //! Stale edits: text for a file that changed since this session last read or wrote it is refused (`stale`), so an
 //! edit built on an old read cannot undo what changed (an outside edit, a formatter, another agent).
 
+use std::collections::{HashMap, HashSet};
+
 use super::changes::version_change;
 use super::*;
+
+/// Files whose next content an accepted `check_write` announced, at most; past it the memory starts over.
+const MAX_EXPECTED_WRITES: usize = 1024;
+/// The largest text whose bytes an accepted `check_write` keeps a print of (a larger write is compared as any change).
+const MAX_EXPECTED_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What a session knows of the writes it was told of: the content an accepted `check_write` announced for a file
+/// (its length and a hash of its bytes), so that the write that follows is no outside change; and the files whose
+/// base is a reported write rather than a read (for the words of the refusal).
+#[derive(Debug, Default)]
+pub(super) struct ExpectedWrites {
+    announced: HashMap<String, (u64, u64)>,
+    reported: HashSet<String>,
+}
+
+/// A hash of `bytes` (the announced content of a file).
+fn print_of(bytes: &[u8]) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
 
 impl Reader {
     /// The version of each view of `resolved` kept as an edit base, brought to what the file holds now: `None`
@@ -29,6 +52,11 @@ impl Reader {
                 continue;
             }
             if let Some(change) = seen.change.filter(|change| *change != Change::Unchanged) {
+                if view == View::Bytes && self.holds_announced(fs, resolved) {
+                    // The write an accepted check_write announced: the new base, no outside change.
+                    self.edit_bases.store(&resolved.path, view, seen.version);
+                    continue;
+                }
                 return Some(change);
             }
         }
@@ -50,15 +78,68 @@ impl Reader {
         let change = self.changed_edit_base(fs, &resolved, path)?;
         let body = change_body(change)?;
         let shown = crate::prose::path_in_prose(path);
+        let since = if self.writes.reported.contains(&resolved.path) {
+            "the host last reported writing it"
+        } else {
+            "this session last read it"
+        };
         Some(
             ReadError::new(
                 ErrorKind::Stale,
                 format!(
-                    "{shown} changed since this session last read it (or was told it was written):{body} The text for it was built on what you read before the change, and writing it would undo the change. Read {shown} again (at least the lines you change) and build the edit on what it holds now."
+                    "{shown} changed since {since}:{body} The text for it was built on what the file held before the change, so writing it may undo the change. Read {shown} again (at least the lines you change) and build the edit on what it holds now."
                 ),
             )
             .at_path(path),
         )
+    }
+
+    /// After an accepted `check_write` of `text` to the file `resolved` (a file this session read): the write
+    /// that follows is expected, so a file that then holds exactly `text` (encoded as the file was read) is the
+    /// new base of the next edit, not an outside change. A model over MCP writes with a tool of its own and no
+    /// `wrote` follows.
+    pub(super) fn announce_write(&mut self, resolved: &str, text: &str) {
+        if self.edit_bases.views(resolved).is_empty() || text.len() as u64 > MAX_EXPECTED_BYTES {
+            return;
+        }
+        let bytes = match self.legacy.encoding_of(resolved) {
+            Some((TextEncoding::Legacy(encoding), _)) => encoding.encode(text).0.into_owned(),
+            _ => text.as_bytes().to_vec(),
+        };
+        if self.writes.announced.len() >= MAX_EXPECTED_WRITES {
+            self.writes.announced.clear();
+        }
+        self.writes
+            .announced
+            .insert(resolved.to_string(), (bytes.len() as u64, print_of(&bytes)));
+    }
+
+    /// Whether the file `resolved` holds the content an accepted `check_write` announced for it (read whole
+    /// when its size is the announced one).
+    fn holds_announced<F: FileSystem + ?Sized>(&mut self, fs: &mut F, resolved: &Resolved) -> bool {
+        let Some(&(length, print)) = self.writes.announced.get(&resolved.path) else {
+            return false;
+        };
+        if resolved.stat.size != length {
+            return false;
+        }
+        let Ok(mut file) = fs.open(resolved.root, &resolved.relative) else {
+            return false;
+        };
+        let mut bytes = Vec::new();
+        let mut chunk = Vec::new();
+        while (bytes.len() as u64) < length {
+            let left = usize::try_from(length - bytes.len() as u64).unwrap_or(usize::MAX);
+            if file.read_at(bytes.len() as u64, left, &mut chunk).is_err() || chunk.is_empty() {
+                return false;
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        let holds = print_of(&bytes) == print;
+        if holds {
+            self.writes.announced.remove(&resolved.path);
+        }
+        holds
     }
 
     /// Keeps what the file at `path` holds now as the base of the next edit of it, in each view this session read
@@ -79,6 +160,13 @@ impl Reader {
                 .store(&resolved.path, seen.view, seen.version);
             self.memory
                 .store_file(&resolved.path, seen.view, opened.index);
+            self.writes.reported.insert(resolved.path.clone());
         }
+        self.writes.announced.remove(&resolved.path);
+    }
+
+    /// A read of `resolved` is the new base: it is no longer a reported write's.
+    pub(super) fn note_read_base(&mut self, resolved: &str) {
+        self.writes.reported.remove(resolved);
     }
 }

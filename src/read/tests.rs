@@ -398,7 +398,7 @@ mod returned_and_change_tests {
         assert_eq!(refused.path.as_deref(), Some("a.txt"));
         assert_eq!(
             refused.message,
-            "a.txt changed since this session last read it (or was told it was written): the first changed line is 2 (it now has 4 lines); line 1 is unchanged. Windows of it you read earlier are stale from line 2 on: their line numbers and content may no longer match the file. The text for it was built on what you read before the change, and writing it would undo the change. Read a.txt again (at least the lines you change) and build the edit on what it holds now."
+            "a.txt changed since this session last read it: the first changed line is 2 (it now has 4 lines); line 1 is unchanged. Windows of it you read earlier are stale from line 2 on: their line numbers and content may no longer match the file. The text for it was built on what the file held before the change, so writing it may undo the change. Read a.txt again (at least the lines you change) and build the edit on what it holds now."
         );
         // Another name for the same file is the same file.
         let by_absolute = reader
@@ -413,6 +413,34 @@ mod returned_and_change_tests {
             "{notice:?}"
         );
         assert!(reader.check_write(&mut fs, "a.txt", "one\n").is_ok());
+    }
+
+    #[test]
+    fn the_write_an_accepted_check_write_announced_is_no_outside_change() {
+        let (directory, mut fs) = setup();
+        let path = directory.path().join("a.txt");
+        std::fs::write(&path, "1\n2\n").unwrap();
+        let mut reader = Reader::new(ConfigInput::default());
+        read(&mut reader, &mut fs, 1, 2);
+        // The model's own write tool writes what check_write accepted (over MCP no `wrote` follows).
+        assert!(reader.check_write(&mut fs, "a.txt", "1\nedited\n").is_ok());
+        std::fs::write(&path, "1\nedited\n").unwrap();
+        assert!(reader
+            .check_write(&mut fs, "a.txt", "1\nedited again\n")
+            .is_ok());
+        std::fs::write(&path, "1\nedited again\n").unwrap();
+        assert!(reader.check_write(&mut fs, "a.txt", "third\n").is_ok());
+        // Content other than the announced one is an outside change.
+        std::fs::write(&path, "1\nsomeone else\n").unwrap();
+        let refused = reader.check_write(&mut fs, "a.txt", "x\n").unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::Stale);
+        assert!(
+            refused.message.starts_with(
+                "a.txt changed since this session last read it: the first changed line is 2"
+            ),
+            "{}",
+            refused.message
+        );
     }
 
     #[test]
@@ -431,7 +459,7 @@ mod returned_and_change_tests {
         let refused = reader.check_write(&mut fs, "a.txt", "x\n").unwrap_err();
         assert_eq!(refused.kind, ErrorKind::Stale);
         assert!(
-            refused.message.starts_with("a.txt changed since this session last read it (or was told it was written): line 4 was added after line 3. Lines 1-3 are unchanged"),
+            refused.message.starts_with("a.txt changed since the host last reported writing it: line 4 was added after line 3. Lines 1-3 are unchanged"),
             "{}",
             refused.message
         );

@@ -148,7 +148,10 @@ impl Reader {
         ];
         match decodes.iter().find_map(|check| check(self, &write)) {
             Some(error) => Err(error),
-            None => Ok(()),
+            None => {
+                self.announce_write(&write.resolved, text);
+                Ok(())
+            }
         }
     }
 
