@@ -136,6 +136,20 @@ fn is_pictograph(character: char) -> bool {
     !character.is_ascii() && character.is_emoji_char()
 }
 
+/// Whether `character` is of a script whose ordinary writing puts ZWNJ and ZWJ between its letters (Arabic and
+/// Persian, Syriac, the Indic scripts from Devanagari to Sinhala): there they shape the text, and are text.
+fn uses_joiners(character: char) -> bool {
+    matches!(
+        character,
+        '\u{0600}'..='\u{074F}'
+            | '\u{0750}'..='\u{077F}'
+            | '\u{08A0}'..='\u{08FF}'
+            | '\u{0900}'..='\u{0DFF}'
+            | '\u{FB50}'..='\u{FDFF}'
+            | '\u{FE70}'..='\u{FEFE}'
+    )
+}
+
 /// Emoji modifiers that may stand between a pictograph and the ZWJ after it: VS16 and the skin tones.
 fn is_emoji_modifier(character: char) -> bool {
     matches!(character, '\u{FE0F}' | '\u{1F3FB}'..='\u{1F3FF}')
@@ -252,9 +266,12 @@ impl Iterator for Scan<'_> {
                 .joined
                 .get(after..)
                 .and_then(|rest| rest.chars().next());
-            let joins = character == '\u{200D}'
+            let joins = (character == '\u{200D}'
                 && self.base.is_some_and(is_pictograph)
-                && next.map_or(!self.complete, is_pictograph);
+                && next.map_or(!self.complete, is_pictograph))
+                || (matches!(character, '\u{200C}' | '\u{200D}')
+                    && self.base.is_some_and(uses_joiners)
+                    && next.map_or(!self.complete, uses_joiners));
             if kind != InvisibleKind::Tag {
                 self.base = Some(character);
             }
@@ -466,6 +483,11 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(found_in("1\u{200D}2"), vec![(1, '\u{200D}')]);
+        // Persian and Hindi put joiners between letters in ordinary writing: text there, not in a Latin word.
+        assert_eq!(found_in("می\u{200C}خواهم"), vec![]);
+        assert_eq!(found_in("क्\u{200D}ष"), vec![]);
+        assert_eq!(found_in("pay\u{200C}pal"), vec![(3, '\u{200C}')]);
+        assert_eq!(found_in("می\u{200B}خواهم"), vec![(4, '\u{200B}')]);
     }
 
     #[test]
