@@ -1,7 +1,7 @@
 //! Stale edits: text for a file that changed since this session last read or wrote it is refused (`stale`), so an
 //! edit built on an old read cannot undo what changed (an outside edit, a formatter, another agent).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::changes::version_change;
 use super::*;
@@ -12,12 +12,21 @@ const MAX_EXPECTED_WRITES: usize = 1024;
 const MAX_EXPECTED_BYTES: u64 = 64 * 1024 * 1024;
 
 /// What a session knows of the writes it was told of: the content an accepted `check_write` announced for a file
-/// (its length and a hash of its bytes), so that the write that follows is no outside change; and the files whose
-/// base is a reported write rather than a read (for the words of the refusal).
+/// (its length and a hash of its bytes), so that the write that follows is no outside change; and, for the files
+/// whose edit base is a write rather than a read, which write (for the words of the refusal).
 #[derive(Debug, Default)]
 pub(super) struct ExpectedWrites {
     announced: HashMap<String, (u64, u64)>,
-    reported: HashSet<String>,
+    written: HashMap<String, BaseWrite>,
+}
+
+/// The write an edit base is, when it is not a read.
+#[derive(Debug, Clone, Copy)]
+enum BaseWrite {
+    /// The host reported it (`wrote`).
+    Reported,
+    /// The file came to hold the text an accepted `check_write` announced.
+    Announced,
 }
 
 /// A hash of `bytes` (the announced content of a file).
@@ -55,6 +64,9 @@ impl Reader {
                 if view == View::Bytes && self.holds_announced(fs, resolved) {
                     // The write an accepted check_write announced: the new base, no outside change.
                     self.edit_bases.store(&resolved.path, view, seen.version);
+                    self.writes
+                        .written
+                        .insert(resolved.path.clone(), BaseWrite::Announced);
                     continue;
                 }
                 return Some(change);
@@ -78,10 +90,12 @@ impl Reader {
         let change = self.changed_edit_base(fs, &resolved, path)?;
         let body = change_body(change)?;
         let shown = crate::prose::path_in_prose(path);
-        let since = if self.writes.reported.contains(&resolved.path) {
-            "the host last reported writing it"
-        } else {
-            "this session last read it"
+        let since = match self.writes.written.get(&resolved.path) {
+            Some(BaseWrite::Reported) => "the host last reported writing it",
+            Some(BaseWrite::Announced) => {
+                "it was written with the text check_write last accepted for it"
+            }
+            None => "this session last read it",
         };
         Some(
             ReadError::new(
@@ -160,13 +174,15 @@ impl Reader {
                 .store(&resolved.path, seen.view, seen.version);
             self.memory
                 .store_file(&resolved.path, seen.view, opened.index);
-            self.writes.reported.insert(resolved.path.clone());
+            self.writes
+                .written
+                .insert(resolved.path.clone(), BaseWrite::Reported);
         }
         self.writes.announced.remove(&resolved.path);
     }
 
     /// A read of `resolved` is the new base: it is no longer a reported write's.
     pub(super) fn note_read_base(&mut self, resolved: &str) {
-        self.writes.reported.remove(resolved);
+        self.writes.written.remove(resolved);
     }
 }

@@ -436,7 +436,7 @@ mod returned_and_change_tests {
         assert_eq!(refused.kind, ErrorKind::Stale);
         assert!(
             refused.message.starts_with(
-                "a.txt changed since this session last read it: the first changed line is 2"
+                "a.txt changed since it was written with the text check_write last accepted for it: the first changed line is 2"
             ),
             "{}",
             refused.message

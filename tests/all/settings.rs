@@ -95,6 +95,7 @@ fn every_option_round_trips_into_the_effective_config() {
         ".gitignore",
         "--ignore-file",
         ".ignore",
+        "--no-escape-invisible",
     ]);
     assert_eq!(
         config,
@@ -110,6 +111,7 @@ fn every_option_round_trips_into_the_effective_config() {
             "deny_patterns": ["**/*.key", "**/secret*"],
             "allow_patterns": ["**/public.key"],
             "ignore_files": [".gitignore", ".ignore"],
+            "escape_invisible": false,
         })
     );
     let tokens = effective(&[
@@ -157,7 +159,7 @@ fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
         r#"{"max_lines": 12, "max_line_length": 100, "budget": {"tokens": {"cap": 3000}},
             "working_directory": "/elsewhere", "dedup": false, "loop_warn_at": 4, "loop_block_at": 6,
             "not_found_ttl_ms": 0, "deny_patterns": ["**/*.pem"], "allow_patterns": ["**/ok.pem"],
-            "ignore_files": [".gitignore"]}"#
+            "ignore_files": [".gitignore"], "escape_invisible": false}"#
             .replace("/elsewhere", &elsewhere),
     );
     let from_json = effective(&["--root", &root, "--config", &json_file]);
@@ -175,6 +177,7 @@ fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
             "deny_patterns": ["**/*.pem"],
             "allow_patterns": ["**/ok.pem"],
             "ignore_files": [".gitignore"],
+            "escape_invisible": false,
         })
     );
     // The effective config is itself a config file that gives the same config.
@@ -184,7 +187,7 @@ fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
         "rw.toml",
         "max_lines = 12\nmax_line_length = 100\ndedup = false\nloop_warn_at = 4\nloop_block_at = 6\n\
          not_found_ttl_ms = 0\nworking_directory = \"/elsewhere\"\ndeny_patterns = [\"**/*.pem\"]\n\
-         allow_patterns = [\"**/ok.pem\"]\nignore_files = [\".gitignore\"]\n\n[budget.tokens]\ncap = 3000\n"
+         allow_patterns = [\"**/ok.pem\"]\nignore_files = [\".gitignore\"]\nescape_invisible = false\n\n[budget.tokens]\ncap = 3000\n"
             .replace("/elsewhere", &elsewhere),
     );
     assert_eq!(
