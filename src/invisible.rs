@@ -136,8 +136,9 @@ fn is_pictograph(character: char) -> bool {
     !character.is_ascii() && character.is_emoji_char()
 }
 
-/// Whether `character` is of a script whose ordinary writing puts ZWNJ and ZWJ between its letters (Arabic and
-/// Persian, Syriac, the Indic scripts from Devanagari to Sinhala): there they shape the text, and are text.
+/// Whether `character` is of a script whose ordinary writing puts ZWNJ and ZWJ after its letters (Arabic and
+/// Persian, Syriac, the Indic scripts from Devanagari to Sinhala, where a word may end in one): after such a
+/// character they shape the text, and are text.
 fn uses_joiners(character: char) -> bool {
     matches!(
         character,
@@ -168,13 +169,22 @@ enum FlagTags {
 
 /// What the start of `text` (the text right after U+1F3F4 WAVING BLACK FLAG) makes of the flag.
 fn flag_tags(text: &str) -> FlagTags {
-    let mut tags = 0usize;
+    let mut spelled = String::new();
     for (byte, character) in text.char_indices() {
         match character {
-            '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}' if tags < *FLAG_TAGS.end() => {
-                tags += 1
+            '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}'
+                if spelled.len() < *FLAG_TAGS.end() =>
+            {
+                // A tag letter or digit is its ASCII character plus 0xE0000.
+                spelled.push(char::from_u32(u32::from(character) - 0xE0000).unwrap_or('?'));
+                if !SUBDIVISION_FLAGS
+                    .iter()
+                    .any(|flag| flag.starts_with(&spelled))
+                {
+                    return FlagTags::None;
+                }
             }
-            '\u{E007F}' if FLAG_TAGS.contains(&tags) => {
+            '\u{E007F}' if SUBDIVISION_FLAGS.contains(&spelled.as_str()) => {
                 return FlagTags::Flag(byte + character.len_utf8())
             }
             _ => return FlagTags::None,
@@ -182,6 +192,10 @@ fn flag_tags(text: &str) -> FlagTags {
     }
     FlagTags::Unknown
 }
+
+/// The subdivision flags Unicode recommends for general interchange (England, Scotland, Wales), as their tags
+/// spell them: any other spelling between U+1F3F4 and CANCEL TAG is hidden text, not a flag.
+const SUBDIVISION_FLAGS: [&str; 3] = ["gbeng", "gbsct", "gbwls"];
 
 /// The invisible characters of `text` in order, as [`LineInvisibles::find`] tells them (`before`, `complete`:
 /// as there). Nothing is kept per character: the iterator holds the text (joined to `before` when that is not
@@ -270,8 +284,7 @@ impl Iterator for Scan<'_> {
                 && self.base.is_some_and(is_pictograph)
                 && next.map_or(!self.complete, is_pictograph))
                 || (matches!(character, '\u{200C}' | '\u{200D}')
-                    && self.base.is_some_and(uses_joiners)
-                    && next.map_or(!self.complete, uses_joiners));
+                    && self.base.is_some_and(uses_joiners));
             if kind != InvisibleKind::Tag {
                 self.base = Some(character);
             }
@@ -465,6 +478,11 @@ mod tests {
         assert_eq!(found_in(text).len(), 8);
         assert_eq!(found_in("🏴\u{E0041}\u{E0042}\u{E0043}\u{E007F}").len(), 4);
         assert_eq!(found_in("a\u{E0041}"), vec![(1, '\u{E0041}')]);
+        // Shaped like a flag but no flag Unicode recommends: six of them could spell a sentence.
+        let fake = "🏴\u{E0069}\u{E0067}\u{E006E}\u{E006F}\u{E0072}\u{E007F}";
+        assert_eq!(found_in(fake).len(), 6);
+        let scotland = "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}";
+        assert_eq!(found_in(scotland), vec![]);
     }
 
     #[test]
@@ -487,6 +505,8 @@ mod tests {
         assert_eq!(found_in("می\u{200C}خواهم"), vec![]);
         assert_eq!(found_in("क्\u{200D}ष"), vec![]);
         assert_eq!(found_in("pay\u{200C}pal"), vec![(3, '\u{200C}')]);
+        // A Malayalam word may end in a ZWJ (the old spelling of a chillu).
+        assert_eq!(found_in("ലോക്കല്\u{200D} ഫയല്\u{200D}"), vec![]);
         assert_eq!(found_in("می\u{200B}خواهم"), vec![(4, '\u{200B}')]);
     }
 

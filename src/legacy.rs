@@ -3,7 +3,7 @@
 //!
 //! The rule ([`detect`]): a file whose first block (at most 64 KiB) is valid UTF-8 stays UTF-8; so does one that is
 //! mostly UTF-8: its sample's valid multi-byte UTF-8 characters take at least as many bytes as its invalid
-//! sequences, or it has any valid multi-byte character and at most 8 stray bytes (a Word smart quote or a
+//! sequences, or it has any valid multi-byte character and only stray bytes, at most 8 or one in 256 bytes (a Word smart quote or a
 //! Latin-1 `é` pasted into UTF-8 text, a stray `\xff`), so no valid character is ever re-decoded in a legacy
 //! encoding; the few invalid bytes are replaced and named. Otherwise `chardetng` guesses among the legacy encodings it knows (UTF-8 excluded), and the guess is taken only
 //! when the sample decodes in it with no malformed sequence, no C1 control character (U+0080-U+009F: bytes a real
@@ -480,6 +480,8 @@ struct Utf8Census {
     invalid_bytes: usize,
     /// The sample's invalid UTF-8 sequences.
     invalid_sequences: usize,
+    /// Bytes of the sample.
+    sample_bytes: usize,
     /// Whether every invalid sequence is a stray byte: one byte, with an ASCII byte (or the sample's edge) on
     /// each side.
     all_stray: bool,
@@ -489,15 +491,15 @@ struct Utf8Census {
 
 impl Utf8Census {
     /// Whether the sample is UTF-8 with a few damaged bytes: some invalid, and at least as many bytes of valid
-    /// multi-byte characters, or any valid multi-byte character and at most [`FEW_STRAY_SEQUENCES`] invalid
-    /// sequences, each a stray byte. A legacy text holds valid UTF-8 pairs only by accident (`Тё` in windows-1251 is the pair D2 B8),
+    /// multi-byte characters, or any valid multi-byte character and invalid sequences that are all stray bytes,
+    /// at most [`FEW_STRAY_SEQUENCES`] or one in 256 bytes of the sample. A legacy text holds valid UTF-8 pairs only by accident (`Тё` in windows-1251 is the pair D2 B8),
     /// far fewer than its invalid bytes, which come with nearly every accented letter.
     fn mostly_utf8(&self) -> bool {
         self.invalid_bytes > 0
             && (self.multibyte_bytes >= self.invalid_bytes
                 || (self.multibyte_bytes > 0
                     && self.all_stray
-                    && self.invalid_sequences <= FEW_STRAY_SEQUENCES))
+                    && self.invalid_sequences <= FEW_STRAY_SEQUENCES.max(self.sample_bytes / 256)))
     }
 }
 
@@ -507,6 +509,7 @@ fn utf8_census(bytes: &[u8]) -> Utf8Census {
         invalid_bytes: 0,
         invalid_sequences: 0,
         all_stray: true,
+        sample_bytes: bytes.len(),
         multibyte_bytes: 0,
     };
     // Whether the previous chunk ended in a stray candidate, which the next chunk must start with ASCII to confirm.
@@ -896,6 +899,15 @@ mod tests {
         readme.extend_from_slice(&b"Plain text.\n".repeat(40));
         readme.extend_from_slice(b" \x93Mio\x94 doesn\x92t block \x96 it\x92s fast.\n");
         assert_eq!(detect(&readme, true), None);
+        // Two pasted sentences (14 stray bytes) in a 5 KB README: still few for its size.
+        let mut longer = "# Mio \u{2013} Metal I/O\n".as_bytes().to_vec();
+        longer.extend_from_slice(&b"A line of plain English text in the README.\n".repeat(110));
+        for _ in 0..2 {
+            longer.extend_from_slice(
+                b"\x93Mio\x94 doesn\x92t block \x96 it\x92s fast, \x93really\x94 \x96 ok.\n",
+            );
+        }
+        assert_eq!(detect(&longer, true), None);
     }
 
     #[test]

@@ -52,16 +52,19 @@ and credential files are refused with a message that says why and what to do ins
 a stub or a `[read-window: ...]` marker into a file.";
 
 /// The `check_write` tool's description, written for a model.
-pub const CHECK_WRITE_DESCRIPTION: &str = "Check text before you write it to a file. Answers `ok`, or an \
-echoed_output error when the text contains read_file output that must never be written into a file: an \
-\"unchanged\" stub, a loop message or a clamp marker (anything starting with `[read-window: `), two or more \
-lines read_file returned pasted back with their `N|` line-number gutters (numbered text that never came from \
-read_file passes), or U+FFFD in text for a file whose read replaced bytes that were not valid text. On an \
-error, read the file again and write its real text. A binary_document error: the file is a document (Word, \
-Excel, PowerPoint, OpenDocument, EPUB, PDF) or a notebook, and the text is what read_file extracted from it: \
-write it to a new file instead, or for a notebook read its JSON with extract=false and write the edited JSON. \
-A stale error: the file changed since you read it (someone else edited it); read it again and build the edit on \
-what it holds now.";
+pub const CHECK_WRITE_DESCRIPTION: &str = "Check text before you write it to a file: the whole new content, \
+or the text an edit puts in. Answers `ok`, or an echoed_output error when the text contains read_file output \
+that must never be written into a file: an \"unchanged\" stub, a loop message or a clamp marker (anything \
+starting with `[read-window: `), two or more lines read_file returned pasted back with their `N|` line-number \
+gutters (numbered text that never came from read_file passes), U+FFFD in text for a file whose read replaced \
+bytes that were not valid text, or a visible form such as ⟪U+200B⟫ that read_file showed in place \
+of an invisible character (write the character itself). On an error, read the file again and write its real \
+text. An unencodable error: the file is in a legacy encoding that cannot hold a character of the text. A \
+binary_document error: the file is a document (Word, Excel, PowerPoint, OpenDocument, EPUB, PDF) or a notebook, \
+and the text is what read_file extracted from it: write it to a new file instead, or for a notebook read its \
+JSON with extract=false and write the edited JSON. A stale error: the file changed since this session last read \
+it, other than by writing text check_write accepted (an outside edit, a formatter, another agent); read it \
+again and build the edit on what it holds now.";
 
 /// The JSON Schema (draft 2020-12, an object) of `read_file`'s input for a session whose line limit is
 /// `max_lines`: `path` (required), `offset`, `limit` (its description and `maximum` state the limit), `column`,

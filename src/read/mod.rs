@@ -38,6 +38,7 @@ use crate::source::{ByteSource, CrAsLf, FileOrText, MemorySource, ReadAhead};
 use crate::tokens::{gutter_tokens, parse_refusal, TokenEstimator};
 use crate::window::{read_window, Truncation, Window, WindowRequest, WindowSettings};
 
+mod announced;
 mod answer;
 mod changes;
 mod feedback;
@@ -74,7 +75,7 @@ pub struct Reader {
     /// The rules of the ignore files the config names (`ignored`).
     ignore: IgnoreFiles,
     /// The writes this session was told of: announced by an accepted `check_write`, or reported by `wrote`.
-    writes: stale::ExpectedWrites,
+    writes: announced::ExpectedWrites,
     /// The files read in a legacy encoding, for `check_write`.
     legacy: LegacyFiles,
     /// The documents this session extracted, per file version.
@@ -178,7 +179,7 @@ impl Reader {
             versions: FileVersions::new(),
             edit_bases: FileVersions::new(),
             ignore,
-            writes: stale::ExpectedWrites::default(),
+            writes: announced::ExpectedWrites::default(),
             legacy: LegacyFiles::new(),
             documents: DocumentCache::new(),
         }

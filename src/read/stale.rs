@@ -1,40 +1,12 @@
 //! Stale edits: text for a file that changed since this session last read or wrote it is refused (`stale`), so an
 //! edit built on an old read cannot undo what changed (an outside edit, a formatter, another agent).
 
-use std::collections::HashMap;
-
+use super::announced::BaseWrite;
 use super::changes::version_change;
 use super::*;
 
-/// Files whose next content an accepted `check_write` announced, at most; past it the memory starts over.
-const MAX_EXPECTED_WRITES: usize = 1024;
-/// The largest text whose bytes an accepted `check_write` keeps a print of (a larger write is compared as any change).
-const MAX_EXPECTED_BYTES: u64 = 64 * 1024 * 1024;
-
-/// What a session knows of the writes it was told of: the content an accepted `check_write` announced for a file
-/// (its length and a hash of its bytes), so that the write that follows is no outside change; and, for the files
-/// whose edit base is a write rather than a read, which write (for the words of the refusal).
-#[derive(Debug, Default)]
-pub(super) struct ExpectedWrites {
-    announced: HashMap<String, (u64, u64)>,
-    written: HashMap<String, BaseWrite>,
-}
-
-/// The write an edit base is, when it is not a read.
-#[derive(Debug, Clone, Copy)]
-enum BaseWrite {
-    /// The host reported it (`wrote`).
-    Reported,
-    /// The file came to hold the text an accepted `check_write` announced.
-    Announced,
-}
-
-/// A hash of `bytes` (the announced content of a file).
-fn print_of(bytes: &[u8]) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut hasher);
-    hasher.finish()
-}
+/// The largest file read whole to compare with the texts an accepted `check_write` announced.
+const MAX_ANNOUNCED_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 impl Reader {
     /// The version of each view of `resolved` kept as an edit base, brought to what the file holds now: `None`
@@ -109,32 +81,27 @@ impl Reader {
     }
 
     /// After an accepted `check_write` of `text` to the file `resolved` (a file this session read): the write
-    /// that follows is expected, so a file that then holds exactly `text` (encoded as the file was read) is the
-    /// new base of the next edit, not an outside change. A model over MCP writes with a tool of its own and no
-    /// `wrote` follows.
+    /// that follows is expected, so a file that then holds `text` (encoded as the file was read: the whole of it,
+    /// or an edit's text inside it) is the new base of the next edit, not an outside change. A model over MCP
+    /// writes with a tool of its own and no `wrote` follows.
     pub(super) fn announce_write(&mut self, resolved: &str, text: &str) {
-        if self.edit_bases.views(resolved).is_empty() || text.len() as u64 > MAX_EXPECTED_BYTES {
+        if self.edit_bases.views(resolved).is_empty()
+            || text.len() as u64 > MAX_ANNOUNCED_FILE_BYTES
+        {
             return;
         }
         let bytes = match self.legacy.encoding_of(resolved) {
             Some((TextEncoding::Legacy(encoding), _)) => encoding.encode(text).0.into_owned(),
             _ => text.as_bytes().to_vec(),
         };
-        if self.writes.announced.len() >= MAX_EXPECTED_WRITES {
-            self.writes.announced.clear();
-        }
-        self.writes
-            .announced
-            .insert(resolved.to_string(), (bytes.len() as u64, print_of(&bytes)));
+        self.writes.announce(resolved, bytes);
     }
 
-    /// Whether the file `resolved` holds the content an accepted `check_write` announced for it (read whole
-    /// when its size is the announced one).
+    /// Whether the file `resolved` holds what a text an accepted `check_write` announced for it makes of it (read
+    /// whole when it may).
     fn holds_announced<F: FileSystem + ?Sized>(&mut self, fs: &mut F, resolved: &Resolved) -> bool {
-        let Some(&(length, print)) = self.writes.announced.get(&resolved.path) else {
-            return false;
-        };
-        if resolved.stat.size != length {
+        let size = resolved.stat.size;
+        if size > MAX_ANNOUNCED_FILE_BYTES || !self.writes.may_hold(&resolved.path, size) {
             return false;
         }
         let Ok(mut file) = fs.open(resolved.root, &resolved.relative) else {
@@ -142,18 +109,14 @@ impl Reader {
         };
         let mut bytes = Vec::new();
         let mut chunk = Vec::new();
-        while (bytes.len() as u64) < length {
-            let left = usize::try_from(length - bytes.len() as u64).unwrap_or(usize::MAX);
+        while (bytes.len() as u64) < size {
+            let left = usize::try_from(size - bytes.len() as u64).unwrap_or(usize::MAX);
             if file.read_at(bytes.len() as u64, left, &mut chunk).is_err() || chunk.is_empty() {
                 return false;
             }
             bytes.extend_from_slice(&chunk);
         }
-        let holds = print_of(&bytes) == print;
-        if holds {
-            self.writes.announced.remove(&resolved.path);
-        }
-        holds
+        self.writes.matches(&resolved.path, &bytes)
     }
 
     /// Keeps what the file at `path` holds now as the base of the next edit of it, in each view this session read
@@ -178,7 +141,7 @@ impl Reader {
                 .written
                 .insert(resolved.path.clone(), BaseWrite::Reported);
         }
-        self.writes.announced.remove(&resolved.path);
+        self.writes.forget(&resolved.path);
     }
 
     /// A read of `resolved` is the new base: it is no longer a reported write's.

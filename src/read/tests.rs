@@ -430,6 +430,22 @@ mod returned_and_change_tests {
             .is_ok());
         std::fs::write(&path, "1\nedited again\n").unwrap();
         assert!(reader.check_write(&mut fs, "a.txt", "third\n").is_ok());
+        // An edit's text (Claude Code's Edit sends its new_string), written into the file, and a whole text the
+        // writer gave a final line feed: the model's own writes too.
+        std::fs::write(&path, "third\n").unwrap();
+        assert!(reader
+            .check_write(&mut fs, "a.txt", "    fn edited_in_place() {}")
+            .is_ok());
+        std::fs::write(&path, "third\n    fn edited_in_place() {}\nfourth\n").unwrap();
+        assert!(reader
+            .check_write(&mut fs, "a.txt", "1\nno final line feed")
+            .is_ok());
+        std::fs::write(&path, "1\nno final line feed\n").unwrap();
+        assert!(reader
+            .check_write(&mut fs, "a.txt", "1\nedited again\n")
+            .is_ok());
+        std::fs::write(&path, "1\nedited again\n").unwrap();
+        assert!(reader.check_write(&mut fs, "a.txt", "third\n").is_ok());
         // Content other than the announced one is an outside change.
         std::fs::write(&path, "1\nsomeone else\n").unwrap();
         let refused = reader.check_write(&mut fs, "a.txt", "x\n").unwrap_err();
