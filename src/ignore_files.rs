@@ -68,6 +68,27 @@ impl IgnoreFiles {
         }
     }
 
+    /// A config warning for each named ignore file that is at the top of no root (a misspelled name applies
+    /// nothing, and a file only above the roots cannot be read): its rules apply only where one is found below.
+    pub fn missing_names<F: FileSystem + ?Sized>(&self, fs: &mut F) -> Vec<String> {
+        let roots = fs.roots().to_vec();
+        let mut warnings = Vec::new();
+        for name in &self.names {
+            let found = (0..roots.len()).any(|root| {
+                fs.stat(root, name)
+                    .is_ok_and(|stat| stat.kind == FileKind::Regular)
+            });
+            if !found {
+                warnings.push(format!(
+                    "{}ignore-files {name}: no file of that name is at the top of any root ({}); its rules apply only where one is found in a directory below, and one above a root is not read.",
+                    crate::config::CONFIG_WARNING_PREFIX,
+                    roots.join(", ")
+                ));
+            }
+        }
+        warnings
+    }
+
     /// True when no ignore file is named (every verdict is "not ignored").
     pub fn is_off(&self) -> bool {
         self.names.is_empty()

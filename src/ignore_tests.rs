@@ -260,6 +260,27 @@ fn an_edited_ignore_file_applies_at_the_next_read() {
 }
 
 #[test]
+fn a_named_ignore_file_at_the_top_of_no_root_is_a_warning_with_the_first_read() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path();
+    write(root, ".gitignore", "*.log\n");
+    write(root, "a.txt", "a\n");
+    let mut fs = mount(root);
+    let mut reader = Reader::new(ConfigInput {
+        ignore_files: vec![".gitignore".to_string(), ".gitingore".to_string()],
+        ..ConfigInput::default()
+    });
+    let warnings = match reader.read(&mut fs, &request("a.txt"), 0) {
+        Ok(ReadOutcome::Window(result)) => result.warnings,
+        other => panic!("not a window: {other:?}"),
+    };
+    assert_eq!(
+        warnings,
+        vec!["config ignore-files .gitingore: no file of that name is at the top of any root (/w); its rules apply only where one is found in a directory below, and one above a root is not read.".to_string()]
+    );
+}
+
+#[test]
 fn names_that_are_not_plain_file_names_are_left_out_with_a_warning() {
     let (config, warnings) = crate::config::Config::resolve(ConfigInput {
         ignore_files: vec![

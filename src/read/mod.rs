@@ -74,6 +74,8 @@ pub struct Reader {
     edit_bases: FileVersions,
     /// The rules of the ignore files the config names (`ignored`).
     ignore: IgnoreFiles,
+    /// Whether the first read checked that each named ignore file is at the top of some root.
+    ignore_names_checked: bool,
     /// The writes this session was told of: announced by an accepted `check_write`, or reported by `wrote`.
     writes: announced::ExpectedWrites,
     /// The files read in a legacy encoding, for `check_write`.
@@ -179,6 +181,7 @@ impl Reader {
             versions: FileVersions::new(),
             edit_bases: FileVersions::new(),
             ignore,
+            ignore_names_checked: false,
             writes: announced::ExpectedWrites::default(),
             legacy: LegacyFiles::new(),
             documents: DocumentCache::new(),
@@ -199,6 +202,11 @@ impl Reader {
         request: &ReadRequest,
         now_ms: u64,
     ) -> Result<ReadOutcome, ReadError> {
+        if !self.ignore_names_checked {
+            self.ignore_names_checked = true;
+            let missing = self.ignore.missing_names(fs);
+            self.pending_warnings.extend(missing);
+        }
         let outcome = crate::beneath::retried_on_change(fs, |fs| {
             self.read_through_memory(fs, request, now_ms)
         })
