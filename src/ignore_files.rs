@@ -16,7 +16,6 @@ use ignore::Match;
 
 use crate::error::{ErrorKind, ReadError};
 use crate::sandbox::{find_root, FileKind, FileSystem};
-use crate::source::ByteSource;
 
 /// Bytes of an ignore file read at most; lines past it do not apply (a real `.gitignore` is a few KiB).
 pub const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
@@ -205,7 +204,7 @@ impl IgnoreFiles {
             if self.kept.len() >= MAX_KEPT_FILES {
                 self.kept.clear();
             }
-            let rules = stamp.and_then(|_| parse(fs, root, relative, &key));
+            let rules = stamp.and_then(|(size, _)| parse(fs, root, relative, &key, size));
             self.kept.insert(key.clone(), Kept { stamp, rules });
         }
         self.kept.get(&key)?.rules.as_ref()
@@ -219,23 +218,10 @@ fn parse<F: FileSystem + ?Sized>(
     root: usize,
     relative: &str,
     path: &str,
+    size: u64,
 ) -> Option<Rules> {
     let mut file = fs.open(root, relative).ok()?;
-    let mut bytes = Vec::new();
-    let mut chunk = Vec::new();
-    while (bytes.len() as u64) < MAX_IGNORE_FILE_BYTES {
-        let left = MAX_IGNORE_FILE_BYTES - bytes.len() as u64;
-        file.read_at(
-            bytes.len() as u64,
-            usize::try_from(left).unwrap_or(usize::MAX),
-            &mut chunk,
-        )
-        .ok()?;
-        if chunk.is_empty() {
-            break;
-        }
-        bytes.extend_from_slice(&chunk);
-    }
+    let bytes = crate::source::read_whole(&mut file, size.min(MAX_IGNORE_FILE_BYTES)).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let directory = path
         .rsplit_once('/')

@@ -200,6 +200,23 @@ impl<S: ByteSource> ByteSource for Recording<S> {
     }
 }
 
+/// Bytes asked for by each read of [`read_whole`] (the scan's block).
+const WHOLE_READ_BYTES: usize = 64 * 1024;
+
+/// The bytes of a file of at most `size` bytes, read whole (fewer when it ends first).
+pub fn read_whole<S: ByteSource>(file: &mut S, size: u64) -> Result<Vec<u8>, FsError> {
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    let mut chunk = Vec::new();
+    while (bytes.len() as u64) < size {
+        file.read_at(bytes.len() as u64, WHOLE_READ_BYTES, &mut chunk)?;
+        if chunk.is_empty() {
+            break;
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

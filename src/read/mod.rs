@@ -34,7 +34,7 @@ use crate::sandbox::{
 use crate::scan::{Scanner, BLOCK_BYTES};
 use crate::session::{contains_component_output, Decision, DedupKey, SessionMemory, View};
 use crate::sniff::{binary_advice, sniff_block, Verdict};
-use crate::source::{ByteSource, CrAsLf, FileOrText, MemorySource, ReadAhead};
+use crate::source::{read_whole, ByteSource, CrAsLf, FileOrText, MemorySource, ReadAhead};
 use crate::tokens::{gutter_tokens, parse_refusal, TokenEstimator};
 use crate::window::{read_window, Truncation, Window, WindowRequest, WindowSettings};
 

@@ -211,20 +211,6 @@ fn verified_reuse<S: ByteSource>(
     Ok(unchanged.then_some(index))
 }
 
-/// The bytes of a file of at most `size` bytes, read whole.
-pub(super) fn read_whole<S: ByteSource>(file: &mut S, size: u64) -> Result<Vec<u8>, FsError> {
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    let mut chunk = Vec::new();
-    while (bytes.len() as u64) < size {
-        file.read_at(bytes.len() as u64, BLOCK_BYTES, &mut chunk)?;
-        if chunk.is_empty() {
-            break;
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(bytes)
-}
-
 /// Bytes of a file's start read first to tell a document from any other file: a container's magic number and a
 /// PDF's `%PDF-` header lie within them (see [`document::candidate`]); only a JSON object is read further (its first
 /// block), for a notebook's `"nbformat"`.

@@ -107,15 +107,9 @@ impl Reader {
         let Ok(mut file) = fs.open(resolved.root, &resolved.relative) else {
             return false;
         };
-        let mut bytes = Vec::new();
-        let mut chunk = Vec::new();
-        while (bytes.len() as u64) < size {
-            let left = usize::try_from(size - bytes.len() as u64).unwrap_or(usize::MAX);
-            if file.read_at(bytes.len() as u64, left, &mut chunk).is_err() || chunk.is_empty() {
-                return false;
-            }
-            bytes.extend_from_slice(&chunk);
-        }
+        let Ok(bytes) = read_whole(&mut file, size) else {
+            return false;
+        };
         self.writes.matches(&resolved.path, &bytes)
     }
 
