@@ -243,7 +243,7 @@ mod tests {
     use crate::config::ConfigInput;
     use crate::error::ErrorKind;
     use crate::native_fs::NativeFileSystem;
-    use crate::read::{read_once, ReadRequest};
+    use crate::read::{read_once_window, ReadRequest};
 
     /// The native file system, with `swap` run before the file-system calls numbered in `swap_before` (counted
     /// from 1 over stats and opens): another process renaming entries between the walk's checks and the open.
@@ -357,7 +357,7 @@ mod tests {
             path: path.to_string(),
             ..ReadRequest::default()
         };
-        read_once(ConfigInput::default(), fs, &request).map(|result| result.window.content)
+        read_once_window(ConfigInput::default(), fs, &request).map(|result| result.window.content)
     }
 
     #[test]
@@ -467,7 +467,7 @@ mod tests {
             asked_via: vec!["/w/.env".to_string()],
             ..ReadRequest::default()
         };
-        let error = read_once(ConfigInput::default(), &mut fs, &request).unwrap_err();
+        let error = read_once_window(ConfigInput::default(), &mut fs, &request).unwrap_err();
         assert_eq!(error.kind, ErrorKind::Credential);
         assert!(
             error.message.starts_with("/w/.env holds"),
@@ -488,7 +488,7 @@ mod tests {
             path: "/w/note".to_string(),
             ..ReadRequest::default()
         };
-        let error = read_once(ConfigInput::default(), &mut fs, &request).unwrap_err();
+        let error = read_once_window(ConfigInput::default(), &mut fs, &request).unwrap_err();
         assert_eq!(error.kind, ErrorKind::Credential);
         assert!(error.message.contains("/w/.env"), "{}", error.message);
     }

@@ -26,9 +26,9 @@ use crate::document::{
 use exports::read_window::reader::reader::{
     Budget, BudgetReport, BudgetUnit, CaptureConfig, CaptureResult, ClampedLine, Config,
     DocumentFacts, DocumentFormat, DocumentPart, EncodingFacts, EncodingOrigin, ErrorKind, Guest,
-    GuestCapture, GuestSession, LineEndings, PageRange, PartKind, ReadError, ReadOutcome,
-    ReadRequest, ReadResult, RetryWindow, SessionStats, TextEncoding as WitEncoding, Truncation,
-    UnchangedStub,
+    GuestCapture, GuestSession, ImageWindow, LineEndings, PageRange, PartKind, PixelRegion,
+    ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow, SessionStats,
+    TextEncoding as WitEncoding, Truncation, UnchangedStub,
 };
 
 struct Component;
@@ -55,6 +55,54 @@ fn config_input(config: Config) -> ConfigInput {
         allow_patterns: config.allow_patterns.unwrap_or_default(),
         ignore_files: config.ignore_files.unwrap_or_default(),
         escape_invisible: config.escape_invisible,
+        images: config.images,
+    }
+}
+
+fn wit_region(region: crate::image::PixelRegion) -> PixelRegion {
+    PixelRegion {
+        x: region.x,
+        y: region.y,
+        width: region.width,
+        height: region.height,
+    }
+}
+
+fn wit_image(result: reader::ImageResult) -> ImageWindow {
+    let window = result.window;
+    let text = window_text("", &result.hint, &result.warnings);
+    ImageWindow {
+        path: result.path,
+        mime_type: window.mime_type.to_owned(),
+        width: window.width,
+        height: window.height,
+        original_width: window.original_width,
+        original_height: window.original_height,
+        scale: window.scale,
+        region: wit_region(window.region),
+        frames: window.frames,
+        data: window.data,
+        file_size: result.file_size,
+        hint: result.hint,
+        warnings: result.warnings,
+        text,
+    }
+}
+
+fn wit_outcome(outcome: CoreOutcome) -> ReadOutcome {
+    match outcome {
+        CoreOutcome::Window(result) => ReadOutcome::Window(wit_result(result)),
+        CoreOutcome::Image(result) => ReadOutcome::Image(wit_image(result)),
+        CoreOutcome::Unchanged(stub) => ReadOutcome::Unchanged(UnchangedStub {
+            path: stub.path,
+            start_line: stub.start_line,
+            end_line: stub.end_line,
+            total_lines: stub.total_lines,
+            next_offset: stub.next_offset,
+            next_column: stub.next_column,
+            region: stub.region.map(wit_region),
+            message: stub.message,
+        }),
     }
 }
 
@@ -68,6 +116,12 @@ fn core_request(request: ReadRequest) -> reader::ReadRequest {
         extract: request.extract,
         asked_via: request.asked_via.unwrap_or_default(),
         fresh: request.fresh.unwrap_or(false),
+        region: request.region.map(|region| crate::image::PixelRegion {
+            x: region.x,
+            y: region.y,
+            width: region.width,
+            height: region.height,
+        }),
     }
 }
 
@@ -93,6 +147,7 @@ fn wit_error(error: CoreError) -> ReadError {
             CoreKind::BinaryDocument => ErrorKind::BinaryDocument,
             CoreKind::Stale => ErrorKind::Stale,
             CoreKind::Ignored => ErrorKind::Ignored,
+            CoreKind::MalformedImage => ErrorKind::MalformedImage,
         },
         message: error.message,
         already_read: error.already_read,
@@ -226,10 +281,10 @@ impl Guest for Component {
     type Session = Session;
     type Capture = Capture;
 
-    fn read_once(config: Config, request: ReadRequest) -> Result<ReadResult, ReadError> {
+    fn read_once(config: Config, request: ReadRequest) -> Result<ReadOutcome, ReadError> {
         let mut fs = crate::wasi_fs::from_preopens();
         reader::read_once(config_input(config), &mut fs, &core_request(request))
-            .map(wit_result)
+            .map(wit_outcome)
             .map_err(wit_error)
     }
 }
@@ -251,19 +306,10 @@ impl GuestSession for Session {
     fn read(&self, request: ReadRequest) -> Result<ReadOutcome, ReadError> {
         let mut reader = self.reader.borrow_mut();
         let mut fs = self.fs.borrow_mut();
-        match reader.read(&mut *fs, &core_request(request), now_ms()) {
-            Ok(CoreOutcome::Window(result)) => Ok(ReadOutcome::Window(wit_result(result))),
-            Ok(CoreOutcome::Unchanged(stub)) => Ok(ReadOutcome::Unchanged(UnchangedStub {
-                path: stub.path,
-                start_line: stub.start_line,
-                end_line: stub.end_line,
-                total_lines: stub.total_lines,
-                next_offset: stub.next_offset,
-                next_column: stub.next_column,
-                message: stub.message,
-            })),
-            Err(error) => Err(wit_error(error)),
-        }
+        reader
+            .read(&mut *fs, &core_request(request), now_ms())
+            .map(wit_outcome)
+            .map_err(wit_error)
     }
 
     fn note_other_tool(&self) {

@@ -163,6 +163,8 @@ pub struct ConfigInput {
     pub ignore_files: Vec<String>,
     /// Show invisible characters as visible forms `⟪U+XXXX⟫` (default true).
     pub escape_invisible: Option<bool>,
+    /// Read images as images (default true); false refuses them as `binary`.
+    pub images: Option<bool>,
 }
 
 /// The config in force: every value valid.
@@ -194,6 +196,9 @@ pub struct Config {
     /// Show each invisible character (tag, bidi control, zero-width) in a window as its visible form
     /// `⟪U+XXXX⟫`; off, the content holds them as they are. Either way a window that holds any reports them.
     pub escape_invisible: bool,
+    /// Read PNG, JPEG, GIF, WebP and BMP files as image windows; off (for a text-only model), they are refused as
+    /// `binary`, as in a build without the `images` feature.
+    pub images: bool,
 }
 
 impl Default for Config {
@@ -211,6 +216,7 @@ impl Default for Config {
             allow_patterns: Vec::new(),
             ignore_files: Vec::new(),
             escape_invisible: true,
+            images: true,
         }
     }
 }
@@ -244,6 +250,7 @@ impl Config {
             allow_patterns: input.allow_patterns,
             ignore_files: input.ignore_files,
             escape_invisible: input.escape_invisible.unwrap_or(true),
+            images: input.images.unwrap_or(true),
             ..Config::default()
         };
         let lines = (1, MAX_MAX_LINES, DEFAULT_MAX_LINES);

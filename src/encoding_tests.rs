@@ -9,7 +9,7 @@ use crate::decode::TextEncoding;
 use crate::error::ErrorKind;
 use crate::index::LineEndings;
 use crate::native_fs::NativeFileSystem;
-use crate::read::{read_once, EncodingOrigin, ReadOutcome, ReadRequest, ReadResult, Reader};
+use crate::read::{read_once_window, EncodingOrigin, ReadOutcome, ReadRequest, ReadResult, Reader};
 use crate::scan::BLOCK_BYTES;
 
 fn setup() -> (tempfile::TempDir, NativeFileSystem) {
@@ -55,7 +55,7 @@ fn a_windows_1251_file_reads_with_its_encoding_named_in_the_result_and_the_hint(
         encoded("Привет мир, это тест\n", encoding_rs::WINDOWS_1251),
     )
     .unwrap();
-    let result = read_once(ConfigInput::default(), &mut fs, &request("ru.txt")).unwrap();
+    let result = read_once_window(ConfigInput::default(), &mut fs, &request("ru.txt")).unwrap();
     assert_eq!(result.window.content, "1|Привет мир, это тест\n");
     assert_eq!(
         result.encoding.encoding,
@@ -99,6 +99,7 @@ fn shift_jis_characters_straddling_the_block_boundary_decode_exactly_and_page_by
                         extract: None,
                         asked_via: Vec::new(),
                         fresh: false,
+                        region: None,
                     },
                     0,
                 )
@@ -133,11 +134,11 @@ fn lone_cr_files_split_on_cr_and_lf_files_keep_stray_cr() {
     let (directory, mut fs) = setup();
     std::fs::write(directory.path().join("mac.txt"), "a\rb\rc\r").unwrap();
     std::fs::write(directory.path().join("stray.txt"), "a\rb\nc\n").unwrap();
-    let mac = read_once(ConfigInput::default(), &mut fs, &request("mac.txt")).unwrap();
+    let mac = read_once_window(ConfigInput::default(), &mut fs, &request("mac.txt")).unwrap();
     assert_eq!(mac.window.content, "1|a\n2|b\n3|c\n");
     assert_eq!(mac.window.total_lines, 3);
     assert_eq!(mac.encoding.line_endings, LineEndings::Cr);
-    let stray = read_once(ConfigInput::default(), &mut fs, &request("stray.txt")).unwrap();
+    let stray = read_once_window(ConfigInput::default(), &mut fs, &request("stray.txt")).unwrap();
     assert_eq!(stray.window.content, "1|a\rb\n2|c\n");
     assert_eq!(stray.encoding.line_endings, LineEndings::Lf);
 }
@@ -152,7 +153,7 @@ fn tail_reads_end_at_the_last_line_of_every_line_ending_kind() {
         ("cr.txt", "line1\rline2\rline3\r"),
     ] {
         std::fs::write(directory.path().join(name), text).unwrap();
-        let one = read_once(
+        let one = read_once_window(
             ConfigInput::default(),
             &mut fs,
             &ReadRequest {
@@ -167,7 +168,7 @@ fn tail_reads_end_at_the_last_line_of_every_line_ending_kind() {
             one.hint,
             format!("Showing line 3 of 3 in /w/{name}: the end of the file. The line before it is read with offset=2 limit=1."),
         );
-        let two = read_once(
+        let two = read_once_window(
             ConfigInput::default(),
             &mut fs,
             &ReadRequest {
@@ -179,7 +180,7 @@ fn tail_reads_end_at_the_last_line_of_every_line_ending_kind() {
         assert_eq!(two.window.content, "2|line2\n3|line3\n", "{name}");
     }
     std::fs::write(directory.path().join("empty.txt"), "").unwrap();
-    let empty = read_once(
+    let empty = read_once_window(
         ConfigInput::default(),
         &mut fs,
         &ReadRequest {
@@ -189,7 +190,7 @@ fn tail_reads_end_at_the_last_line_of_every_line_ending_kind() {
     )
     .unwrap();
     assert_eq!(empty.window.content, "");
-    let refused = read_once(
+    let refused = read_once_window(
         ConfigInput::default(),
         &mut fs,
         &ReadRequest {
@@ -209,7 +210,7 @@ fn a_tail_over_the_budget_shrinks_to_still_end_at_the_last_line() {
         .map(|n| format!("{n:03} {}\n", "x".repeat(60)))
         .collect();
     std::fs::write(directory.path().join("log.txt"), text).unwrap();
-    let result = read_once(
+    let result = read_once_window(
         ConfigInput {
             budget_chars: Some(300),
             ..ConfigInput::default()

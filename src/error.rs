@@ -31,7 +31,8 @@ pub enum ErrorKind {
     EchoedOutput,
     /// Text offered for writing holds a character the file's legacy encoding cannot encode.
     Unencodable,
-    /// A document over a cap (50 MB input, zip entries, decompressed size, compression ratio); the message names it.
+    /// A document over a cap (50 MB input, zip entries, decompressed size, compression ratio), or an image whose
+    /// header claims more pixels than can be decoded; the message names the cap.
     TooLarge,
     /// A document that cannot be extracted: corrupt, or not the format its name promises (the message says what
     /// was found).
@@ -45,6 +46,8 @@ pub enum ErrorKind {
     Stale,
     /// The path is ignored by the rules of the session's ignore files (config `ignore_files`).
     Ignored,
+    /// An image that cannot be decoded: truncated or corrupt (the message says what was found).
+    MalformedImage,
 }
 
 impl ErrorKind {
@@ -70,6 +73,7 @@ impl ErrorKind {
             ErrorKind::BinaryDocument => "binary_document",
             ErrorKind::Stale => "stale",
             ErrorKind::Ignored => "ignored",
+            ErrorKind::MalformedImage => "malformed_image",
         }
     }
 }

@@ -8,7 +8,7 @@ use std::process::Command;
 use crate::config::ConfigInput;
 use crate::error::{ErrorKind, ReadError};
 use crate::native_fs::NativeFileSystem;
-use crate::read::{read_once, ReadOutcome, ReadRequest, Reader};
+use crate::read::{read_once_window, ReadOutcome, ReadRequest, Reader};
 
 fn mount(directory: &Path) -> NativeFileSystem {
     NativeFileSystem::mount(&[(PathBuf::from(directory), "/w".to_string())])
@@ -171,7 +171,7 @@ fn the_verdicts_are_the_ones_git_gives_on_a_generated_tree() {
             }
         }
         // The same verdict from a read with no session.
-        let once = read_once(gitignore_config(), &mut fs, &request(&format!("/w/{path}")));
+        let once = read_once_window(gitignore_config(), &mut fs, &request(&format!("/w/{path}")));
         assert_eq!(
             once.err()
                 .and_then(|error| ignored_message(&error))

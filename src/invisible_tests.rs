@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::config::ConfigInput;
 use crate::error::ErrorKind;
 use crate::native_fs::NativeFileSystem;
-use crate::read::{read_once, ReadOutcome, ReadRequest, ReadResult, Reader};
+use crate::read::{read_once_window, ReadOutcome, ReadRequest, ReadResult, Reader};
 
 fn setup() -> (tempfile::TempDir, NativeFileSystem) {
     let directory = tempfile::tempdir().unwrap();
@@ -48,7 +48,7 @@ fn forms(text: &str) -> String {
 fn read_file(name: &str, text: &str, config: ConfigInput) -> ReadResult {
     let (directory, mut fs) = setup();
     std::fs::write(directory.path().join(name), text).unwrap();
-    read_once(config, &mut fs, &request(name, 1, 0, None)).unwrap()
+    read_once_window(config, &mut fs, &request(name, 1, 0, None)).unwrap()
 }
 
 #[test]
@@ -266,7 +266,7 @@ fn a_documents_extracted_text_shows_its_invisible_characters() {
     let (directory, mut fs) = setup();
     let notebook = r#"{"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["Hi\u200bthere"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}"#;
     std::fs::write(directory.path().join("n.ipynb"), notebook).unwrap();
-    let result = read_once(
+    let result = read_once_window(
         ConfigInput::default(),
         &mut fs,
         &request("n.ipynb", 1, 0, None),

@@ -51,6 +51,8 @@ pub enum View {
     Bytes,
     /// The text extracted from a document.
     Extracted,
+    /// An image's pixels (a region of them, `DedupKey::region`).
+    Image,
 }
 
 impl View {
@@ -75,6 +77,8 @@ pub struct DedupKey {
     pub request: WindowRequest,
     /// A fingerprint of the config values that shape the window (clamp, budget).
     pub shape: u64,
+    /// For an image: the region returned (then `request` is the same for every region).
+    pub region: Option<crate::image::PixelRegion>,
 }
 
 /// What the session answers for a read whose window has been computed.
@@ -230,16 +234,20 @@ impl SessionMemory {
         let warning = (count >= config.loop_warn_at).then(|| {
             let first = key.request.offset;
             let last = (first + key.request.limit).saturating_sub(1).max(first);
+            let what = match &key.region {
+                Some(region) => crate::read::region_words(region),
+                None => crate::prose::line_span(first, last),
+            };
             let block_at = config.loop_block_at;
             if cycle > 1 {
                 format!(
                     "{MARKER_PREFIX}loop warning] This is read {count} of {} of {} in a cycle of {cycle} unchanged windows read over and over. Use what you already have; read {block_at} of it will be blocked.",
-                    crate::prose::line_span(first, last), crate::prose::path_in_prose(&key.path)
+                    what, crate::prose::path_in_prose(&key.path)
                 )
             } else {
                 format!(
                     "{MARKER_PREFIX}loop warning] This is identical read {count} in a row of {} of {}, unchanged. Use what you already have; read {block_at} will be blocked.",
-                    crate::prose::line_span(first, last), crate::prose::path_in_prose(&key.path)
+                    what, crate::prose::path_in_prose(&key.path)
                 )
             }
         });
@@ -464,6 +472,7 @@ mod tests {
                 limit,
             },
             shape: 7,
+            region: None,
         }
     }
 

@@ -62,6 +62,8 @@ pub struct ReadAhead<S> {
     head: Vec<u8>,
     /// Whether that read returned fewer bytes than it asked for.
     head_short: bool,
+    /// The bytes that read asked for.
+    head_asked: usize,
 }
 
 impl<S: ByteSource> ReadAhead<S> {
@@ -71,15 +73,22 @@ impl<S: ByteSource> ReadAhead<S> {
             inner,
             head: Vec::new(),
             head_short: false,
+            head_asked: 0,
         }
     }
 
     /// Reads bytes `0..length` of the file (fewer at its end), keeps them in place of any head kept before, and
-    /// returns them. Errors: the file's read error.
+    /// returns them; a head kept from a read that asked for at least `length` bytes is returned as it is (the
+    /// image sniff and the document sniff share one read). Errors: the file's read error.
     pub fn read_head(&mut self, length: usize) -> Result<&[u8], FsError> {
+        if length <= self.head_asked {
+            return Ok(&self.head);
+        }
         self.head_short = false;
+        self.head_asked = 0;
         self.inner.read_at(0, length, &mut self.head)?;
         self.head_short = self.head.len() < length;
+        self.head_asked = length;
         Ok(&self.head)
     }
 
@@ -290,5 +299,105 @@ mod tests {
                 prop_assert_eq!(served, expected);
             }
         }
+    }
+}
+
+/// A [`ByteSource`] as `std::io` reads one (`Read`, `BufRead`, `Seek`), for decoders that take a reader: it reads
+/// a block of [`READER_BLOCK_BYTES`] at a time at its position, and keeps the first file-system error, which
+/// `std::io` callers see only as a message, for the caller to report as it is.
+#[derive(Debug)]
+pub struct SourceReader<S> {
+    source: S,
+    /// The file's size in bytes, the end `SeekFrom::End` counts from.
+    size: u64,
+    /// The bytes read at `block_start`.
+    block: Vec<u8>,
+    block_start: u64,
+    /// Where the next read starts.
+    position: u64,
+    /// The first read error.
+    error: Option<FsError>,
+}
+
+/// Bytes one read of a [`SourceReader`] asks for.
+pub const READER_BLOCK_BYTES: usize = 64 * 1024;
+
+impl<S: ByteSource> SourceReader<S> {
+    /// A reader at the start of `source`, a file of `size` bytes.
+    pub fn new(source: S, size: u64) -> Self {
+        SourceReader {
+            source,
+            size,
+            block: Vec::new(),
+            block_start: 0,
+            position: 0,
+            error: None,
+        }
+    }
+
+    /// The first file-system error a read met, if any.
+    pub fn take_error(&mut self) -> Option<FsError> {
+        self.error.take()
+    }
+
+    /// The offset of `position` inside the kept block, when the block holds it.
+    fn offset_in_block(&self) -> Option<usize> {
+        let offset = self.position.checked_sub(self.block_start)?;
+        usize::try_from(offset)
+            .ok()
+            .filter(|&offset| offset < self.block.len())
+    }
+}
+
+impl<S: ByteSource> std::io::BufRead for SourceReader<S> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.offset_in_block().is_none() {
+            self.block_start = self.position;
+            if let Err(error) = self
+                .source
+                .read_at(self.position, READER_BLOCK_BYTES, &mut self.block)
+            {
+                let message = format!("{error:?}");
+                self.error.get_or_insert(error);
+                self.block.clear();
+                return Err(std::io::Error::other(message));
+            }
+        }
+        let offset = self.offset_in_block().unwrap_or(self.block.len());
+        Ok(self.block.get(offset..).unwrap_or_default())
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.position = self.position.saturating_add(amount as u64);
+    }
+}
+
+impl<S: ByteSource> std::io::Read for SourceReader<S> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let available = std::io::BufRead::fill_buf(self)?;
+        let count = available.len().min(buffer.len());
+        if let (Some(to), Some(from)) = (buffer.get_mut(..count), available.get(..count)) {
+            to.copy_from_slice(from);
+        }
+        std::io::BufRead::consume(self, count);
+        Ok(count)
+    }
+}
+
+impl<S: ByteSource> std::io::Seek for SourceReader<S> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        let target = match to {
+            std::io::SeekFrom::Start(offset) => Some(offset),
+            std::io::SeekFrom::End(delta) => self.size.checked_add_signed(delta),
+            std::io::SeekFrom::Current(delta) => self.position.checked_add_signed(delta),
+        };
+        let target = target.ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a seek before the start of the file",
+            )
+        })?;
+        self.position = target;
+        Ok(target)
     }
 }

@@ -438,7 +438,7 @@ fn create_spill<F: SpillFs + ?Sized>(
 mod tests {
     use super::*;
     use crate::native_fs::NativeFileSystem;
-    use crate::read::{read_once, ReadOutcome, ReadRequest};
+    use crate::read::{read_once_window, ReadOutcome, ReadRequest};
 
     fn mount(dir: &std::path::Path) -> NativeFileSystem {
         NativeFileSystem::mount(&[(dir.to_path_buf(), "/out".to_string())])
@@ -486,7 +486,7 @@ mod tests {
             text.as_bytes()
         );
         assert_eq!(result.summary.omitted_range, Some((9, 88)));
-        let window = read_once(
+        let window = read_once_window(
             Default::default(),
             &mut fs,
             &ReadRequest {

@@ -13,7 +13,7 @@ wasmtime::component::bindgen!({
 
 use exports::read_window::reader::reader::{
     BudgetUnit, Config, DocumentFormat, EncodingOrigin, ErrorKind, LineEndings, PartKind,
-    ReadError, ReadRequest, TextEncoding, Truncation,
+    PixelRegion, ReadError, ReadRequest, TextEncoding, Truncation,
 };
 
 impl Default for Config {
@@ -33,6 +33,7 @@ impl Default for Config {
             allow_patterns: None,
             ignore_files: None,
             escape_invisible: None,
+            images: None,
         }
     }
 }
@@ -49,7 +50,19 @@ impl ReadRequest {
             extract: None,
             asked_via: None,
             fresh: None,
+            region: None,
         }
+    }
+
+    /// For an image: shows the region `x`, `y`, `width`, `height` (original pixels) instead of the whole image.
+    pub fn region(mut self, x: u32, y: u32, width: u32, height: u32) -> Self {
+        self.region = Some(PixelRegion {
+            x,
+            y,
+            width,
+            height,
+        });
+        self
     }
 
     /// Returns the content even when the session already returned this window unchanged (never a stub): for a
@@ -144,13 +157,14 @@ impl ErrorKind {
             Core::BinaryDocument => ErrorKind::BinaryDocument,
             Core::Stale => ErrorKind::Stale,
             Core::Ignored => ErrorKind::Ignored,
+            Core::MalformedImage => ErrorKind::MalformedImage,
         }
     }
 
     /// The snake_case name used in JSON: `not_found`, `not_a_file`, `outside_sandbox`, `permission_denied`,
     /// `invalid_request`, `io`, `special_file`, `device`, `credential`, `binary`, `loop_blocked`,
     /// `echoed_output`, `unencodable`, `too_large`, `malformed_document`, `encrypted_document`, `binary_document`,
-    /// `stale`, `ignored`.
+    /// `stale`, `ignored`, `malformed_image`.
     pub fn as_str(&self) -> &'static str {
         match self {
             ErrorKind::NotFound => "not_found",
@@ -172,6 +186,7 @@ impl ErrorKind {
             ErrorKind::BinaryDocument => "binary_document",
             ErrorKind::Stale => "stale",
             ErrorKind::Ignored => "ignored",
+            ErrorKind::MalformedImage => "malformed_image",
         }
     }
 }

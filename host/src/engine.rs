@@ -14,7 +14,7 @@ use crate::error::EPOCH_TICK;
 use crate::session::{self, HostState, Shared};
 use crate::{bindings, cache, settings, timings};
 use crate::{
-    Config, Grants, HostError, ReadError, ReadRequest, ReadResult, Session, SessionLimits,
+    Config, Grants, HostError, ReadError, ReadOutcome, ReadRequest, Session, SessionLimits,
 };
 
 /// The absolute path of the component file the `read-window-wasm` crate took (in the repository
@@ -236,7 +236,7 @@ impl ReadWindow {
         grants: &Grants,
         config: &Config,
         request: &ReadRequest,
-    ) -> Result<Result<ReadResult, ReadError>, HostError> {
+    ) -> Result<Result<ReadOutcome, ReadError>, HostError> {
         session::read_once(&self.shared, grants, config, request)
     }
 }

@@ -27,6 +27,7 @@
 //! match session.read(&ReadRequest::new("Cargo.toml").limit(40))? {
 //!     Ok(ReadOutcome::Window(window)) => print!("{}\n{}\n", window.content, window.hint),
 //!     Ok(ReadOutcome::Unchanged(stub)) => println!("{}", stub.message),
+//!     Ok(ReadOutcome::Image(image)) => println!("{} ({} bytes of {})", image.hint, image.data.len(), image.mime_type),
 //!     Err(error) => eprintln!("{}: {}", error.kind.as_str(), error.message),
 //! }
 //! # Ok(())
@@ -60,8 +61,8 @@ pub mod timings;
 pub use bindings::exports::read_window::reader::reader::{
     Budget, BudgetReport, BudgetUnit, CaptureConfig, CaptureResult, ClampedLine, Config,
     DocumentFacts, DocumentFormat, DocumentPart, EncodingFacts, EncodingOrigin, ErrorKind,
-    LineEndings, PageRange, PartKind, ReadError, ReadOutcome, ReadRequest, ReadResult, RetryWindow,
-    SessionStats, TextEncoding, TokenBudget, Truncation, UnchangedStub,
+    ImageWindow, LineEndings, PageRange, PartKind, PixelRegion, ReadError, ReadOutcome, ReadRequest,
+    ReadResult, RetryWindow, SessionStats, TextEncoding, TokenBudget, Truncation, UnchangedStub,
 };
 pub use engine::{
     component_path, Allocation, ReadWindow, COMPONENT_PATH, EMBEDDED_COMPONENT,

@@ -17,7 +17,7 @@ use crate::pipe::TailPipe;
 use crate::{bindings, cache, timings};
 use crate::{
     CaptureConfig, CaptureResult, Config, ErrorKind, Grants, HostError, HostErrorKind, ReadError,
-    ReadOutcome, ReadRequest, ReadResult, RetryWindow, SessionLimits, SessionStats,
+    ReadOutcome, ReadRequest, RetryWindow, SessionLimits, SessionStats,
 };
 
 /// How much of the guest's stderr a session keeps (its last bytes) to explain a trap.
@@ -357,7 +357,7 @@ pub(crate) fn read_once(
     grants: &Grants,
     config: &Config,
     request: &ReadRequest,
-) -> Result<Result<ReadResult, ReadError>, HostError> {
+) -> Result<Result<ReadOutcome, ReadError>, HostError> {
     let request = match through_links(grants, config, request) {
         Ok(request) => request,
         Err(error) => return Ok(Err(error)),
@@ -573,7 +573,7 @@ impl Session {
         &mut self,
         config: &Config,
         request: &ReadRequest,
-    ) -> Result<Result<ReadResult, ReadError>, HostError> {
+    ) -> Result<Result<ReadOutcome, ReadError>, HostError> {
         let request = match through_links(&self.grants, config, request) {
             Ok(request) => request,
             Err(error) => return Ok(Err(error)),

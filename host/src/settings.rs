@@ -22,6 +22,7 @@
 //! | `allow_patterns` | `--allow` (repeatable) | none | glob patterns |
 //! | `ignore_files` | `--ignore-file` (repeatable) | none | plain file names (`.gitignore`) |
 //! | `escape_invisible` | `--no-escape-invisible` | true | |
+//! | `images` | `--no-images` | true | |
 //!
 //! A refusal names the value where it was given: the option (`--loop-warn-at 4`), the config file's key
 //! (`` `loop_warn_at` 4 in the config file ``), or the `configure` request's key (`` `loop_warn_at` 4 ``).
@@ -42,7 +43,7 @@ pub struct Settings {
     /// A config file (a regular file of at most 1 MiB): TOML when its name ends in `.toml`, JSON when it ends in
     /// `.json`, else JSON when it parses as JSON and TOML otherwise; the WIT config's field names
     /// in snake_case (max_lines, max_line_length, budget, working_directory, dedup, loop_warn_at, loop_block_at,
-    /// not_found_ttl_ms, deny_patterns, allow_patterns, ignore_files, escape_invisible). The options below
+    /// not_found_ttl_ms, deny_patterns, allow_patterns, ignore_files, escape_invisible, images). The options below
     /// override it.
     #[arg(long = "config", value_name = "FILE", global = true)]
     pub config_file: Option<PathBuf>,
@@ -108,6 +109,10 @@ pub struct Settings {
     /// warning that names them stays).
     #[arg(long, global = true)]
     pub no_escape_invisible: bool,
+
+    /// Refuse images as binary instead of reading them as images, for a text-only model.
+    #[arg(long, global = true)]
+    pub no_images: bool,
 }
 
 impl Settings {
@@ -212,6 +217,7 @@ impl Settings {
             allow_patterns: (!self.allow.is_empty()).then(|| self.allow.clone()),
             ignore_files: (!self.ignore_file.is_empty()).then(|| self.ignore_file.clone()),
             escape_invisible: self.no_escape_invisible.then_some(false),
+            images: self.no_images.then_some(false),
         }
     }
 
@@ -396,6 +402,7 @@ pub fn config_record(config: &Config) -> ConfigRecord {
         allow_patterns: config.allow_patterns.clone(),
         ignore_files: config.ignore_files.clone(),
         escape_invisible: config.escape_invisible,
+        images: config.images,
     }
 }
 
@@ -422,6 +429,7 @@ pub fn wit_config(record: ConfigRecord) -> Config {
         allow_patterns: record.allow_patterns,
         ignore_files: record.ignore_files,
         escape_invisible: record.escape_invisible,
+        images: record.images,
     }
 }
 

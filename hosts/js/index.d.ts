@@ -31,6 +31,16 @@ export interface Config {
   ignore_files?: string[];
   /** Show tag, bidi and zero-width characters as `⟪U+XXXX⟫` (default true); false leaves them raw, still reported. */
   escape_invisible?: boolean;
+  /** Read PNG, JPEG, GIF, WebP and BMP files as images (default true); false refuses them as `binary`. */
+  images?: boolean;
+}
+
+/** A rectangle of an image in original pixels: an image's cursor. */
+export interface PixelRegion {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }
 
 /** Where a read starts and how much it takes: lines 1-based, columns 0-based, `tail` the last N lines. */
@@ -43,6 +53,8 @@ export interface ReadOptions {
   extract?: boolean;
   /** true: the content even when this session returned the window unchanged before (never a stub). */
   fresh?: boolean;
+  /** For an image: the part to show, in original pixels (default the whole image). */
+  region?: PixelRegion;
   id?: unknown;
 }
 
@@ -100,6 +112,28 @@ export interface WindowAnswer extends Answer {
   text: string;
 }
 
+/** A window of an image: the picture in `data` (decoded from the protocol's base64), `hint` and `text`. */
+export interface ImageAnswer extends Answer {
+  status: 'ok';
+  content_returned: true;
+  path: string;
+  image: {
+    mime_type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+    width: number;
+    height: number;
+    original_width: number;
+    original_height: number;
+    scale: number;
+    region: PixelRegion;
+    frames: number;
+  };
+  data: Uint8Array;
+  hint: string;
+  file_size: number;
+  warnings?: string[];
+  text: string;
+}
+
 /** A repeated read of an unchanged window: no content, a `message` naming the call that continues. */
 export interface StubAnswer extends Answer {
   status: 'unchanged';
@@ -111,6 +145,8 @@ export interface StubAnswer extends Answer {
   total_lines: number;
   next_offset: number | null;
   next_column: number | null;
+  /** For an image: the region the earlier result showed. */
+  region?: PixelRegion;
   message: string;
   text: string;
 }
@@ -138,7 +174,7 @@ export interface ErrorAnswer extends Answer {
 }
 
 /** The answer to a `read` or `read_once`. */
-export type ReadAnswer = WindowAnswer | StubAnswer | ErrorAnswer;
+export type ReadAnswer = WindowAnswer | ImageAnswer | StubAnswer | ErrorAnswer;
 
 /** The `stats` answer. */
 export interface StatsAnswer extends Answer {

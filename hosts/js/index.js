@@ -153,6 +153,15 @@ function describe(error) {
 }
 
 /** A read's request from `(path, {offset, ...})` or `({path, offset, ...})`, its fields untouched. */
+/** An answer with an image's base64 `data` decoded into a `Uint8Array`; any other answer as it is. */
+function withImageBytes(answer) {
+  if (typeof answer.data === 'string') {
+    const bytes = Buffer.from(answer.data, 'base64');
+    answer.data = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
+  return answer;
+}
+
 function readRequest(op, pathOrRequest, options) {
   const fields = typeof pathOrRequest === 'object' && pathOrRequest !== null ? pathOrRequest : { path: pathOrRequest };
   return { ...fields, ...options, op };
@@ -240,10 +249,15 @@ export class Session {
 
   /** {@link Session#answer}, parsed, for a request object (a BigInt as an integer) or its text. @returns {object} */
   request(request) { return JSON.parse(this.answer(typeof request === 'string' ? request : toJson(request))); }
-  /** A `read` of `(path, {offset, limit, column, tail, extract, fresh})` or `({path, ...})`: a window, stub or error. */
-  read(pathOrRequest, options) { return this.request(readRequest('read', pathOrRequest, options)); }
+  /**
+   * A `read` of `(path, {offset, limit, column, tail, extract, fresh, region})` or `({path, ...})`: a window, stub
+   * or error; an image's window carries its picture in `data` as a `Uint8Array`.
+   */
+  read(pathOrRequest, options) { return withImageBytes(this.request(readRequest('read', pathOrRequest, options))); }
   /** A `read_once`: a window with the session's config and none of its memory; as {@link Session#read}. */
-  readOnce(pathOrRequest, options) { return this.request(readRequest('read_once', pathOrRequest, options)); }
+  readOnce(pathOrRequest, options) {
+    return withImageBytes(this.request(readRequest('read_once', pathOrRequest, options)));
+  }
   /** `other_tool`: the host ran another tool (the loop tripwire starts over). */
   otherTool() { return this.request({ op: 'other_tool' }); }
   /** `reset_dedup`: the model's context was compacted (the next read of any window returns content). */

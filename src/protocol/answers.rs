@@ -5,9 +5,10 @@ use serde_json::{json, Map, Value};
 
 use crate::document::DocumentFacts;
 use crate::error::ReadError;
+use crate::image::PixelRegion;
 use crate::read::{
-    BudgetReport, BudgetUnit, EncodingFacts, ReadOutcome, ReadResult, RetryWindow, SessionStats,
-    UnchangedStub,
+    BudgetReport, BudgetUnit, EncodingFacts, ImageResult, ReadOutcome, ReadResult, RetryWindow,
+    SessionStats, UnchangedStub,
 };
 use crate::spill::CaptureResult;
 use crate::text::window_text;
@@ -124,10 +125,52 @@ fn budget_json(budget: &BudgetReport) -> Value {
     Value::Object(map)
 }
 
+/// A window of an image: `image` (its sizes, scale, region and frames), `data` (the encoded image in base64),
+/// the hint, `warnings` (only when there are some) and `text` (the hint and the warnings for the model).
+pub fn image_json(result: &ImageResult) -> Value {
+    use base64::Engine as _;
+    let window = &result.window;
+    let mut map = Map::new();
+    map.insert("status".into(), json!("ok"));
+    map.insert("content_returned".into(), json!(true));
+    map.insert("path".into(), json!(result.path));
+    map.insert(
+        "image".into(),
+        json!({
+            "mime_type": window.mime_type,
+            "width": window.width,
+            "height": window.height,
+            "original_width": window.original_width,
+            "original_height": window.original_height,
+            "scale": window.scale,
+            "region": region_json(&window.region),
+            "frames": window.frames,
+        }),
+    );
+    map.insert(
+        "data".into(),
+        json!(base64::engine::general_purpose::STANDARD.encode(&window.data)),
+    );
+    map.insert("hint".into(), json!(result.hint));
+    map.insert("file_size".into(), json!(result.file_size));
+    if !result.warnings.is_empty() {
+        map.insert("warnings".into(), json!(result.warnings));
+    }
+    let text = window_text("", &result.hint, &result.warnings);
+    map.insert("text".into(), json!(text));
+    Value::Object(map)
+}
+
+/// `{"x", "y", "width", "height"}`.
+pub fn region_json(region: &PixelRegion) -> Value {
+    json!({"x": region.x, "y": region.y, "width": region.width, "height": region.height})
+}
+
 /// A dedup stub: `status` `unchanged`, no `content` key; the window's lines, the file's `total_lines`, the
-/// window's cursor (each `null` when absent) and the message with the call that continues, as `message` and `text`.
+/// window's cursor (each `null` when absent), for an image the `region`, and the message with the call that
+/// continues, as `message` and `text`.
 pub fn stub_json(stub: &UnchangedStub) -> Value {
-    json!({
+    let mut answer = json!({
         "status": "unchanged",
         "content_returned": false,
         "dedup": true,
@@ -139,7 +182,11 @@ pub fn stub_json(stub: &UnchangedStub) -> Value {
         "next_column": stub.next_column,
         "message": stub.message,
         "text": stub.message,
-    })
+    });
+    if let (Some(region), Value::Object(map)) = (&stub.region, &mut answer) {
+        map.shift_insert(9, "region".into(), region_json(region));
+    }
+    answer
 }
 
 /// An error: `{"status":"error","content_returned":false,"text","error":{"kind","message","already_read"?,
@@ -187,6 +234,7 @@ pub fn outcome_json(outcome: &Result<ReadOutcome, ReadError>) -> Value {
     match outcome {
         Ok(ReadOutcome::Window(result)) => window_json(result),
         Ok(ReadOutcome::Unchanged(stub)) => stub_json(stub),
+        Ok(ReadOutcome::Image(result)) => image_json(result),
         Err(error) => error_json(error),
     }
 }
@@ -343,6 +391,7 @@ mod tests {
             next_offset: Some(10),
             next_column: None,
             message: "same".into(),
+            region: None,
         };
         assert_eq!(
             stub_json(&stub),

@@ -35,6 +35,8 @@ pub struct ConfigRecord {
     pub ignore_files: Option<Vec<String>>,
     /// `escape_invisible`: show invisible characters as visible forms `⟪U+XXXX⟫`.
     pub escape_invisible: Option<bool>,
+    /// `images`: read images as image windows (default true).
+    pub images: Option<bool>,
 }
 
 /// The WIT `budget` variant: characters, or tokens with an optional cap and headroom.
@@ -65,6 +67,7 @@ pub const CONFIG_FIELDS: &[&str] = &[
     "allow_patterns",
     "ignore_files",
     "escape_invisible",
+    "images",
 ];
 
 /// The config fields a refusal can name, WIT-style (`max-line-length`, `budget.tokens.cap`).
@@ -108,6 +111,7 @@ impl ConfigRecord {
             allow_patterns: self.allow_patterns.clone().unwrap_or_default(),
             ignore_files: self.ignore_files.clone().unwrap_or_default(),
             escape_invisible: self.escape_invisible,
+            images: self.images,
         }
     }
 
@@ -126,6 +130,7 @@ impl ConfigRecord {
             allow_patterns: over.allow_patterns.or(self.allow_patterns),
             ignore_files: over.ignore_files.or(self.ignore_files),
             escape_invisible: over.escape_invisible.or(self.escape_invisible),
+            images: over.images.or(self.images),
         }
     }
 
@@ -175,6 +180,7 @@ impl ConfigRecord {
         put("allow_patterns", json!(self.allow_patterns));
         put("ignore_files", json!(self.ignore_files));
         put("escape_invisible", json!(self.escape_invisible));
+        put("images", json!(self.images));
         Value::Object(map)
     }
 }
@@ -234,6 +240,7 @@ fn config_fields(fields: &Fields) -> Result<ConfigRecord, ReadError> {
         allow_patterns: fields.opt_strings("allow_patterns")?,
         ignore_files: fields.opt_strings("ignore_files")?,
         escape_invisible: fields.opt_bool("escape_invisible")?,
+        images: fields.opt_bool("images")?,
     })
 }
 
@@ -463,6 +470,7 @@ pub fn effective_json(config: &ConfigRecord, first_root: Option<&str>) -> Value 
         "allow_patterns": core.allow_patterns,
         "ignore_files": core.ignore_files,
         "escape_invisible": core.escape_invisible,
+        "images": core.images,
     })
 }
 
@@ -496,7 +504,7 @@ mod tests {
             Some(
                 "unknown config field `colour`; the fields are: max_lines, max_line_length, budget, \
                  working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, \
-                 allow_patterns, ignore_files, escape_invisible"
+                 allow_patterns, ignore_files, escape_invisible, images"
             )
         );
     }

@@ -38,7 +38,9 @@ pub fn wants_mcp_reply(request: &Value) -> bool {
 
 /// `answer` (a tool call's answer, which carries `text`) as an MCP `CallToolResult`:
 /// `{"content":[{"type":"text","text"}],"structuredContent":{...},"isError"}`, `isError` when its `status` is
-/// `error`. The structured content is the answer without what the text carries, its lists bounded.
+/// `error`. The structured content is the answer without what the text carries, its lists bounded. An image's
+/// answer adds an `image` content block after the text (`data`, base64, and `mimeType`), and its `data` leaves the
+/// structured content (it would be sent twice).
 pub fn call_tool_result(answer: Value) -> Value {
     let Value::Object(mut fields) = answer else {
         return answer;
@@ -48,6 +50,15 @@ pub fn call_tool_result(answer: Value) -> Value {
         _ => String::new(),
     };
     let is_error = fields.get("status").and_then(Value::as_str) == Some("error");
+    let mut content = vec![json!({ "type": "text", "text": text })];
+    if let Some(Value::String(data)) = fields.remove("data") {
+        let mime_type = fields
+            .get("image")
+            .and_then(|image| image.get("mime_type"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        content.push(json!({ "type": "image", "data": data, "mimeType": mime_type }));
+    }
     for key in IN_THE_TEXT {
         fields.remove(*key);
     }
@@ -66,7 +77,7 @@ pub fn call_tool_result(answer: Value) -> Value {
         bound_document(document, window);
     }
     json!({
-        "content": [{ "type": "text", "text": text }],
+        "content": content,
         "structuredContent": Value::Object(fields),
         "isError": is_error,
     })
@@ -133,6 +144,27 @@ mod tests {
         );
         let error = json!({"status": "error", "content_returned": false, "text": "gone", "error": {"kind": "not_found", "message": "gone"}});
         assert_eq!(call_tool_result(error)["isError"], json!(true));
+    }
+
+    #[test]
+    fn an_image_goes_in_an_image_block_after_its_text() {
+        let answer = json!({
+            "status": "ok", "content_returned": true, "path": "/w/a.png",
+            "image": {"mime_type": "image/png", "width": 2, "height": 1}, "data": "iVBORw0K",
+            "hint": "a.png: a 2 x 1 PNG image.", "text": "a.png: a 2 x 1 PNG image.",
+        });
+        assert_eq!(
+            call_tool_result(answer),
+            json!({
+                "content": [
+                    {"type": "text", "text": "a.png: a 2 x 1 PNG image."},
+                    {"type": "image", "data": "iVBORw0K", "mimeType": "image/png"},
+                ],
+                "structuredContent": {"status": "ok", "content_returned": true, "path": "/w/a.png",
+                                      "image": {"mime_type": "image/png", "width": 2, "height": 1}},
+                "isError": false,
+            })
+        );
     }
 
     #[test]

@@ -117,6 +117,12 @@ const OPTIONS: &[(&str, Kind, &str, &str)] = &[
         "leave tag, bidi and zero-width characters raw (they are still reported)",
     ),
     (
+        "--no-images",
+        Kind::Flag,
+        "",
+        "refuse images as binary, for a text-only model (default: read them as images)",
+    ),
+    (
         "--ignore-file",
         Kind::Text,
         "NAME",
@@ -239,6 +245,7 @@ fn set(options: &mut Options, name: &str, kind: Kind, value: String) -> Result<(
         "--version" => options.version = true,
         "--no-dedup" => config.dedup = Some(false),
         "--no-escape-invisible" => config.escape_invisible = Some(false),
+        "--no-images" => config.images = Some(false),
         "--max-lines" => config.max_lines = Some(small()?),
         "--max-line-length" => config.max_line_length = Some(small()?),
         "--max-chars" => options.max_chars = Some(small()?),

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use super::json_in::{type_name, Fields};
 use crate::capture::CaptureInput;
 use crate::error::ReadError;
+use crate::image::PixelRegion;
 use crate::read::ReadRequest;
 
 /// One parsed request.
@@ -166,6 +167,7 @@ const READ_FIELDS: &[&str] = &[
     "tail",
     "extract",
     "fresh",
+    "region",
     "asked_via",
     "link_refusal",
 ];
@@ -484,6 +486,85 @@ fn read_request(fields: &Fields, notes: &mut Vec<String>) -> Result<ReadRequest,
         extract: fields.lenient_bool("extract", notes)?,
         asked_via: fields.opt_strings("asked_via")?.unwrap_or_default(),
         fresh: fields.lenient_bool("fresh", notes)?.unwrap_or(false),
+        region: fields
+            .present("region")
+            .map(|value| region(value, notes))
+            .transpose()?,
+    })
+}
+
+/// The four numbers of a region, in the order `x`, `y`, `width`, `height`.
+const REGION_FIELDS: [&str; 4] = ["x", "y", "width", "height"];
+
+/// `region` as the WIT record takes it, `{"x": 0, "y": 0, "width": 1200, "height": 800}`; or, with a note, as a
+/// model copies it from a hint: the string `"0,0,1200,800"` or the array `[0, 0, 1200, 800]`. Each number a
+/// `u32`; an empty width or height is the reader's to refuse (it names the image's size).
+fn region(value: &Value, notes: &mut Vec<String>) -> Result<PixelRegion, ReadError> {
+    let shape = "an object {\"x\": X, \"y\": Y, \"width\": W, \"height\": H} in original pixels";
+    let numbers: Vec<u64> = match value {
+        Value::Object(map) => {
+            if let Some(unknown) = map.keys().find(|key| !REGION_FIELDS.contains(&key.as_str())) {
+                return Err(ReadError::invalid(format!(
+                    "`region` has no field `{unknown}`: it is {shape}"
+                )));
+            }
+            REGION_FIELDS
+                .iter()
+                .map(|field| match map.get(*field) {
+                    Some(number) => super::json_in::number(&format!("region.{field}"), number),
+                    None => Err(ReadError::invalid(format!(
+                        "`region.{field}` is missing: `region` is {shape}"
+                    ))),
+                })
+                .collect::<Result<_, _>>()?
+        }
+        Value::String(text) => {
+            let numbers: Option<Vec<u64>> = text
+                .split(',')
+                .map(|part| part.trim().parse::<u64>().ok())
+                .collect();
+            match numbers.filter(|numbers| numbers.len() == 4) {
+                Some(numbers) => {
+                    notes.push(format!(
+                        "`region` was the string {text:?}; it was read as x, y, width, height. Send it as {shape}."
+                    ));
+                    numbers
+                }
+                None => {
+                    return Err(ReadError::invalid(format!(
+                        "`region` must be {shape}; got the string {text:?}"
+                    )))
+                }
+            }
+        }
+        Value::Array(items) if items.len() == 4 => {
+            let numbers = items
+                .iter()
+                .zip(REGION_FIELDS)
+                .map(|(item, field)| super::json_in::number(&format!("region.{field}"), item))
+                .collect::<Result<Vec<_>, _>>()?;
+            notes.push(format!(
+                "`region` was an array; it was read as x, y, width, height. Send it as {shape}."
+            ));
+            numbers
+        }
+        other => {
+            return Err(ReadError::invalid(format!(
+                "`region` must be {shape}, not {}",
+                super::json_in::type_name(other)
+            )))
+        }
+    };
+    let value = |index: usize| -> Result<u32, ReadError> {
+        let number = numbers.get(index).copied().unwrap_or(0);
+        let field = REGION_FIELDS.get(index).copied().unwrap_or("x");
+        super::json_in::to_u32(&format!("region.{field}"), number)
+    };
+    Ok(PixelRegion {
+        x: value(0)?,
+        y: value(1)?,
+        width: value(2)?,
+        height: value(3)?,
     })
 }
 

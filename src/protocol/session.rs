@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::answers::{
     capture_json, error_json, note_json, outcome_json, retry_json, stats_json, unit_json,
-    window_json, with_id, with_notes,
+    with_id, with_notes,
 };
 use super::config_json::{configure, effective_json, parse_config, ConfigRecord};
 use super::json_in::parse_strict;
@@ -218,10 +218,11 @@ impl<F: SpillFs> ProtocolSession<F> {
 
     /// `read_once`: a window with the session's config and none of its memory.
     fn read_once(&mut self, request: &read::ReadRequest) -> Value {
-        match read::read_once(self.config.input(), &mut self.fs, request) {
-            Ok(result) => window_json(&result),
-            Err(error) => error_json(&error),
-        }
+        outcome_json(&read::read_once(
+            self.config.input(),
+            &mut self.fs,
+            request,
+        ))
     }
 
     /// The refusal of a path the host's walk of absolute links stopped, in the words of the component's own walk.
@@ -577,7 +578,7 @@ mod tests {
         );
         assert_eq!(
             host_only["error"]["message"],
-            "unknown field `colour` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh"
+            "unknown field `colour` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh, region"
         );
     }
 

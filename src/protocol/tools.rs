@@ -46,6 +46,12 @@ part starts. A warning names pages with no text layer (scanned): look at those p
 `extract`: false reads a document's own bytes instead, e.g. a notebook's JSON before editing it; never write \
 extracted text back over a document.
 
+Images (PNG, JPEG, GIF, WebP, BMP) are returned as an image, scaled to fit what a model sees (at most 1568 \
+pixels on the longest side): the text says the original size, the scale shown and the regions that show it at \
+full resolution, e.g. `5 x 5 regions of 1,200 x 800 show it at full resolution, the first is \
+region=0,0,1200,800`. Pass `region` (x, y, width, height in original pixels) to see any part in detail: small \
+text in a scaled-down screenshot is only readable that way. An animation shows its first frame.
+
 `path` is absolute, or relative to the working directory; only files under the granted directories can be \
 read. A missing file is answered with similar names when there are some. Directories, binary files, devices \
 and credential files are refused with a message that says why and what to do instead. Never copy the gutters, \
@@ -119,7 +125,9 @@ pub fn read_input_schema_for(max_lines: u64) -> Value {
                 "description": "true returns the content even when this window was already returned and is \
                                 unchanged (never an \"unchanged\" stub): for when that earlier result is no longer \
                                 in your context. Default false. Still counts as a repeated read."
-            }
+            },
+            "region": region_schema("For an image: the part to show, in original pixels (the hint names the \
+                                     regions that show it at full resolution); default the whole image.")
         },
         "required": ["path"],
         "additionalProperties": false
@@ -283,7 +291,7 @@ pub fn error_schema() -> Value {
                 "enum": ["not_found", "not_a_file", "outside_sandbox", "permission_denied", "invalid_request",
                          "io", "special_file", "device", "credential", "binary", "loop_blocked",
                          "echoed_output", "unencodable", "too_large", "malformed_document",
-                         "encrypted_document", "binary_document", "stale", "ignored",
+                         "encrypted_document", "binary_document", "stale", "ignored", "malformed_image",
                          "host_error"]
             },
             "message": { "type": "string", "description": "What happened and what to do instead." },
@@ -403,10 +411,45 @@ pub fn read_output_schema() -> Value {
                 "required": ["unit", "limit", "used"]
             },
             "document": document_schema(),
+            "image": image_schema(),
+            "region": region_schema("Set on a stub of an image: the region the earlier result showed."),
             "dedup": { "type": "boolean", "description": "Set on a stub: the window was already returned." },
             "error": error_schema()
         },
         "required": ["status", "content_returned"]
+    })
+}
+
+/// A region of an image in original pixels, described as `description`.
+fn region_schema(description: &str) -> Value {
+    let count = json!({ "type": "integer", "minimum": 0, "maximum": u32::MAX });
+    json!({
+        "type": "object",
+        "description": description,
+        "properties": { "x": count, "y": count, "width": count, "height": count },
+        "required": ["x", "y", "width", "height"],
+        "additionalProperties": false
+    })
+}
+
+/// The `image` object of a window of an image (its pixels are the reply's image content).
+fn image_schema() -> Value {
+    let count = json!({ "type": "integer", "minimum": 0 });
+    json!({
+        "type": "object",
+        "description": "The image shown: its size, the original size, the scale and the region of the original \
+                        it shows. The picture is the image content.",
+        "properties": {
+            "mime_type": { "type": "string", "enum": ["image/png", "image/jpeg", "image/gif", "image/webp"] },
+            "width": count,
+            "height": count,
+            "original_width": count,
+            "original_height": count,
+            "scale": { "type": "number", "minimum": 0, "maximum": 1 },
+            "region": region_schema("The part of the original shown, in original pixels."),
+            "frames": { "type": "integer", "minimum": 1, "description": "Frames in the file; the first is shown." }
+        },
+        "required": ["mime_type", "width", "height", "original_width", "original_height", "scale", "region", "frames"]
     })
 }
 

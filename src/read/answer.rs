@@ -115,6 +115,8 @@ pub struct UnchangedStub {
     pub next_offset: Option<u64>,
     /// The window's cursor inside a line: the column (0-based characters) where `next_offset` continues.
     pub next_column: Option<u64>,
+    /// For an image: the region the earlier result showed (the line fields are then 0, the cursors `None`).
+    pub region: Option<crate::image::PixelRegion>,
     /// Tells the model that the earlier result is still current, then the call that continues (or that nothing
     /// after the window is left, and the calls that read the rest of its clamped lines).
     pub message: String,
@@ -128,6 +130,18 @@ pub enum ReadOutcome {
     Window(ReadResult),
     /// A stub: the model already has this window.
     Unchanged(UnchangedStub),
+    /// A window of an image.
+    Image(ImageResult),
+}
+
+impl ReadOutcome {
+    /// The text window, when the outcome is one.
+    pub fn into_window(self) -> Option<ReadResult> {
+        match self {
+            ReadOutcome::Window(result) => Some(result),
+            ReadOutcome::Unchanged(_) | ReadOutcome::Image(_) => None,
+        }
+    }
 }
 
 /// The window a host should ask for after its engine refused one.
@@ -220,6 +234,7 @@ impl Reader {
                 limit: result.window.lines_returned,
             },
             shape: shape_of(&self.config),
+            region: None,
         };
         let window = &result.window;
         match self
@@ -332,6 +347,7 @@ pub(super) fn stub_of(window: &Window, path: &str) -> UnchangedStub {
         total_lines: window.total_lines,
         next_offset: window.next_offset,
         next_column: window.next_column,
+        region: None,
         message,
     }
 }

@@ -131,6 +131,7 @@ impl Reader {
             if let Some(notice) = seen.notice {
                 match answer {
                     ReadOutcome::Window(result) => result.warnings.push(notice),
+                    ReadOutcome::Image(result) => result.warnings.push(notice),
                     ReadOutcome::Unchanged(stub) => {
                         stub.message.push(' ');
                         stub.message.push_str(&notice);

@@ -42,6 +42,7 @@ mod announced;
 mod answer;
 mod changes;
 mod feedback;
+mod images;
 mod missing;
 mod open;
 mod request;
@@ -56,8 +57,12 @@ pub use self::answer::{
     BudgetReport, BudgetUnit, EncodingFacts, EncodingOrigin, ReadOutcome, ReadResult, RetryWindow,
     SessionStats, UnchangedStub,
 };
+pub use self::images::ImageResult;
+pub(crate) use self::images::region_words;
 pub use self::request::ReadRequest;
-use self::{answer::*, changes::*, missing::*, open::*, request::*, resolve::*, tail::*};
+use self::{
+    answer::*, changes::*, images::*, missing::*, open::*, request::*, resolve::*, tail::*,
+};
 
 /// A reading session: config, credential policy and session memory.
 #[derive(Debug)]
@@ -84,16 +89,30 @@ pub struct Reader {
     documents: DocumentCache,
 }
 
-/// Reads one window with no session memory: no stubs, no tripwire, no index kept.
+/// Reads one window with no session memory: no stubs, no tripwire, no index kept. The outcome is a window of
+/// lines or of an image, never `Unchanged`.
 ///
 /// Errors: every `ErrorKind` but `LoopBlocked` and `EchoedOutput`. Config warnings come with the result.
 pub fn read_once<F: FileSystem + ?Sized>(
     config: ConfigInput,
     fs: &mut F,
     request: &ReadRequest,
-) -> Result<ReadResult, ReadError> {
+) -> Result<ReadOutcome, ReadError> {
     crate::beneath::retried_on_change(fs, |fs| read_once_as_asked(config.clone(), fs, request))
         .map_err(|error| raw_bytes_error(error, request))
+}
+
+/// [`read_once`] of a file read by lines, for tests: an image's window is a panic.
+#[cfg(test)]
+pub(crate) fn read_once_window<F: FileSystem + ?Sized>(
+    config: ConfigInput,
+    fs: &mut F,
+    request: &ReadRequest,
+) -> Result<ReadResult, ReadError> {
+    read_once(config, fs, request).map(|outcome| match outcome {
+        ReadOutcome::Window(result) => result,
+        other => panic!("a window of lines was expected, not {other:?}"),
+    })
 }
 
 /// [`read_once`] without the rewording of [`raw_bytes_error`].
@@ -101,7 +120,7 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
     config: ConfigInput,
     fs: &mut F,
     request: &ReadRequest,
-) -> Result<ReadResult, ReadError> {
+) -> Result<ReadOutcome, ReadError> {
     let (config, warnings) = Config::resolve(config);
     let policy = CredentialPolicy::new(&config.deny_patterns, &config.allow_patterns);
     let mut ignore = IgnoreFiles::new(&config.ignore_files);
@@ -127,8 +146,20 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
     let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
         empty_result(&config, &resolved)
     } else {
+        let file = match open_routed(fs, &resolved, &config, request)
+            .map_err(|error| error.at_path(&resolved.path))?
+        {
+            Routed::Lines(file) => file,
+            Routed::Image(file, format) => {
+                let mut image = image_result(file, format, &resolved, request)
+                    .map_err(|error| error.at_path(&resolved.path))?;
+                image.warnings = warnings;
+                image.warnings.extend(tilde_note(&request.path, &image.path));
+                return Ok(ReadOutcome::Image(image));
+            }
+        };
         let mut opened = open_and_index(
-            fs,
+            file,
             &resolved,
             &request.path,
             |_| None,
@@ -163,7 +194,7 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
     result
         .warnings
         .extend(tilde_note(&request.path, &result.path));
-    Ok(result)
+    Ok(ReadOutcome::Window(result))
 }
 
 impl Reader {
@@ -233,8 +264,10 @@ impl Reader {
         let (result, change) = if resolved.stat.kind == FileKind::CharacterDevice {
             (empty_result(&self.config, &resolved), None)
         } else {
-            let (result, change) = self.open_and_window(fs, request, &prepared, &resolved)?;
-            (result, Some(change))
+            match self.open_and_window(fs, request, &prepared, &resolved)? {
+                Windowed::Lines(result, change) => (result, Some(change)),
+                Windowed::Image(image) => return self.image_answer(image, request),
+            }
         };
         let outcome = self.answer_of(result, &resolved, request);
         self.after_read(&resolved.path, change, outcome)

@@ -108,16 +108,15 @@ pub(super) fn identity_of(resolved: &Resolved) -> FileIdentity {
 /// extracted text, or the file's bytes) is kept when that view is the same version or only grew, and the bytes
 /// before the end of its scanned lines still have the fingerprint they had (so a rewrite under the same size and
 /// modification time, or an edit before the part that grew, is rescanned from the start).
-pub(super) fn open_and_index<F: FileSystem + ?Sized>(
-    fs: &mut F,
+pub(super) fn open_and_index<S: ByteSource>(
+    file: ReadAhead<S>,
     resolved: &Resolved,
     requested: &str,
     cached: impl FnOnce(View) -> Option<LineIndex>,
     documents: &mut DocumentCache,
     extract: bool,
-) -> Result<Opened<FileOrText<ReadAhead<F::File>>>, ReadError> {
+) -> Result<Opened<FileOrText<ReadAhead<S>>>, ReadError> {
     let io = |error: FsError| error.into_read_error(requested);
-    let file = ReadAhead::new(fs.open(resolved.root, &resolved.relative).map_err(io)?);
     let (file, document) = if extract {
         document_source(file, resolved, requested, documents)?
     } else {
@@ -425,8 +424,39 @@ pub(super) fn attach_document(result: &mut ReadResult, document: Option<&Extract
     }
 }
 
+/// Opens the file `resolved` and routes it by its first bytes ([`route`]): read by lines, or as an image.
+pub(super) fn open_routed<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    resolved: &Resolved,
+    config: &Config,
+    request: &ReadRequest,
+) -> Result<Routed<F::File>, ReadError> {
+    let file = open_file(fs, resolved, &request.path)?;
+    route(file, resolved, config, request)
+}
+
+/// Opens the file `resolved` (asked for as `requested`), nothing read yet.
+pub(super) fn open_file<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    resolved: &Resolved,
+    requested: &str,
+) -> Result<ReadAhead<F::File>, ReadError> {
+    fs.open(resolved.root, &resolved.relative)
+        .map(ReadAhead::new)
+        .map_err(|error| error.into_read_error(requested))
+}
+
+/// What a read of an opened file gives: a text window with the version of the view it saw, or an image.
+#[allow(clippy::large_enum_variant)] // One per read, moved once: boxing would only add an allocation.
+pub(super) enum Windowed {
+    /// A window of lines, and the version of the view read with its change notice.
+    Lines(ReadResult, VersionChange),
+    /// A window of an image.
+    Image(ImageResult),
+}
+
 impl Reader {
-    /// [`open_and_index`] of `resolved` with the index this session kept for the view read.
+    /// [`open_and_index`] of `resolved`, opened, with the index this session kept for the view read.
     pub(super) fn open_with_kept_index<F: FileSystem + ?Sized>(
         &mut self,
         fs: &mut F,
@@ -434,9 +464,21 @@ impl Reader {
         requested: &str,
         extract: bool,
     ) -> Result<Opened<FileOrText<ReadAhead<F::File>>>, ReadError> {
+        let file = open_file(fs, resolved, requested)?;
+        self.index_with_kept(file, resolved, requested, extract)
+    }
+
+    /// [`open_and_index`] of the opened `file` with the index this session kept for the view read.
+    pub(super) fn index_with_kept<S: ByteSource>(
+        &mut self,
+        file: ReadAhead<S>,
+        resolved: &Resolved,
+        requested: &str,
+        extract: bool,
+    ) -> Result<Opened<FileOrText<ReadAhead<S>>>, ReadError> {
         let memory = &mut self.memory;
         open_and_index(
-            fs,
+            file,
             resolved,
             requested,
             |view| memory.take_file(&resolved.path, view),
@@ -455,10 +497,20 @@ impl Reader {
         request: &ReadRequest,
         prepared: &Prepared,
         resolved: &Resolved,
-    ) -> Result<(ReadResult, VersionChange), ReadError> {
+    ) -> Result<Windowed, ReadError> {
         let requested = request.path.as_str();
+        let file = match open_routed(fs, resolved, &self.config, request)
+            .map_err(|error| error.at_path(&resolved.path))?
+        {
+            Routed::Lines(file) => file,
+            Routed::Image(file, format) => {
+                return image_result(file, format, resolved, request)
+                    .map(Windowed::Image)
+                    .map_err(|error| error.at_path(&resolved.path));
+            }
+        };
         let mut opened = self
-            .open_with_kept_index(fs, resolved, requested, request.extract != Some(false))
+            .index_with_kept(file, resolved, requested, request.extract != Some(false))
             .map_err(|error| error.at_path(&resolved.path))?;
         let density = self.memory.density(&resolved.path);
         let outcome = window_result(
@@ -481,7 +533,7 @@ impl Reader {
         match outcome {
             Ok(mut result) => {
                 attach_document(&mut result, opened.document.as_deref());
-                Ok((result, seen))
+                Ok(Windowed::Lines(result, seen))
             }
             Err(error) => {
                 let error = changed_error(error, &seen, prepared.request.offset, requested);

@@ -26,6 +26,8 @@ pub struct ReadRequest {
     /// Return the content even when this session already returned the same unchanged window (no stub): the way
     /// back for a model whose context lost the earlier result (compaction). The read still counts in the tripwire.
     pub fresh: bool,
+    /// For an image: the part to show, in original pixels; `None` the whole image. An error for any other file.
+    pub region: Option<crate::image::PixelRegion>,
 }
 
 /// The normalized request and the path it names.

@@ -25,6 +25,7 @@ mod stub_and_miss_tests {
             extract: None,
             asked_via: Vec::new(),
             fresh: false,
+            region: None,
         }
     }
 
@@ -233,6 +234,7 @@ mod returned_and_change_tests {
             extract: None,
             asked_via: Vec::new(),
             fresh: false,
+            region: None,
         };
         reader.read(fs, &request, 0).unwrap()
     }
@@ -623,6 +625,7 @@ mod read_count_tests {
                 extract: None,
                 asked_via: Vec::new(),
                 fresh: false,
+                region: None,
             };
             match reader.read(&mut fs, &request, at as u64) {
                 Ok(ReadOutcome::Window(result)) => content = result.window.content,

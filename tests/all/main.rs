@@ -8,6 +8,7 @@ mod capture;
 mod cli;
 mod encodings;
 mod guards;
+mod images;
 mod large_files;
 mod load;
 #[allow(deprecated)]

@@ -720,3 +720,36 @@ async fn when_no_offered_root_can_be_granted_reads_say_so_and_list_them() {
     assert_eq!(read.is_error, Some(false), "{read:?}");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn an_image_is_an_image_block_after_its_hint() {
+    let sandbox = Sandbox::new();
+    // A 3 x 2 PNG, written by hand: the file fits, so its own bytes are the picture.
+    let png = base64_decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR42mP4z8DAAMFwFgA72AX7NhGY6gAAAABJRU5ErkJggg==",
+    );
+    let path = sandbox.write("dot.png", &png);
+    let client = connect(&["--root", sandbox.root.to_str().unwrap()], &sandbox.root).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let schema = output_schema(&tools, "read_file");
+    let result = call(&client, "read_file", json!({"path": path})).await;
+    assert_eq!(result.is_error, Some(false));
+    assert_eq!(result.content.len(), 2, "{result:?}");
+    let hint = &result.content[0].as_text().expect("the hint first").text;
+    assert!(hint.starts_with(&format!("{path}: a 3 x 2 PNG image")), "{hint}");
+    let image = result.content[1].as_image().expect("an image block");
+    assert_eq!(image.mime_type, "image/png");
+    assert_eq!(base64_decode(&image.data), png);
+    let answer = structured(&result);
+    conforms(answer, &schema, "image");
+    assert!(answer.get("data").is_none(), "{answer}");
+    assert_eq!(answer["image"]["width"], 3);
+    client.cancel().await.unwrap();
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .unwrap()
+}

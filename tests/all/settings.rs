@@ -96,6 +96,7 @@ fn every_option_round_trips_into_the_effective_config() {
         "--ignore-file",
         ".ignore",
         "--no-escape-invisible",
+        "--no-images",
     ]);
     assert_eq!(
         config,
@@ -112,6 +113,7 @@ fn every_option_round_trips_into_the_effective_config() {
             "allow_patterns": ["**/public.key"],
             "ignore_files": [".gitignore", ".ignore"],
             "escape_invisible": false,
+            "images": false,
         })
     );
     let tokens = effective(&[
@@ -143,6 +145,7 @@ fn every_option_round_trips_into_the_effective_config() {
             "allow_patterns": [],
             "ignore_files": [],
             "escape_invisible": true,
+            "images": true,
         })
     );
 }
@@ -159,7 +162,7 @@ fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
         r#"{"max_lines": 12, "max_line_length": 100, "budget": {"tokens": {"cap": 3000}},
             "working_directory": "/elsewhere", "dedup": false, "loop_warn_at": 4, "loop_block_at": 6,
             "not_found_ttl_ms": 0, "deny_patterns": ["**/*.pem"], "allow_patterns": ["**/ok.pem"],
-            "ignore_files": [".gitignore"], "escape_invisible": false}"#
+            "ignore_files": [".gitignore"], "escape_invisible": false, "images": false}"#
             .replace("/elsewhere", &elsewhere),
     );
     let from_json = effective(&["--root", &root, "--config", &json_file]);
@@ -178,6 +181,7 @@ fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
             "allow_patterns": ["**/ok.pem"],
             "ignore_files": [".gitignore"],
             "escape_invisible": false,
+            "images": false,
         })
     );
     // The effective config is itself a config file that gives the same config.
@@ -187,7 +191,7 @@ fn a_config_file_in_json_or_toml_round_trips_and_options_override_it() {
         "rw.toml",
         "max_lines = 12\nmax_line_length = 100\ndedup = false\nloop_warn_at = 4\nloop_block_at = 6\n\
          not_found_ttl_ms = 0\nworking_directory = \"/elsewhere\"\ndeny_patterns = [\"**/*.pem\"]\n\
-         allow_patterns = [\"**/ok.pem\"]\nignore_files = [\".gitignore\"]\nescape_invisible = false\n\n[budget.tokens]\ncap = 3000\n"
+         allow_patterns = [\"**/ok.pem\"]\nignore_files = [\".gitignore\"]\nescape_invisible = false\nimages = false\n\n[budget.tokens]\ncap = 3000\n"
             .replace("/elsewhere", &elsewhere),
     );
     assert_eq!(
@@ -940,6 +944,6 @@ fn an_op_only_the_component_knows_reaches_the_cli() {
     );
     assert_eq!(
         answers[2]["error"]["message"],
-        "unknown argument `op` for read_file; its arguments are: path, offset, limit, column, tail, extract, fresh"
+        "unknown argument `op` for read_file; its arguments are: path, offset, limit, column, tail, extract, fresh, region"
     );
 }

@@ -3,7 +3,7 @@
 
 use crate::common::{component, Sandbox};
 use proptest::prelude::*;
-use read_window_host::{Budget, Config, ReadRequest, ReadResult, TokenBudget};
+use read_window_host::{Budget, Config, ReadOutcome, ReadRequest, ReadResult, TokenBudget};
 
 const PIECES: &[&str] = &[
     "a",
@@ -52,10 +52,14 @@ proptest! {
         let config = Config { max_line_length: Some(max_line_length), budget: Some(budget), ..Config::default() };
         let grants = sandbox.grants();
         let read_at = |offset: u64, column: u64, limit: u64| -> ReadResult {
-            component()
+            match component()
                 .read_once(&grants, &config, &ReadRequest::new(path.clone()).offset(offset).column(column).limit(limit))
                 .expect("no trap")
                 .expect("every cursor is readable")
+            {
+                ReadOutcome::Window(window) => window,
+                other => panic!("a window of lines, not {other:?}"),
+            }
         };
         let mut got: Vec<String> = vec![String::new(); lines.len()];
         let mut cursor = Some((1u64, 0u64));

@@ -19,6 +19,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { deflateSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -70,6 +71,7 @@ function makeFixtures(root) {
   const big = Array.from({ length: 3000 }, (_, i) => `${String(i).padStart(6, '0')} ${'a'.repeat(73)}\n`);
   writeFileSync(join(root, 'big.txt'), big.join(''));
   writeFileSync(join(root, 'mixed.txt'), mixedText());
+  writeFileSync(join(root, 'screen.png'), bandedPng(3000, 2000));
 }
 
 /** The server to start: `{command, subcommand}`, `subcommand` the arguments after the check's (`['mcp']` for the
@@ -117,7 +119,7 @@ async function checkTools(client) {
     problems.push(...absent.map((key) => `${tool.name} has no ${key}`));
   }
   const props = tools.find((tool) => tool.name === 'read_file')?.inputSchema?.properties ?? {};
-  const missing = ['path', 'offset', 'limit', 'column', 'tail', 'extract', 'fresh'].filter((key) => !(key in props));
+  const missing = ['path', 'offset', 'limit', 'column', 'tail', 'extract', 'fresh', 'region'].filter((key) => !(key in props));
   if (missing.length) problems.push(`read_file's inputSchema lacks ${show(missing)}`);
   if (props.fresh?.type !== 'boolean') problems.push(`fresh is ${show(props.fresh)}, not a boolean`);
   // The characters a reply carries at most under the default budget, declared for Claude Code.
@@ -133,6 +135,59 @@ async function checkValidationIsLive(client) {
   if (typeof validate !== 'function') problems.push('the client holds no output-schema validator for read_file');
   else if (validate({ status: 0, content_returned: 'no' }).valid) problems.push('it accepted a bad structuredContent');
   report('typescript SDK validates structuredContent against the outputSchema', problems);
+}
+
+/** CRC-32 (IEEE) of `bytes`, for PNG chunks. */
+function crc32(bytes) {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit += 1) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** A `width` x `height` grey PNG of bands 100 rows high. */
+function bandedPng(width, height) {
+  const chunk = (kind, data) => {
+    const body = Buffer.concat([Buffer.from(kind, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const rows = [];
+  for (let y = 0; y < height; y += 1) rows.push(Buffer.from([0]), Buffer.alloc(width, Math.floor(y / 100) % 2 ? 40 : 220));
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 0, 0, 0, 0], 8);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.concat(rows))), chunk('IEND', Buffer.alloc(0))]);
+}
+
+async function checkImage(client) {
+  let result = await call(client, 'read_file', { path: 'screen.png' });
+  const kinds = result.content.map((block) => block.type);
+  let problems = [...noError(result), ...(JSON.stringify(kinds) === '["text","image"]' ? [] : [`content blocks are ${show(kinds)}`])];
+  if (kinds.length === 2) {
+    const sentence = 'shown at 0.44 scale (1,313 x 875); 3 x 3 regions of 1,000 x 667 show it at full resolution, '
+      + 'the first is region=0,0,1000,667';
+    if (!result.content[0].text.includes(sentence)) problems.push(`text is ${show(result.content[0].text)}`);
+    if (result.content[1].mimeType !== 'image/png') problems.push(`mimeType is ${show(result.content[1].mimeType)}`);
+    const data = Buffer.from(result.content[1].data, 'base64');
+    const size = [data.readUInt32BE(16), data.readUInt32BE(20)];
+    if (JSON.stringify(size) !== '[1313,875]') problems.push(`the picture is ${size.join(' x ')}`);
+  }
+  const sc = result.structuredContent ?? {};
+  if ('data' in sc) problems.push('structuredContent repeats the data');
+  problems.push(...fields(sc.image, { width: 1313, height: 875, original_width: 3000, frames: 1 }));
+  report('read_file of a 3000 x 2000 PNG: its hint, then an image block of 1313 x 875', problems);
+
+  result = await call(client, 'read_file', { path: 'screen.png', region: { x: 0, y: 0, width: 1000, height: 667 } });
+  problems = [...noError(result), ...fields(result.structuredContent?.image, { width: 1000, height: 667, scale: 1 })];
+  report('read_file with region=0,0,1000,667: that part at full resolution', problems);
 }
 
 async function checkWindowStubFresh(client, root) {
@@ -309,6 +364,7 @@ async function withRoot(root) {
     await guarded('clamped line', checkClamped, client);
     await guarded('errors and check_write', checkErrors, client);
     await guarded('string arguments', checkStringArguments, client, root);
+    await guarded('image', checkImage, client);
     await guarded('size', checkSize, client);
     await guarded('budget', checkBudget, client);
   } finally {

@@ -7,7 +7,7 @@ It writes its own fixture files into a temporary directory, starts the server ov
 `stdio_client` and checks: the two tools and their schemas; the SDK's output-schema validation being live (every
 result, error results too, is validated against the tool's outputSchema); a window (one text block, the structured
 fields without the body); the unchanged stub and `fresh`; a clamped line and its continuation; a missing file;
-`check_write`; the roots a client offers when the server has no --root (started in $HOME), and the error without
+`check_write`; an image (its hint and an image block, then a region); the roots a client offers when the server has no --root (started in $HOME), and the error without
 them; the serialized size of a large reply; the token budget under Claude Code's cap. One `PASS name` or
 `FAIL name: why` line per check, then `N passed, M failed`; exit status 1 when any check failed, after at most
 60 seconds.
@@ -23,6 +23,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
+import base64
+import struct
+import zlib
+
 import mcp.types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
@@ -74,6 +78,17 @@ def make_fixtures(root: Path) -> None:
     (root / "long.txt").write_text("x" * 5000 + "\nend\n")
     (root / "big.txt").write_text("".join(f"{i:06d} " + "a" * 73 + "\n" for i in range(3000)))
     (root / "mixed.txt").write_text(mixed_text(), encoding="utf-8")
+    (root / "screen.png").write_bytes(banded_png(3000, 2000))
+
+
+def banded_png(width: int, height: int) -> bytes:
+    """A `width` x `height` grey PNG of bands 100 rows high, written with zlib."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\x00" + bytes([40 if y // 100 % 2 else 220]) * width for y in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, 6))
+            + chunk(b"IEND", b""))
 
 
 @asynccontextmanager
@@ -117,7 +132,7 @@ async def check_tools(session: ClientSession) -> None:
     for name, tool in tools.items():
         problems += [f"{name} has no {key}" for key in ("input_schema", "output_schema") if not getattr(tool, key)]
     props = (tools["read_file"].input_schema or {}).get("properties", {}) if "read_file" in tools else {}
-    missing = {"path", "offset", "limit", "column", "tail", "extract", "fresh"} - set(props)
+    missing = {"path", "offset", "limit", "column", "tail", "extract", "fresh", "region"} - set(props)
     problems += [f"read_file's inputSchema lacks {sorted(missing)}"] if missing else []
     if props.get("fresh", {}).get("type") != "boolean":
         problems.append(f"fresh is {props.get('fresh')!r}, not a boolean")
@@ -203,6 +218,31 @@ async def check_errors(session: ClientSession) -> None:
     report("check_write of plain text: ok", no_error(result) + ([] if text == "ok" else [f"text is {text!r}"]))
 
 
+async def check_image(session: ClientSession, root: Path) -> None:
+    result = await call(session, "read_file", {"path": "screen.png"})
+    kinds = [block.type for block in result.content]
+    problems = no_error(result) + ([] if kinds == ["text", "image"] else [f"content blocks are {kinds}"])
+    if kinds == ["text", "image"]:
+        text, image = result.content[0].text, result.content[1]
+        sentence = ("shown at 0.44 scale (1,313 x 875); 3 x 3 regions of 1,000 x 667 show it at full resolution, "
+                    "the first is region=0,0,1000,667")
+        problems += [] if sentence in text else [f"text is {text!r}"]
+        problems += [] if image.mimeType == "image/png" else [f"mimeType is {image.mimeType!r}"]
+        data = base64.b64decode(image.data)
+        size = struct.unpack(">II", data[16:24]) if data[:8] == b"\x89PNG\r\n\x1a\n" else None
+        problems += [] if size == (1313, 875) else [f"the picture is not a 1313 x 875 PNG: {data[:24]!r}"]
+    sc = result.structured_content or {}
+    problems += [] if "data" not in sc else ["structuredContent repeats the data"]
+    problems += fields(sc.get("image"), {"width": 1313, "height": 875, "original_width": 3000, "frames": 1})
+    report("read_file of a 3000 x 2000 PNG: its hint, then an image block of 1313 x 875", problems)
+
+    result = await call(session, "read_file", {"path": "screen.png",
+                                               "region": {"x": 0, "y": 0, "width": 1000, "height": 667}})
+    sc = result.structured_content or {}
+    problems = no_error(result) + fields(sc.get("image"), {"width": 1000, "height": 667, "scale": 1.0})
+    report("read_file with region=0,0,1000,667: that part at full resolution", problems)
+
+
 async def check_size(session: ClientSession) -> None:
     result = await call(session, "read_file", {"path": "big.txt"})
     text = only_text(result).encode("utf-8")
@@ -279,6 +319,7 @@ async def with_root(root: Path, log: Path) -> None:
         await guarded("window, stub, fresh", log, check_window_stub_fresh, session, root)
         await guarded("clamped line", log, check_clamped, session)
         await guarded("errors and check_write", log, check_errors, session)
+        await guarded("image", log, check_image, session, root)
         await guarded("size", log, check_size, session)
         await guarded("budget", log, check_budget, session)
 

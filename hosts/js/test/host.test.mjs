@@ -14,6 +14,9 @@ import { openGrants } from '../grants.js';
 import { HostError, ReadWindow } from '../index.js';
 import { resolveAbsoluteLinks } from '../links.js';
 
+/** A 3 x 2 RGB PNG. */
+const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR42mP4z8DAAMFwFgA72AX7NhGY6gAAAABJRU5ErkJggg==';
+
 let reader;
 let temp;
 let one;
@@ -151,6 +154,22 @@ describe('answers', () => {
     const b = reader.session(one).read({ path: 'lines.txt', offset: 5, limit: 2n });
     assert.deepEqual(a, b);
     assert.equal(a.content, '5|line 5\n6|line 6\n');
+  });
+
+  test('an image is a Uint8Array of its picture; a region shows a part', () => {
+    const png = Buffer.from(TINY_PNG, 'base64');
+    writeFileSync(join(one, 'dot.png'), png);
+    const session = reader.session(one);
+    const answer = session.read('dot.png');
+    assert.ok(answer.data instanceof Uint8Array);
+    assert.deepEqual(Buffer.from(answer.data), png);
+    assert.equal(answer.image.mime_type, 'image/png');
+    assert.deepEqual([answer.image.width, answer.image.height], [3, 2]);
+    const part = session.readOnce('dot.png', { region: { x: 1, y: 0, width: 2, height: 2 } });
+    assert.deepEqual(part.image.region, { x: 1, y: 0, width: 2, height: 2 });
+    assert.deepEqual([...part.data.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+    // The raw protocol answer keeps the base64 text.
+    assert.equal(session.request({ op: 'read_once', path: 'dot.png' }).data, TINY_PNG);
   });
 
   test('a stub, an error with already_read, a retry window, stats', () => {
@@ -355,7 +374,7 @@ describe('requests and config', () => {
       refused({ max_line: 3 }),
       `${prefix}unknown config field \`max_line\`; the fields are: max_lines, max_line_length, budget, ` +
         'working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, allow_patterns, ' +
-        'ignore_files, escape_invisible',
+        'ignore_files, escape_invisible, images',
     );
     assert.equal(refused({ max_lines: 2 ** 32 }), `${prefix}\`max_lines\` is beyond the largest supported value 4294967295 (got 4294967296)`);
     assert.equal(refused({ dedup: 'yes' }), `${prefix}\`dedup\` must be a boolean, not a string`);

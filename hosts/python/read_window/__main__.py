@@ -13,10 +13,12 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import re
 import sys
+from pathlib import Path
 from typing import Any, List, Optional
 
 import read_window
@@ -34,7 +36,7 @@ def _argument(text: Optional[str]) -> Any:
 
 
 #: ``read``'s own options: each takes a value (a read argument, or the component file).
-_READ_VALUED = ("--offset", "--limit", "--column", "--tail", "--wasm")
+_READ_VALUED = ("--offset", "--limit", "--column", "--tail", "--region", "--out", "--wasm")
 #: ``read``'s own flags.
 _READ_FLAGS = ("--no-extract", "--json")
 #: What ``read --help`` adds to the component's usage text.
@@ -45,6 +47,8 @@ read options (FILE: absolute, or relative to the working directory):
   --column C              where to start inside the first line, in characters, 0-based
   --tail N                read the last N lines instead
   --no-extract            read a document's own bytes instead of its extracted text
+  --region X,Y,W,H        for an image: the part to show, in original pixels
+  --out FILE              for an image: write the picture shown to FILE (the hint is printed)
   --json                  print the answer as one JSON object
   --wasm PATH             the component (default: $READ_WINDOW_WASM, else the packaged one, else the Rust build's)
 """
@@ -92,7 +96,8 @@ def read(argv: List[str]) -> int:
             config["working_directory"] = placed["working_directory"]
     request = {"op": "read_once", "path": line.positionals[0], "offset": _argument(own.get("offset")),
                "limit": _argument(own.get("limit")), "column": _argument(own.get("column")),
-               "tail": _argument(own.get("tail")), "extract": False if own.get("no_extract") else None}
+               "tail": _argument(own.get("tail")), "extract": False if own.get("no_extract") else None,
+               "region": _region(own.get("region"))}
     request = {key: value for key, value in request.items() if value is not None}
     try:
         with reader.session(roots, config) as session:
@@ -100,6 +105,15 @@ def read(argv: List[str]) -> int:
     except (OSError, read_window.HostError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2 if isinstance(error, OSError) else 1
+    if isinstance(answer.get("data"), str):
+        if own.get("out"):
+            try:
+                Path(own["out"]).write_bytes(base64.b64decode(answer["data"]))
+            except OSError as error:
+                print(f"error: --out {own['out']}: cannot write the image ({error})", file=sys.stderr)
+                return 2
+        else:
+            print("read-window: the image is not printed: pass --out FILE to write it", file=sys.stderr)
     if own.get("json"):
         print(json.dumps(answer, ensure_ascii=False, separators=(",", ":")))
     else:
@@ -109,6 +123,16 @@ def read(argv: List[str]) -> int:
                 print(f"read-window: warning: {warning}", file=sys.stderr)
         print(text)
     return 0 if answer.get("status") == "ok" else 1
+
+
+def _region(text: Optional[str]) -> Any:
+    """``--region X,Y,W,H`` as the protocol's object; any other text as it is, for the component to refuse."""
+    if text is None:
+        return None
+    parts = text.split(",")
+    if len(parts) == 4 and all(part.strip().isdigit() for part in parts):
+        return dict(zip(("x", "y", "width", "height"), (int(part) for part in parts)))
+    return text
 
 
 def scenarios(args: argparse.Namespace) -> int:

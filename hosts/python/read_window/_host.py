@@ -4,6 +4,7 @@ deadline and memory cap of each call, the restart after a trap, and the walk of 
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import os
@@ -287,14 +288,14 @@ class ReadWindow:
         return Session(self, dirs, config, deadline=deadline, memory_bytes=memory_bytes)
 
     def read_once(self, dirs: Dirs, path: Any, offset: Any = None, limit: Any = None, column: Any = None,
-                  tail: Any = None, extract: Any = None, *, config: Optional[Mapping] = None,
+                  tail: Any = None, extract: Any = None, *, region: Any = None, config: Optional[Mapping] = None,
                   deadline: float = DEFAULT_DEADLINE, memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Dict[str, Any]:
         """One window with no session memory (the ``read_once`` op), in a session of its own that is closed
         afterwards; arguments as ``Session.read`` and ``Session``. Raises ``HostError`` (``session_restarted``
         False: nothing is restarted) when the store could not be set up or the call failed."""
         with Session(self, dirs, config, deadline=deadline, memory_bytes=memory_bytes) as session:
             session._restart = False
-            return session.read_once(path, offset, limit, column, tail, extract)
+            return session.read_once(path, offset, limit, column, tail, extract, region)
 
 
 class Session:
@@ -427,19 +428,30 @@ class Session:
             fields = {key: value for key, value in fields.items() if value is not None or key == "path"}
         return self._raised(self.request({"op": op, **fields}))
 
+    def _read(self, op: str, region: Any, **fields: Any) -> Dict[str, Any]:
+        """``read`` or ``read_once``: ``region`` as the protocol takes it, an image's ``data`` as bytes."""
+        if isinstance(region, (tuple, list)) and len(region) == 4:
+            region = dict(zip(("x", "y", "width", "height"), region))
+        answer = self._call(op, region=region, **fields)
+        if isinstance(answer.get("data"), str):
+            answer["data"] = base64.b64decode(answer["data"])
+        return answer
+
     def read(self, path: Any, offset: Any = None, limit: Any = None, column: Any = None, tail: Any = None,
-             extract: Any = None, fresh: Any = None) -> Dict[str, Any]:
+             extract: Any = None, fresh: Any = None, region: Any = None) -> Dict[str, Any]:
         """A window of ``path`` (absolute, or relative to the working directory) from line ``offset`` (1-based), at
         most ``limit`` lines, from character ``column`` of its first line, or its last ``tail`` lines;
         ``extract=False`` reads a document's own bytes; ``fresh=True`` returns the content even when it is
-        unchanged (never a stub). A window, a dedup stub or an error (``docs/protocol.md``)."""
-        return self._call("read", path=path, offset=offset, limit=limit, column=column, tail=tail, extract=extract,
-                          fresh=fresh)
+        unchanged (never a stub). A window, a dedup stub or an error (``docs/protocol.md``). An image's window
+        has ``image`` (its sizes, scale and region) and ``data``, the picture as ``bytes``; ``region`` (a dict
+        ``{"x", "y", "width", "height"}`` or a tuple of the four, in original pixels) shows a part of it."""
+        return self._read("read", region, path=path, offset=offset, limit=limit, column=column, tail=tail,
+                          extract=extract, fresh=fresh)
 
     def read_once(self, path: Any, offset: Any = None, limit: Any = None, column: Any = None, tail: Any = None,
-                  extract: Any = None) -> Dict[str, Any]:
+                  extract: Any = None, region: Any = None) -> Dict[str, Any]:
         """As ``read``, with the session's config and none of its memory: a window or an error, never a stub."""
-        return self._call("read_once", path=path, offset=offset, limit=limit, column=column, tail=tail,
+        return self._read("read_once", region, path=path, offset=offset, limit=limit, column=column, tail=tail,
                           extract=extract)
 
     def other_tool(self) -> Dict[str, Any]:

@@ -5,6 +5,7 @@ read_window scenarios``).
 Run: ``PYTHONPATH=hosts/python python -m unittest discover -s hosts/python/tests`` (with wasmtime installed).
 """
 
+import base64
 import io
 import json
 import os
@@ -19,6 +20,9 @@ from read_window._host import WASM_ENV, find_component
 
 #: How the component begins the error of every answer of a session started with a config it could not use.
 MALFORMED_CONFIG = "the host started this session with a config it could not use, so it answers no request: "
+
+#: A 3 x 2 RGB PNG.
+TINY_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR42mP4z8DAAMFwFgA72AX7NhGY6gAAAABJRU5ErkJggg=="
 
 WINDOW_KEYS = [
     "status", "content_returned", "content", "path", "start_line", "start_column", "end_line", "lines_returned",
@@ -53,6 +57,23 @@ class HostTest(unittest.TestCase):
         self.assertEqual(answer["path"], "/w/a.txt")
         self.assertEqual(list(answer["encoding"]), ["encoding", "bom", "origin", "line_endings", "replaced_invalid"])
         self.assertEqual(answer["budget"], {"unit": "characters", "limit": 100000, "used": 15})
+
+    def test_an_image_is_bytes_and_a_region_is_a_dict_or_a_tuple(self):
+        png = base64.b64decode(TINY_PNG)
+        (self.dir / "dot.png").write_bytes(png)
+        session = self.session()
+        answer = session.read("dot.png")
+        self.assertEqual(answer["data"], png)
+        self.assertEqual(answer["image"]["mime_type"], "image/png")
+        self.assertEqual((answer["image"]["width"], answer["image"]["height"]), (3, 2))
+        part = session.read("dot.png", region=(1, 0, 2, 2))
+        self.assertEqual(part["image"]["region"], {"x": 1, "y": 0, "width": 2, "height": 2})
+        self.assertIsInstance(part["data"], bytes)
+        self.assertEqual(part["data"][:8], b"\x89PNG\r\n\x1a\n")
+        once = self.reader.read_once({"/w": self.dir}, "dot.png", region={"x": 0, "y": 0, "width": 1, "height": 1})
+        self.assertEqual(once["image"]["width"], 1)
+        # The raw protocol answer keeps the base64 text.
+        self.assertEqual(session.request({"op": "read_once", "path": "dot.png"})["data"], TINY_PNG)
 
     def test_clamped_lines_truncation_names_and_token_cap(self):
         answer = self.session({"max_line_length": 16, "budget": {"tokens": {"cap": 1000}}}).read("wide.txt")
@@ -275,7 +296,7 @@ class HostTest(unittest.TestCase):
                 {"max-lines": 5},
                 "unknown config field `max-lines`; the fields are: max_lines, max_line_length, budget, "
                 "working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, "
-                "allow_patterns, ignore_files, escape_invisible",
+                "allow_patterns, ignore_files, escape_invisible, images",
             ),
         ]
         for config, message in cases:
@@ -428,7 +449,7 @@ class RunnerTest(unittest.TestCase):
             ),
             (
                 {"op": "read", "path": "a", "ofset": 3},
-                "unknown field `ofset` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh",
+                "unknown field `ofset` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh, region",
             ),
             # `read_once` is an op of the component's too, answered by the step's session.
             ({"op": "read_once", "path": "a"}, "a (resolved to /scenario/a) does not exist."),

@@ -12,7 +12,7 @@ use crate::measure::{
 };
 use crate::readers::{
     check_core, check_lines, core_request, count_lines, native_window, no_dedup, no_dedup_core,
-    once, sed_cut, window, Ctx, CORE_REUSED_METHOD, FIRST_READ_METHOD, NATIVE_FLOOR_METHOD,
+    sed_cut, window, Ctx, CORE_REUSED_METHOD, FIRST_READ_METHOD, NATIVE_FLOOR_METHOD,
     SECOND_READ_METHOD, SED_CUT_METHOD,
 };
 
@@ -221,7 +221,7 @@ impl BigLog<'_, '_> {
         let rss = RssMark::start();
         let ctx = &*self.ctx;
         let samples = time_runs(self.runs, |_| {
-            let result = once(
+            let result = window(
                 ctx.component
                     .read_once(&ctx.grants, &self.config, &self.request(self.deep_offset)),
                 "read_once",

@@ -86,17 +86,7 @@ pub(super) fn window(outcome: Outcome, what: &str) -> ReadResult {
         Ok(Ok(ReadOutcome::Unchanged(stub))) => {
             panic!("{what}: an unchanged stub: {}", stub.message)
         }
-        Ok(Err(error)) => panic!("{what}: {:?}: {}", error.kind, error.message),
-        Err(error) => panic!("{what}: host error: {error}"),
-    }
-}
-
-pub(super) fn once(
-    outcome: Result<Result<ReadResult, ReadError>, HostError>,
-    what: &str,
-) -> ReadResult {
-    match outcome {
-        Ok(Ok(result)) => result,
+        Ok(Ok(ReadOutcome::Image(image))) => panic!("{what}: an image: {}", image.hint),
         Ok(Err(error)) => panic!("{what}: {:?}: {}", error.kind, error.message),
         Err(error) => panic!("{what}: host error: {error}"),
     }
@@ -133,6 +123,7 @@ pub(super) fn core_window(
         Ok(core::ReadOutcome::Unchanged(stub)) => {
             panic!("{what}: an unchanged stub: {}", stub.message)
         }
+        Ok(core::ReadOutcome::Image(image)) => panic!("{what}: an image: {}", image.hint),
         Err(error) => panic!("{what}: {error}"),
     }
 }
@@ -152,6 +143,7 @@ pub(super) fn core_request(
         extract: None,
         asked_via: Vec::new(),
         fresh: false,
+        region: None,
     }
 }
 

@@ -7,7 +7,7 @@ use crate::fixtures::Fixture;
 use crate::measure::{fmt_size, positioned_reads, reads_per_call, time_runs, Row, RssMark};
 use crate::readers::{
     check_core, check_lines, core_request, count_lines, native_window, no_dedup, no_dedup_core,
-    once, sed_cut, window, Ctx, NATIVE_FLOOR_METHOD, SED_CUT_METHOD,
+    core_window, sed_cut, window, Ctx, NATIVE_FLOOR_METHOD, SED_CUT_METHOD,
 };
 
 pub(super) struct SmallCounts {
@@ -115,10 +115,10 @@ impl SmallRead<'_, '_> {
         let rss = RssMark::start();
         let mut session = self.ctx.session(&self.config);
         for i in 0..5 {
-            once(session.read_once(&self.config, &self.request(i)), "warm-up");
+            window(session.read_once(&self.config, &self.request(i)), "warm-up");
         }
         let samples = time_runs(self.counts.warm, |i| {
-            let result = once(
+            let result = window(
                 session.read_once(&self.config, &self.request(i)),
                 "read_once",
             );
@@ -138,7 +138,7 @@ impl SmallRead<'_, '_> {
         let rss = RssMark::start();
         let ctx = &*self.ctx;
         let samples = time_runs(self.counts.fresh, |i| {
-            let result = once(
+            let result = window(
                 ctx.component
                     .read_once(&ctx.grants, &self.config, &self.request(i)),
                 "read_once",
@@ -210,8 +210,10 @@ impl SmallRead<'_, '_> {
         .reads(reads_per_call(after - before, self.counts.warm));
         let samples = time_runs(self.counts.warm, |i| {
             let request = self.core_request(i);
-            let result = core::read_once(no_dedup_core(), &mut self.ctx.native_fs, &request)
-                .expect("native read_once");
+            let result = core_window(
+                core::read_once(no_dedup_core(), &mut self.ctx.native_fs, &request),
+                "native read_once",
+            );
             check_core(&result, self.at(i), self.lines, "native read_once");
         });
         let once = Row::new(

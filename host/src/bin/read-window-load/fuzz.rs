@@ -144,6 +144,7 @@ fn random_config(rng: &mut Rng) -> Config {
             .chance(10)
             .then(|| vec![".gitignore".to_string(), "a/b".to_string()]),
         escape_invisible: None,
+        images: None,
     }
 }
 
@@ -284,6 +285,12 @@ impl Tally {
                 self.windows += 1;
                 if let Err(problem) = check_window(&window, request.tail.is_some()) {
                     self.fail(format!("{request:?}: an invalid window: {problem}"));
+                }
+            }
+            Ok(Ok(ReadOutcome::Image(image))) => {
+                self.windows += 1;
+                if image.data.is_empty() || image.hint.is_empty() {
+                    self.fail(format!("{request:?}: an image without data or a hint"));
                 }
             }
             Ok(Ok(ReadOutcome::Unchanged(stub))) => {
@@ -448,7 +455,6 @@ impl Worker<'_> {
             let request = random_request(&mut self.rng, self.files, self.root);
             let outcome = if self.rng.chance(5) {
                 live.read_once(&random_config(&mut self.rng), &request)
-                    .map(|result| result.map(ReadOutcome::Window))
             } else {
                 live.read(&request)
             };

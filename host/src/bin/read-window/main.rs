@@ -72,6 +72,12 @@ enum Command {
         /// that holds plain text as that text (a binary container is then refused as binary).
         #[arg(long)]
         no_extract: bool,
+        /// For an image: the part to show, in original pixels (the hint names the regions at full resolution).
+        #[arg(long, value_name = "X,Y,W,H", value_parser = read::parse_region)]
+        region: Option<read_window_host::PixelRegion>,
+        /// For an image: write the picture shown (PNG, JPEG, or the file's own bytes) to FILE; the hint is printed.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
         /// Print one JSON object instead.
         #[arg(long)]
         json: bool,
@@ -220,6 +226,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             limit,
             tail,
             no_extract,
+            region,
+            out,
             json,
         } => {
             let request = ReadRequest {
@@ -231,8 +239,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 extract: no_extract.then_some(false),
                 asked_via: None,
                 fresh: None,
+                region,
             };
-            read(&reader, &grants, &config, &request, json)
+            read(&reader, &grants, &config, &request, out.as_deref(), json)
         }
         Command::Session { spill_dir } => {
             let grants = match spill_dir {

@@ -107,6 +107,7 @@ fn window_request(path: &str, offset: u64, column: Option<u64>, limit: Option<u6
         extract: None,
         asked_via: None,
         fresh: None,
+        region: None,
     }
 }
 

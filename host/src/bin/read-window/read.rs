@@ -1,22 +1,25 @@
 //! `read`: one stateless window, as text or JSON: a `read_once` line through the component's protocol.
 
 use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use read_window::CONFIG_WARNING_PREFIX;
 use read_window_host::timings;
-use read_window_host::{Config, Grants, ReadRequest, ReadWindow, SessionLimits};
+use read_window_host::{Config, Grants, PixelRegion, ReadRequest, ReadWindow, SessionLimits};
 use serde_json::{json, Map, Value};
 
 use crate::failure::{host_error_answers, Failure};
 
 /// `read`: one stateless window. With `as_json` the component's answer is printed as it is; else its `text`
-/// (config warnings to stderr). Exit 1 for a read error, whose text is still what the model should see.
+/// (config warnings to stderr). An image's picture is written to `out` when given (else stderr says how). Exit 1
+/// for a read error, whose text is still what the model should see.
 pub(crate) fn read(
     reader: &ReadWindow,
     grants: &Grants,
     config: &Config,
     request: &ReadRequest,
+    out: Option<&Path>,
     as_json: bool,
 ) -> Result<ExitCode, Failure> {
     let mut session = match reader.protocol_session(grants, config, SessionLimits::default()) {
@@ -29,13 +32,14 @@ pub(crate) fn read(
     drop(session);
     timings::mark("drop_store");
     let value = parse_answer(&answer)?;
-    let mut out = io::stdout().lock();
+    write_image(&value, out)?;
+    let mut stdout = io::stdout().lock();
     if as_json {
-        writeln!(out, "{answer}")?;
+        writeln!(stdout, "{answer}")?;
     } else {
-        write_text(&mut out, &value)?;
+        write_text(&mut stdout, &value)?;
     }
-    out.flush()?;
+    stdout.flush()?;
     timings::mark("print");
     Ok(if value["status"] == "ok" {
         ExitCode::SUCCESS
@@ -63,7 +67,51 @@ pub(crate) fn request_line(op: &str, request: &ReadRequest) -> Value {
     if let Some(extract) = request.extract {
         line.insert("extract".into(), json!(extract));
     }
+    if let Some(region) = &request.region {
+        line.insert(
+            "region".into(),
+            json!({"x": region.x, "y": region.y, "width": region.width, "height": region.height}),
+        );
+    }
     Value::Object(line)
+}
+
+/// `--region X,Y,W,H`: four whole numbers, in original pixels.
+pub(crate) fn parse_region(text: &str) -> Result<PixelRegion, String> {
+    let numbers: Option<Vec<u32>> = text
+        .split(',')
+        .map(|part| part.trim().parse::<u32>().ok())
+        .collect();
+    match numbers.as_deref() {
+        Some(&[x, y, width, height]) => Ok(PixelRegion {
+            x,
+            y,
+            width,
+            height,
+        }),
+        _ => Err(format!(
+            "{text:?} is not a region: give X,Y,W,H, four whole numbers in original pixels (0,0,1200,800)"
+        )),
+    }
+}
+
+/// Writes the picture of an image answer (its base64 `data`) to `out`; without `out`, says on stderr how to get
+/// it. Nothing for any other answer.
+fn write_image(answer: &Value, out: Option<&Path>) -> Result<(), Failure> {
+    use base64::Engine as _;
+    let Some(data) = answer["data"].as_str() else {
+        return Ok(());
+    };
+    let Some(path) = out else {
+        eprintln!("read-window: the image is not printed: pass --out FILE to write it");
+        return Ok(());
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| Failure::Host(format!("the component's image data is not base64 ({e})")))?;
+    std::fs::write(path, bytes).map_err(|e| {
+        Failure::Usage(format!("--out {}: cannot write the image ({e})", path.display()))
+    })
 }
 
 /// An answer line of the component as JSON. Errors: a line that is not JSON, a fault of the host or component.
