@@ -36,6 +36,7 @@ mod error;
 mod guards;
 mod hint;
 mod ignore_files;
+pub mod image;
 mod index;
 mod invisible;
 mod legacy;

@@ -235,7 +235,7 @@ impl SessionMemory {
             let first = key.request.offset;
             let last = (first + key.request.limit).saturating_sub(1).max(first);
             let what = match &key.region {
-                Some(region) => crate::read::region_words(region),
+                Some(region) => format!("region {region}"),
                 None => crate::prose::line_span(first, last),
             };
             let block_at = config.loop_block_at;

@@ -305,6 +305,7 @@ mod tests {
 /// A [`ByteSource`] as `std::io` reads one (`Read`, `BufRead`, `Seek`), for decoders that take a reader: it reads
 /// a block of [`READER_BLOCK_BYTES`] at a time at its position, and keeps the first file-system error, which
 /// `std::io` callers see only as a message, for the caller to report as it is.
+#[cfg(feature = "images")]
 #[derive(Debug)]
 pub struct SourceReader<S> {
     source: S,
@@ -320,8 +321,10 @@ pub struct SourceReader<S> {
 }
 
 /// Bytes one read of a [`SourceReader`] asks for.
+#[cfg(feature = "images")]
 pub const READER_BLOCK_BYTES: usize = 64 * 1024;
 
+#[cfg(feature = "images")]
 impl<S: ByteSource> SourceReader<S> {
     /// A reader at the start of `source`, a file of `size` bytes.
     pub fn new(source: S, size: u64) -> Self {
@@ -349,13 +352,14 @@ impl<S: ByteSource> SourceReader<S> {
     }
 }
 
+#[cfg(feature = "images")]
 impl<S: ByteSource> std::io::BufRead for SourceReader<S> {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
         if self.offset_in_block().is_none() {
             self.block_start = self.position;
-            if let Err(error) = self
-                .source
-                .read_at(self.position, READER_BLOCK_BYTES, &mut self.block)
+            if let Err(error) =
+                self.source
+                    .read_at(self.position, READER_BLOCK_BYTES, &mut self.block)
             {
                 let message = format!("{error:?}");
                 self.error.get_or_insert(error);
@@ -372,6 +376,7 @@ impl<S: ByteSource> std::io::BufRead for SourceReader<S> {
     }
 }
 
+#[cfg(feature = "images")]
 impl<S: ByteSource> std::io::Read for SourceReader<S> {
     fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
         let available = std::io::BufRead::fill_buf(self)?;
@@ -384,6 +389,7 @@ impl<S: ByteSource> std::io::Read for SourceReader<S> {
     }
 }
 
+#[cfg(feature = "images")]
 impl<S: ByteSource> std::io::Seek for SourceReader<S> {
     fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
         let target = match to {

@@ -61,8 +61,9 @@ pub mod timings;
 pub use bindings::exports::read_window::reader::reader::{
     Budget, BudgetReport, BudgetUnit, CaptureConfig, CaptureResult, ClampedLine, Config,
     DocumentFacts, DocumentFormat, DocumentPart, EncodingFacts, EncodingOrigin, ErrorKind,
-    ImageWindow, LineEndings, PageRange, PartKind, PixelRegion, ReadError, ReadOutcome, ReadRequest,
-    ReadResult, RetryWindow, SessionStats, TextEncoding, TokenBudget, Truncation, UnchangedStub,
+    ImageWindow, LineEndings, PageRange, PartKind, PixelRegion, ReadError, ReadOutcome,
+    ReadRequest, ReadResult, RetryWindow, SessionStats, TextEncoding, TokenBudget, Truncation,
+    UnchangedStub,
 };
 pub use engine::{
     component_path, Allocation, ReadWindow, COMPONENT_PATH, EMBEDDED_COMPONENT,

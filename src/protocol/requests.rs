@@ -503,7 +503,10 @@ fn region(value: &Value, notes: &mut Vec<String>) -> Result<PixelRegion, ReadErr
     let shape = "an object {\"x\": X, \"y\": Y, \"width\": W, \"height\": H} in original pixels";
     let numbers: Vec<u64> = match value {
         Value::Object(map) => {
-            if let Some(unknown) = map.keys().find(|key| !REGION_FIELDS.contains(&key.as_str())) {
+            if let Some(unknown) = map
+                .keys()
+                .find(|key| !REGION_FIELDS.contains(&key.as_str()))
+            {
                 return Err(ReadError::invalid(format!(
                     "`region` has no field `{unknown}`: it is {shape}"
                 )));

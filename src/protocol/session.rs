@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::answers::{
-    capture_json, error_json, note_json, outcome_json, retry_json, stats_json, unit_json,
-    with_id, with_notes,
+    capture_json, error_json, note_json, outcome_json, retry_json, stats_json, unit_json, with_id,
+    with_notes,
 };
 use super::config_json::{configure, effective_json, parse_config, ConfigRecord};
 use super::json_in::parse_strict;
@@ -218,11 +218,7 @@ impl<F: SpillFs> ProtocolSession<F> {
 
     /// `read_once`: a window with the session's config and none of its memory.
     fn read_once(&mut self, request: &read::ReadRequest) -> Value {
-        outcome_json(&read::read_once(
-            self.config.input(),
-            &mut self.fs,
-            request,
-        ))
+        outcome_json(&read::read_once(self.config.input(), &mut self.fs, request))
     }
 
     /// The refusal of a path the host's walk of absolute links stopped, in the words of the component's own walk.

@@ -3,7 +3,7 @@
 //! with the hint that names the regions at full resolution. Session memory keys it by its region.
 
 use super::*;
-use crate::image::{ImageBudget, ImageFormat, ImageWindow, PixelRegion, Sniffed};
+use crate::image::{ImageFormat, ImageWindow, PixelRegion, Sniffed};
 
 /// A window of an image with everything a result reports.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,7 +65,8 @@ pub(super) fn route<S: ByteSource>(
 fn region_refusal(requested: &str, config: &Config, request: &ReadRequest) -> ReadError {
     let shown = crate::prose::path_in_prose(requested);
     let why = if !cfg!(feature = "images") {
-        "this build of read-window reads no images (it was built without the `images` feature)".to_owned()
+        "this build of read-window reads no images (it was built without the `images` feature)"
+            .to_owned()
     } else if !config.images {
         "this session reads no images (config `images` is false)".to_owned()
     } else if request.extract == Some(false) {
@@ -88,7 +89,7 @@ pub(super) fn image_result<S: ByteSource>(
     resolved: &Resolved,
     request: &ReadRequest,
 ) -> Result<ImageResult, ReadError> {
-    use crate::image::ImageErrorKind;
+    use crate::image::{ImageBudget, ImageErrorKind};
     let requested = request.path.as_str();
     let budget = ImageBudget::default();
     let size = resolved.stat.size;
@@ -105,7 +106,11 @@ pub(super) fn image_result<S: ByteSource>(
         };
         ReadError::new(
             kind,
-            format!("{}: {}", crate::prose::path_in_prose(requested), error.message),
+            format!(
+                "{}: {}",
+                crate::prose::path_in_prose(requested),
+                error.message
+            ),
         )
     })?;
     let hint = crate::image::hint(&window, &resolved.path, &budget);
@@ -145,14 +150,6 @@ fn image_hash(window: &ImageWindow) -> u64 {
     hasher.finish()
 }
 
-/// The region in the words of a hint: `region 0,0,1200,800`.
-pub(crate) fn region_words(region: &PixelRegion) -> String {
-    format!(
-        "region {},{},{},{}",
-        region.x, region.y, region.width, region.height
-    )
-}
-
 impl Reader {
     /// The answer to a read of an image whose window is `result`, as the session memory decides: the window, a
     /// stub when the model already has this region unchanged, or `loop_blocked`.
@@ -174,10 +171,7 @@ impl Reader {
             region: Some(region),
         };
         let hash = image_hash(&result.window);
-        match self
-            .memory
-            .decide(&key, hash, &self.config, request.fresh)
-        {
+        match self.memory.decide(&key, hash, &self.config, request.fresh) {
             Decision::Blocked { count, cycle } => {
                 Err(image_loop_blocked(&result.path, &region, count, cycle).at_path(&result.path))
             }
@@ -203,7 +197,7 @@ fn image_stub(result: &ImageResult) -> UnchangedStub {
     let what = if whole {
         "The whole image".to_owned()
     } else {
-        crate::prose::capitalized(&region_words(&window.region))
+        format!("Region {}", window.region)
     };
     UnchangedStub {
         path: result.path.clone(),
@@ -224,7 +218,7 @@ fn image_stub(result: &ImageResult) -> UnchangedStub {
 /// The `loop_blocked` error of a region of the image `path` read over and over.
 fn image_loop_blocked(path: &str, region: &PixelRegion, count: u32, cycle: u32) -> ReadError {
     let shown = crate::prose::path_in_prose(path);
-    let what = region_words(region);
+    let what = format!("region {region}");
     let message = if cycle > 1 {
         format!(
             "{MARKER_PREFIX}loop-blocked] You have read {what} of {shown} {count} times in a cycle of {cycle} unchanged windows read over and over. Stop re-reading them: use what you already have, read a region you have not read, or change the file first."

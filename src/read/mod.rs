@@ -58,7 +58,6 @@ pub use self::answer::{
     SessionStats, UnchangedStub,
 };
 pub use self::images::ImageResult;
-pub(crate) use self::images::region_words;
 pub use self::request::ReadRequest;
 use self::{
     answer::*, changes::*, images::*, missing::*, open::*, request::*, resolve::*, tail::*,
@@ -125,24 +124,11 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
     let policy = CredentialPolicy::new(&config.deny_patterns, &config.allow_patterns);
     let mut ignore = IgnoreFiles::new(&config.ignore_files);
     let prepared = prepare(&config, fs, request)?;
-    let resolved = match resolve_guarded(fs, &policy, &mut ignore, request, &prepared.absolute) {
-        Ok(resolved) => resolved,
-        Err(ResolveError::NotFound(missing)) => {
-            let mut refusals = Refusals {
-                policy: &policy,
-                ignore: &mut ignore,
-            };
-            return Err(not_found_error(
-                fs,
-                &mut refusals,
-                &request.path,
-                &prepared.absolute,
-                &missing,
-            )
-            .at_path(&prepared.absolute));
-        }
-        Err(ResolveError::Other(error)) => return Err(error.at_path(&prepared.absolute)),
+    let mut refusals = Refusals {
+        policy: &policy,
+        ignore: &mut ignore,
     };
+    let resolved = resolve_once(fs, &mut refusals, request, &prepared.absolute)?;
     let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
         empty_result(&config, &resolved)
     } else {
@@ -154,7 +140,9 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
                 let mut image = image_result(file, format, &resolved, request)
                     .map_err(|error| error.at_path(&resolved.path))?;
                 image.warnings = warnings;
-                image.warnings.extend(tilde_note(&request.path, &image.path));
+                image
+                    .warnings
+                    .extend(tilde_note(&request.path, &image.path));
                 return Ok(ReadOutcome::Image(image));
             }
         };
@@ -195,6 +183,23 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
         .warnings
         .extend(tilde_note(&request.path, &result.path));
     Ok(ReadOutcome::Window(result))
+}
+
+/// The path of a read with no session memory resolved and guarded (`read_once`); a missing one is `not_found`
+/// with its suggestions.
+fn resolve_once<F: FileSystem + ?Sized>(
+    fs: &mut F,
+    refusals: &mut Refusals<'_>,
+    request: &ReadRequest,
+    absolute: &str,
+) -> Result<Resolved, ReadError> {
+    match resolve_guarded(fs, refusals.policy, refusals.ignore, request, absolute) {
+        Ok(resolved) => Ok(resolved),
+        Err(ResolveError::NotFound(missing)) => {
+            Err(not_found_error(fs, refusals, &request.path, absolute, &missing).at_path(absolute))
+        }
+        Err(ResolveError::Other(error)) => Err(error.at_path(absolute)),
+    }
 }
 
 impl Reader {

@@ -736,7 +736,10 @@ async fn an_image_is_an_image_block_after_its_hint() {
     assert_eq!(result.is_error, Some(false));
     assert_eq!(result.content.len(), 2, "{result:?}");
     let hint = &result.content[0].as_text().expect("the hint first").text;
-    assert!(hint.starts_with(&format!("{path}: a 3 x 2 PNG image")), "{hint}");
+    assert!(
+        hint.starts_with(&format!("{path}: a 3 x 2 PNG image")),
+        "{hint}"
+    );
     let image = result.content[1].as_image().expect("an image block");
     assert_eq!(image.mime_type, "image/png");
     assert_eq!(base64_decode(&image.data), png);

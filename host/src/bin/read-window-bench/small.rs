@@ -6,8 +6,8 @@ use read_window_host::{Config, ReadRequest};
 use crate::fixtures::Fixture;
 use crate::measure::{fmt_size, positioned_reads, reads_per_call, time_runs, Row, RssMark};
 use crate::readers::{
-    check_core, check_lines, core_request, count_lines, native_window, no_dedup, no_dedup_core,
-    core_window, sed_cut, window, Ctx, NATIVE_FLOOR_METHOD, SED_CUT_METHOD,
+    check_core, check_lines, core_request, core_window, count_lines, native_window, no_dedup,
+    no_dedup_core, sed_cut, window, Ctx, NATIVE_FLOOR_METHOD, SED_CUT_METHOD,
 };
 
 pub(super) struct SmallCounts {

@@ -110,7 +110,10 @@ fn write_image(answer: &Value, out: Option<&Path>) -> Result<(), Failure> {
         .decode(data)
         .map_err(|e| Failure::Host(format!("the component's image data is not base64 ({e})")))?;
     std::fs::write(path, bytes).map_err(|e| {
-        Failure::Usage(format!("--out {}: cannot write the image ({e})", path.display()))
+        Failure::Usage(format!(
+            "--out {}: cannot write the image ({e})",
+            path.display()
+        ))
     })
 }
 
