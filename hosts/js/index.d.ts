@@ -109,6 +109,8 @@ export interface WindowAnswer extends Answer {
   budget: { unit: 'characters' | 'tokens'; limit: number; used: number; cap?: number };
   warnings?: string[];
   document?: Record<string, unknown>;
+  /** Absent: a window of lines is no image (`window.image === undefined` tells it from an {@link ImageAnswer}). */
+  image?: undefined;
   text: string;
 }
 

@@ -442,10 +442,11 @@ fn a_webp_keeps_its_alpha_in_a_png() {
         .flat_map(|i| [i as u8 * 10, 0, 255, if i % 2 == 0 { 255 } else { 0 }])
         .collect();
     let data = webp(6, 4, &rgba);
-    let window = read(&data, ImageFormat::WebP, Some(region(0, 0, 6, 4))).unwrap();
+    // A region (the top three rows) is decoded and re-encoded; the whole image would be the file's own bytes.
+    let window = read(&data, ImageFormat::WebP, Some(region(0, 0, 6, 3))).unwrap();
     assert_eq!(window.mime_type, "image/png");
     let (w, h, out) = decode_data(window.mime_type, &window.data);
-    assert_eq!((w, h), (6, 4));
+    assert_eq!((w, h), (6, 3));
     assert_eq!(pixel_at(&out, w, 0, 0), [0, 0, 255, 255]);
     assert_eq!(pixel_at(&out, w, 1, 0)[3], 0);
 }
