@@ -385,7 +385,7 @@ fn tool_call(fields: &Fields) -> Result<(Request, Vec<String>), ReadError> {
         READ_FILE => (
             "read",
             &[
-                "path", "offset", "limit", "column", "tail", "extract", "fresh",
+                "path", "offset", "limit", "column", "tail", "extract", "fresh", "region",
             ],
         ),
         CHECK_WRITE => ("check_write", &["path", "text"]),

@@ -227,7 +227,7 @@ async def check_image(session: ClientSession, root: Path) -> None:
         sentence = ("shown at 0.44 scale (1,313 x 875); 3 x 3 regions of 1,000 x 667 show it at full resolution, "
                     "the first is region=0,0,1000,667")
         problems += [] if sentence in text else [f"text is {text!r}"]
-        problems += [] if image.mimeType == "image/png" else [f"mimeType is {image.mimeType!r}"]
+        problems += [] if image.mime_type == "image/png" else [f"mimeType is {image.mime_type!r}"]
         data = base64.b64decode(image.data)
         size = struct.unpack(">II", data[16:24]) if data[:8] == b"\x89PNG\r\n\x1a\n" else None
         problems += [] if size == (1313, 875) else [f"the picture is not a 1313 x 875 PNG: {data[:24]!r}"]
