@@ -52,8 +52,13 @@ pub(super) fn route<S: ByteSource>(
         Some(Sniffed::Unsupported { format, advice }) => Err(ReadError::new(
             ErrorKind::Binary,
             format!(
-                "{} is a {format} image, which read-window cannot decode. {advice}",
-                crate::prose::path_in_prose(requested)
+                "{} is {} {format} image, which read-window cannot decode. {advice}",
+                crate::prose::path_in_prose(requested),
+                if format.starts_with(['A', 'E', 'I', 'O', 'U']) {
+                    "an"
+                } else {
+                    "a"
+                }
             ),
         )),
         None if request.region.is_some() => Err(region_refusal(requested, config, request)),

@@ -277,4 +277,25 @@ fn the_cli_writes_the_picture_with_out_and_takes_a_region() {
     let (width, height, _, pixels) = decoded(&answer);
     assert_eq!((width, height), (8, 4));
     assert_eq!(pixels[..3], [10, 5, 9]);
+
+    // --out with a file that is no image writes nothing and says so.
+    sandbox.write("notes.txt", "text\n");
+    let text = std::process::Command::new(env!("CARGO_BIN_EXE_read-window"))
+        .args([
+            "--root",
+            sandbox.root.to_str().unwrap(),
+            "read",
+            "notes.txt",
+            "--out",
+            "never.png",
+        ])
+        .current_dir(&sandbox.root)
+        .output()
+        .unwrap();
+    assert!(text.status.success());
+    assert!(!sandbox.host("never.png").exists());
+    assert_eq!(
+        String::from_utf8(text.stderr).unwrap(),
+        "read-window: --out never.png: nothing written, the answer is not an image\n"
+    );
 }

@@ -112,8 +112,10 @@ def read(argv: List[str]) -> int:
             except OSError as error:
                 print(f"error: --out {own['out']}: cannot write the image ({error})", file=sys.stderr)
                 return 2
-        else:
+        elif not own.get("json"):
             print("read-window: the image is not printed: pass --out FILE to write it", file=sys.stderr)
+    elif own.get("out"):
+        print(f"read-window: --out {own['out']}: nothing written, the answer is not an image", file=sys.stderr)
     if own.get("json"):
         print(json.dumps(answer, ensure_ascii=False, separators=(",", ":")))
     else:

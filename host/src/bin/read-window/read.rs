@@ -32,7 +32,7 @@ pub(crate) fn read(
     drop(session);
     timings::mark("drop_store");
     let value = parse_answer(&answer)?;
-    write_image(&value, out)?;
+    write_image(&value, out, as_json)?;
     let mut stdout = io::stdout().lock();
     if as_json {
         writeln!(stdout, "{answer}")?;
@@ -95,15 +95,24 @@ pub(crate) fn parse_region(text: &str) -> Result<PixelRegion, String> {
     }
 }
 
-/// Writes the picture of an image answer (its base64 `data`) to `out`; without `out`, says on stderr how to get
-/// it. Nothing for any other answer.
-fn write_image(answer: &Value, out: Option<&Path>) -> Result<(), Failure> {
+/// Writes the picture of an image answer (its base64 `data`) to `out`; without `out` (and without `--json`, whose
+/// answer carries the data), says on stderr how to get it. For any other answer `out` is left alone, and stderr
+/// says so.
+fn write_image(answer: &Value, out: Option<&Path>, as_json: bool) -> Result<(), Failure> {
     use base64::Engine as _;
     let Some(data) = answer["data"].as_str() else {
+        if let Some(path) = out {
+            eprintln!(
+                "read-window: --out {}: nothing written, the answer is not an image",
+                path.display()
+            );
+        }
         return Ok(());
     };
     let Some(path) = out else {
-        eprintln!("read-window: the image is not printed: pass --out FILE to write it");
+        if !as_json {
+            eprintln!("read-window: the image is not printed: pass --out FILE to write it");
+        }
         return Ok(());
     };
     let bytes = base64::engine::general_purpose::STANDARD
