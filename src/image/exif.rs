@@ -15,7 +15,7 @@ fn find_orientation(tiff: &[u8]) -> Option<u8> {
         _ => return None,
     };
     let u16_at = |at: usize| {
-        let b = tiff.get(at..at + 2)?;
+        let b = tiff.get(at..at.checked_add(2)?)?;
         Some(if little {
             u16::from_le_bytes([b[0], b[1]])
         } else {
@@ -23,7 +23,7 @@ fn find_orientation(tiff: &[u8]) -> Option<u8> {
         })
     };
     let u32_at = |at: usize| {
-        let b = tiff.get(at..at + 4)?;
+        let b = tiff.get(at..at.checked_add(4)?)?;
         let b = [b[0], b[1], b[2], b[3]];
         Some(if little {
             u32::from_le_bytes(b)
