@@ -250,48 +250,51 @@ fn the_typed_interface_returns_the_picture_and_images_off_refuses_it_as_binary()
     );
 }
 
+/// `read-window --root ROOT read ARGS...` run in the sandbox.
+fn cli_read(sandbox: &Sandbox, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_read-window"))
+        .args(["--root", sandbox.root.to_str().unwrap(), "read"])
+        .args(args)
+        .current_dir(&sandbox.root)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn the_cli_writes_the_picture_with_out_and_takes_a_region() {
     let sandbox = Sandbox::new();
     sandbox.write("panel.png", rgb_png(40, 30, |x, y| [x as u8, y as u8, 9]));
-    let out = sandbox.host("part.png");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_read-window"))
-        .args([
-            "--root",
-            sandbox.root.to_str().unwrap(),
-            "read",
-            "panel.png",
-            "--region",
-            "10,5,8,4",
-            "--out",
-        ])
-        .arg(&out)
-        .current_dir(&sandbox.root)
-        .output()
-        .unwrap();
+    let output = cli_read(
+        &sandbox,
+        &["panel.png", "--region", "10,5,8,4", "--out", "part.png"],
+    );
     assert!(output.status.success(), "{output:?}");
-    let hint = String::from_utf8(output.stdout).unwrap();
-    assert!(hint.contains("region 10,5,8,4"), "{hint}");
-    let written = std::fs::read(&out).unwrap();
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        format!(
+            "{}: region 10,5,8,4 of the 40 x 30 PNG image, at full resolution (8 x 4).\n",
+            sandbox.guest("panel.png")
+        )
+    );
+    let written = std::fs::read(sandbox.host("part.png")).unwrap();
     let answer = json!({"data": base64::engine::general_purpose::STANDARD.encode(written)});
     let (width, height, _, pixels) = decoded(&answer);
     assert_eq!((width, height), (8, 4));
-    assert_eq!(pixels[..3], [10, 5, 9]);
+    let channels = pixels.len() / 32;
+    for y in 0..4u32 {
+        for x in 0..8u32 {
+            let at = ((y * 8 + x) as usize) * channels;
+            assert_eq!(
+                pixels[at..at + 3],
+                [10 + x as u8, 5 + y as u8, 9],
+                "pixel {x},{y}"
+            );
+        }
+    }
 
     // --out with a file that is no image writes nothing and says so.
     sandbox.write("notes.txt", "text\n");
-    let text = std::process::Command::new(env!("CARGO_BIN_EXE_read-window"))
-        .args([
-            "--root",
-            sandbox.root.to_str().unwrap(),
-            "read",
-            "notes.txt",
-            "--out",
-            "never.png",
-        ])
-        .current_dir(&sandbox.root)
-        .output()
-        .unwrap();
+    let text = cli_read(&sandbox, &["notes.txt", "--out", "never.png"]);
     assert!(text.status.success());
     assert!(!sandbox.host("never.png").exists());
     assert_eq!(
