@@ -31,7 +31,22 @@ use exports::read_window::reader::reader::{
     TextEncoding as WitEncoding, Truncation, UnchangedStub,
 };
 
+mod census;
+
 struct Component;
+
+/// A core budget report as the WIT record.
+fn wit_budget(budget: crate::read::BudgetReport) -> BudgetReport {
+    BudgetReport {
+        unit: match budget.unit {
+            CoreUnit::Characters => BudgetUnit::Characters,
+            CoreUnit::Tokens => BudgetUnit::Tokens,
+        },
+        limit: budget.limit,
+        used: budget.used,
+        cap: budget.cap,
+    }
+}
 
 fn config_input(config: Config) -> ConfigInput {
     let (budget_chars, token_mode, token_cap, token_headroom) = match config.budget {
@@ -93,6 +108,7 @@ fn wit_outcome(outcome: CoreOutcome) -> ReadOutcome {
     match outcome {
         CoreOutcome::Window(result) => ReadOutcome::Window(wit_result(result)),
         CoreOutcome::Image(result) => ReadOutcome::Image(wit_image(result)),
+        CoreOutcome::Listing(listing) => ReadOutcome::Listing(census::wit_listing(listing)),
         CoreOutcome::Unchanged(stub) => ReadOutcome::Unchanged(UnchangedStub {
             path: stub.path,
             start_line: stub.start_line,
@@ -122,6 +138,7 @@ fn core_request(request: ReadRequest) -> reader::ReadRequest {
             width: region.width,
             height: region.height,
         }),
+        depth: request.depth,
     }
 }
 
@@ -263,15 +280,7 @@ fn wit_result(result: CoreResult) -> ReadResult {
             line_endings: wit_endings(result.encoding.line_endings),
             replaced_invalid: result.encoding.replaced_invalid,
         },
-        budget: BudgetReport {
-            unit: match result.budget.unit {
-                CoreUnit::Characters => BudgetUnit::Characters,
-                CoreUnit::Tokens => BudgetUnit::Tokens,
-            },
-            limit: result.budget.limit,
-            used: result.budget.used,
-            cap: result.budget.cap,
-        },
+        budget: wit_budget(result.budget),
         warnings: result.warnings,
         document: result.document.map(wit_document),
     }
@@ -310,6 +319,27 @@ impl GuestSession for Session {
             .read(&mut *fs, &core_request(request), now_ms())
             .map(wit_outcome)
             .map_err(wit_error)
+    }
+
+    fn read_many(
+        &self,
+        request: exports::read_window::reader::reader::ReadManyRequest,
+    ) -> Result<exports::read_window::reader::reader::ReadManyResult, ReadError> {
+        let mut reader = self.reader.borrow_mut();
+        let mut fs = self.fs.borrow_mut();
+        reader
+            .read_many(&mut *fs, &census::core_many_request(request), now_ms())
+            .map(census::wit_many_result)
+            .map_err(wit_error)
+    }
+
+    fn search(
+        &self,
+        request: exports::read_window::reader::reader::SearchRequest,
+    ) -> Result<exports::read_window::reader::reader::SearchResult, ReadError> {
+        let mut reader = self.reader.borrow_mut();
+        let mut fs = self.fs.borrow_mut();
+        census::wit_search(reader.search(&mut *fs, &census::core_search_request(request), now_ms))
     }
 
     fn note_other_tool(&self) {

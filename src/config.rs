@@ -119,6 +119,44 @@ pub enum Budget {
     },
 }
 
+/// What the budget counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetUnit {
+    /// Characters of formatted content.
+    Characters,
+    /// Estimated tokens of formatted content.
+    Tokens,
+}
+
+/// The budget's figures for one window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BudgetReport {
+    /// The unit.
+    pub unit: BudgetUnit,
+    /// The limit (in token mode the cap times the headroom).
+    pub limit: u64,
+    /// What the content costs.
+    pub used: u64,
+    /// In token mode, the cap.
+    pub cap: Option<u64>,
+}
+
+impl BudgetReport {
+    /// The report of a window that used `used` of `limit` under `budget`.
+    pub fn of(budget: &Budget, limit: u64, used: u64) -> Self {
+        let (unit, cap) = match *budget {
+            Budget::Characters(_) => (BudgetUnit::Characters, None),
+            Budget::Tokens { cap, .. } => (BudgetUnit::Tokens, Some(cap)),
+        };
+        BudgetReport {
+            unit,
+            limit,
+            used,
+            cap,
+        }
+    }
+}
+
 impl Budget {
     /// The limit the content must stay under, in characters or tokens.
     pub fn limit(&self) -> u64 {

@@ -100,6 +100,7 @@ fn shift_jis_characters_straddling_the_block_boundary_decode_exactly_and_page_by
                         asked_via: Vec::new(),
                         fresh: false,
                         region: None,
+                        depth: None,
                     },
                     0,
                 )

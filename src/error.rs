@@ -7,7 +7,7 @@ use std::fmt;
 pub enum ErrorKind {
     /// No such file, or a component of the path is missing.
     NotFound,
-    /// A directory (or another non-file that is not special).
+    /// Not the kind of entry the request needs: a `read_many` pattern whose directory is a file.
     NotAFile,
     /// The path, or a link it passes through, leaves every granted directory.
     OutsideSandbox,

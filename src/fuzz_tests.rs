@@ -115,7 +115,7 @@ proptest! {
         let directory = tempfile::tempdir().expect("temp dir");
         std::fs::write(directory.path().join("f.txt"), &bytes).expect("write");
         let mut fs = NativeFileSystem::mount(&[(PathBuf::from(directory.path()), "/w".to_string())]);
-        let request = ReadRequest { path, offset, limit, column, tail: None, extract: None, asked_via: Vec::new(), fresh: false, region: None };
+        let request = ReadRequest { path, offset, limit, column, tail: None, extract: None, asked_via: Vec::new(), fresh: false, region: None, depth: None };
         let once = read_once(config.clone(), &mut fs, &request);
         if let Ok(ReadOutcome::Window(result)) = &once {
             prop_assert!(result.window.budget_used <= result.window.budget_limit);
@@ -124,7 +124,7 @@ proptest! {
         for _ in 0..3 {
             match session.read(&mut fs, &request, 0) {
                 Ok(ReadOutcome::Window(result)) => prop_assert!(result.window.budget_used <= result.window.budget_limit),
-                Ok(ReadOutcome::Unchanged(_) | ReadOutcome::Image(_)) | Err(_) => {}
+                Ok(ReadOutcome::Unchanged(_) | ReadOutcome::Image(_) | ReadOutcome::Listing(_)) | Err(_) => {}
             }
         }
     }

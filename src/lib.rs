@@ -33,6 +33,7 @@ mod config;
 mod decode;
 mod document;
 mod error;
+mod glob;
 mod guards;
 mod hint;
 mod ignore_files;
@@ -40,6 +41,7 @@ pub mod image;
 mod index;
 mod invisible;
 mod legacy;
+mod listing;
 mod names;
 mod prose;
 pub mod protocol;
@@ -47,12 +49,14 @@ mod read;
 mod returned;
 mod sandbox;
 mod scan;
+mod search;
 mod session;
 mod sniff;
 mod source;
 mod spill;
 mod text;
 mod tokens;
+mod tree;
 mod window;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -74,13 +78,16 @@ pub use error::{ErrorKind, FsError, ReadError};
 pub use guards::MAX_KEY_LINES;
 pub use index::LineEndings;
 pub use invisible::{InvisibleKind, InvisibleReport};
+pub use listing::{EntryCounts, ListingWindow};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native_fs::NativeFileSystem;
 pub use read::{
-    read_once, BudgetReport, BudgetUnit, EncodingFacts, EncodingOrigin, ReadOutcome, ReadRequest,
-    ReadResult, Reader, RetryWindow, SessionStats, UnchangedStub,
+    read_once, BudgetReport, BudgetUnit, EncodingFacts, EncodingOrigin, LeftOut, ManyFile,
+    ReadManyRequest, ReadManyResult, ReadOutcome, ReadRequest, ReadResult, Reader, RetryWindow,
+    SessionStats, UnchangedStub, MAX_MANY_FILES,
 };
 pub use sandbox::{link_loop_error, normalize, outside_link_error, FileSystem, MAX_LINK_HOPS};
+pub use search::{SearchRequest, SearchResult, SkippedCounts};
 pub use tokens::{estimate_tokens, gutter_tokens};
 pub use window::{ClampedLine, Truncation, Window};
 

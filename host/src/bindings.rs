@@ -51,7 +51,14 @@ impl ReadRequest {
             asked_via: None,
             fresh: None,
             region: None,
+            depth: None,
         }
+    }
+
+    /// For a directory: lists `depth` levels (1 its own entries; 2 also theirs, as relative paths).
+    pub fn depth(mut self, depth: u32) -> Self {
+        self.depth = Some(depth);
+        self
     }
 
     /// For an image: shows the region `x`, `y`, `width`, `height` (original pixels) instead of the whole image.

@@ -28,6 +28,7 @@
 //!     Ok(ReadOutcome::Window(window)) => print!("{}\n{}\n", window.content, window.hint),
 //!     Ok(ReadOutcome::Unchanged(stub)) => println!("{}", stub.message),
 //!     Ok(ReadOutcome::Image(image)) => println!("{} ({} bytes of {})", image.hint, image.data.len(), image.mime_type),
+//!     Ok(ReadOutcome::Listing(listing)) => print!("{}\n{}\n", listing.content, listing.hint),
 //!     Err(error) => eprintln!("{}: {}", error.kind.as_str(), error.message),
 //! }
 //! # Ok(())
@@ -60,10 +61,11 @@ pub mod timings;
 
 pub use bindings::exports::read_window::reader::reader::{
     Budget, BudgetReport, BudgetUnit, CaptureConfig, CaptureResult, ClampedLine, Config,
-    DocumentFacts, DocumentFormat, DocumentPart, EncodingFacts, EncodingOrigin, ErrorKind,
-    ImageWindow, LineEndings, PageRange, PartKind, PixelRegion, ReadError, ReadOutcome,
-    ReadRequest, ReadResult, RetryWindow, SessionStats, TextEncoding, TokenBudget, Truncation,
-    UnchangedStub,
+    DocumentFacts, DocumentFormat, DocumentPart, EncodingFacts, EncodingOrigin, EntryCounts,
+    ErrorKind, ImageWindow, LineEndings, ListingWindow, PageRange, PartKind, PixelRegion,
+    ReadError, ReadManyFile, ReadManyRequest, ReadManyResult, ReadOutcome, ReadRequest, ReadResult,
+    RetryWindow, SearchRequest, SearchResult, SessionStats, SkippedFiles, TextEncoding,
+    TokenBudget, Truncation, UnchangedStub,
 };
 pub use engine::{
     component_path, Allocation, ReadWindow, COMPONENT_PATH, EMBEDDED_COMPONENT,

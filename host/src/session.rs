@@ -17,7 +17,8 @@ use crate::pipe::TailPipe;
 use crate::{bindings, cache, timings};
 use crate::{
     CaptureConfig, CaptureResult, Config, ErrorKind, Grants, HostError, HostErrorKind, ReadError,
-    ReadOutcome, ReadRequest, RetryWindow, SessionLimits, SessionStats,
+    ReadManyRequest, ReadManyResult, ReadOutcome, ReadRequest, RetryWindow, SearchRequest,
+    SearchResult, SessionLimits, SessionStats,
 };
 
 /// How much of the guest's stderr a session keeps (its last bytes) to explain a trap.
@@ -68,7 +69,7 @@ fn linked_line(grants: &Grants, config: Option<&str>, line: &str) -> Option<Stri
         Some("check_write") => (true, &mut request),
         Some("tool_call") => {
             let checks_write = match request.get("name").and_then(Value::as_str) {
-                Some("read_file") => false,
+                Some("read_file" | "list_directory") => false,
                 Some("check_write") => true,
                 _ => return None,
             };
@@ -554,6 +555,34 @@ impl Session {
                 .read_window_reader_reader()
                 .session()
                 .call_token_refusal(&mut live.store, session, path, offset, limit, message)
+        })
+    }
+
+    /// Reads several files in order under one budget (the component's `read-many`): each file's answer, and
+    /// the files the budget had no room for. Paths are passed as given: the component resolves them (absolute
+    /// links in them are not walked by the host, unlike [`Session::read`]).
+    pub fn read_many(
+        &mut self,
+        request: &ReadManyRequest,
+    ) -> Result<Result<ReadManyResult, ReadError>, HostError> {
+        self.call_session(|live, session| {
+            live.bindings
+                .read_window_reader_reader()
+                .session()
+                .call_read_many(&mut live.store, session, request)
+        })
+    }
+
+    /// Searches a file or a tree for a pattern (the component's `search`): a page of matches and the census.
+    pub fn search(
+        &mut self,
+        request: &SearchRequest,
+    ) -> Result<Result<SearchResult, ReadError>, HostError> {
+        self.call_session(|live, session| {
+            live.bindings
+                .read_window_reader_reader()
+                .session()
+                .call_search(&mut live.store, session, request)
         })
     }
 

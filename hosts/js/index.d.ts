@@ -55,6 +55,8 @@ export interface ReadOptions {
   fresh?: boolean;
   /** For an image: the part to show, in original pixels (default the whole image). */
   region?: PixelRegion;
+  /** For a directory: the levels its listing shows (default 1). */
+  depth?: Position;
   id?: unknown;
 }
 
@@ -111,6 +113,8 @@ export interface WindowAnswer extends Answer {
   document?: Record<string, unknown>;
   /** Absent: a window of lines is no image (`window.image === undefined` tells it from an {@link ImageAnswer}). */
   image?: undefined;
+  /** Absent: a window of lines is no listing (`window.listing === undefined` tells it from a {@link ListingAnswer}). */
+  listing?: undefined;
   text: string;
 }
 
@@ -133,7 +137,74 @@ export interface ImageAnswer extends Answer {
   hint: string;
   file_size: number;
   warnings?: string[];
+  listing?: undefined;
   text: string;
+}
+
+/** A page of a directory's listing (a read of a directory): one `N|name` line an entry and the census. */
+export interface ListingAnswer extends Answer {
+  status: 'ok';
+  content_returned: true;
+  content: string;
+  path: string;
+  listing: true;
+  depth: number;
+  /** Entries in the whole listing at this depth, exact on every page. */
+  total_entries: number;
+  entries: { files: number; directories: number; links: number; other: number; not_readable: number };
+  offset: number;
+  entries_returned: number;
+  next_offset: number | null;
+  truncated: boolean;
+  truncated_by: Array<'limit' | 'budget'>;
+  hint: string;
+  budget: { unit: 'characters' | 'tokens'; limit: number; used: number; cap?: number };
+  warnings?: string[];
+  image?: undefined;
+  text: string;
+}
+
+/** The answer to a `read_many`: each file's answer in order and the files the budget left out. */
+export interface ReadManyAnswer extends Answer {
+  status: 'ok';
+  files: Array<ReadAnswer & { requested: string }>;
+  left_out: Array<{ path: string; arguments: { path: string } }>;
+  budget: { unit: 'characters' | 'tokens'; limit: number; used: number; cap?: number };
+  hint: string;
+  warnings?: string[];
+  text: string;
+}
+
+/** A page of a search's matches (`path:N|line`) and the census of the whole search. */
+export interface SearchAnswer extends Answer {
+  status: 'ok';
+  content: string;
+  path: string;
+  pattern: string;
+  total_matches: number;
+  files_with_matches: number;
+  files_searched: number;
+  skipped: { binary: number; credential: number; ignored: number; too_large: number; unreadable: number };
+  /** false: the time limit stopped the search, and the counts cover the files searched before it. */
+  complete: boolean;
+  stopped_before: string | null;
+  offset: number;
+  matches_returned: number;
+  next_offset: number | null;
+  hint: string;
+  warnings?: string[];
+  text: string;
+}
+
+/** How a search matches: `regex` for a regular expression, case, context lines, and the page. */
+export interface SearchOptions {
+  path?: string;
+  regex?: boolean;
+  case_sensitive?: boolean;
+  context?: Position;
+  offset?: Position;
+  limit?: Position;
+  id?: unknown;
 }
 
 /** A repeated read of an unchanged window: no content, a `message` naming the call that continues. */
@@ -175,8 +246,8 @@ export interface ErrorAnswer extends Answer {
   text: string;
 }
 
-/** The answer to a `read` or `read_once`. */
-export type ReadAnswer = WindowAnswer | ImageAnswer | StubAnswer | ErrorAnswer;
+/** The answer to a `read` or `read_once` (a directory's is a {@link ListingAnswer}). */
+export type ReadAnswer = WindowAnswer | ImageAnswer | ListingAnswer | StubAnswer | ErrorAnswer;
 
 /** The `stats` answer. */
 export interface StatsAnswer extends Answer {
@@ -237,6 +308,10 @@ export class Session {
   /** `read_once`: the session's config, none of its memory. */
   readOnce(path: string, options?: ReadOptions): ReadAnswer;
   readOnce(request: ReadRequest): ReadAnswer;
+  /** `read_many`: several files (paths or glob patterns) in order under one budget. */
+  readMany(paths: string[], options?: { limit?: Position; fresh?: boolean; id?: unknown }): ReadManyAnswer | ErrorAnswer;
+  /** `search`: a page of the pattern's matches and the census. */
+  search(pattern: string, options?: SearchOptions): SearchAnswer | ErrorAnswer;
   /** `other_tool`: the host ran another tool (the loop tripwire starts over). */
   otherTool(): Answer;
   /** `reset_dedup`: the model's context was compacted. */

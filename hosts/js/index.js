@@ -250,14 +250,29 @@ export class Session {
   /** {@link Session#answer}, parsed, for a request object (a BigInt as an integer) or its text. @returns {object} */
   request(request) { return JSON.parse(this.answer(typeof request === 'string' ? request : toJson(request))); }
   /**
-   * A `read` of `(path, {offset, limit, column, tail, extract, fresh, region})` or `({path, ...})`: a window, stub
-   * or error; an image's window carries its picture in `data` as a `Uint8Array`.
+   * A `read` of `(path, {offset, limit, column, tail, extract, fresh, region, depth})` or `({path, ...})`: a
+   * window, stub or error; an image's window carries its picture in `data` as a `Uint8Array`; a directory's answer
+   * is its listing (`listing: true`, `total_entries`, `entries` by kind, `next_offset`).
    */
   read(pathOrRequest, options) { return withImageBytes(this.request(readRequest('read', pathOrRequest, options))); }
   /** A `read_once`: a window with the session's config and none of its memory; as {@link Session#read}. */
   readOnce(pathOrRequest, options) {
     return withImageBytes(this.request(readRequest('read_once', pathOrRequest, options)));
   }
+  /**
+   * A `read_many` of `(paths, {limit, fresh})`: each file's answer in `files` (an image's `data` a `Uint8Array`)
+   * and the files the budget had no room for in `left_out`.
+   */
+  readMany(paths, options) {
+    const answer = this.request({ ...options, op: 'read_many', paths });
+    for (const file of answer.files ?? []) withImageBytes(file);
+    return answer;
+  }
+  /**
+   * A `search` of `(pattern, {path, regex, case_sensitive, context, offset, limit})`: a page of matches with the
+   * census (`total_matches`, `files_with_matches`, `files_searched`, `skipped`, `next_offset`).
+   */
+  search(pattern, options) { return this.request({ ...options, op: 'search', pattern }); }
   /** `other_tool`: the host ran another tool (the loop tripwire starts over). */
   otherTool() { return this.request({ op: 'other_tool' }); }
   /** `reset_dedup`: the model's context was compacted (the next read of any window returns content). */

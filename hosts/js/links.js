@@ -114,7 +114,7 @@ export function resolveAbsoluteLinks(pairs, workingDirectory, requested) {
 }
 
 /** The op each tool of a `tool_call` stands for. */
-const TOOL_OPS = new Map([['read_file', 'read'], ['check_write', 'check_write']]);
+const TOOL_OPS = new Map([['read_file', 'read'], ['list_directory', 'read'], ['check_write', 'check_write']]);
 
 /**
  * Where the JSON object `text` holds the string value of its `path` (`top`) and of its `arguments`' `path` (`args`):

@@ -7,7 +7,7 @@
 //   npx read-window-mcp --root /path/to/project [--root DIR ...] [--max-tokens N ...]
 //
 // Everything the server says is the component's (docs/protocol.md, "MCP servers"): `mcp_server` gives the name,
-// version, instructions and the two tools (read_file, check_write) and sets the MCP default budget; `mcp_roots`
+// version, instructions and the tools (read_file, list_directory, read_files, search, check_write) and sets the MCP default budget; `mcp_roots`
 // says which directories a connection reads (the --root options, else the client's roots, else the current
 // directory, never `/` or the home directory); a `tools/call` goes to `tool_call` with `"reply":"mcp"` as the
 // client sent it, and the component's CallToolResult comes back as it is. This file only moves messages, asks the

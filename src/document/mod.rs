@@ -32,7 +32,7 @@ mod office;
 mod pdf;
 #[cfg(feature = "documents")]
 #[cfg(test)]
-mod samples;
+pub(crate) mod samples;
 #[cfg(feature = "documents")]
 mod sheets;
 #[cfg(all(test, feature = "documents"))]

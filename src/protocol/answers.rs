@@ -108,7 +108,7 @@ pub fn document_json(document: &DocumentFacts) -> Value {
     Value::Object(value)
 }
 
-fn budget_json(budget: &BudgetReport) -> Value {
+pub(super) fn budget_json(budget: &BudgetReport) -> Value {
     let mut map = Map::new();
     map.insert(
         "unit".into(),
@@ -229,10 +229,11 @@ pub fn host_error_json(cause: &str, message: &str, session_restarted: bool) -> V
     })
 }
 
-/// A session read's answer: a window, a stub or an error.
+/// A session read's answer: a window, a stub, an image, a directory's listing or an error.
 pub fn outcome_json(outcome: &Result<ReadOutcome, ReadError>) -> Value {
     match outcome {
         Ok(ReadOutcome::Window(result)) => window_json(result),
+        Ok(ReadOutcome::Listing(listing)) => super::census_answers::listing_json(listing),
         Ok(ReadOutcome::Unchanged(stub)) => stub_json(stub),
         Ok(ReadOutcome::Image(result)) => image_json(result),
         Err(error) => error_json(error),

@@ -51,16 +51,18 @@ pub fn call_tool_result(answer: Value) -> Value {
     };
     let is_error = fields.get("status").and_then(Value::as_str) == Some("error");
     let mut content = vec![json!({ "type": "text", "text": text })];
-    if let Some(Value::String(data)) = fields.remove("data") {
-        let mime_type = fields
-            .get("image")
-            .and_then(|image| image.get("mime_type"))
-            .cloned()
-            .unwrap_or(Value::Null);
-        content.push(json!({ "type": "image", "data": data, "mimeType": mime_type }));
-    }
+    content.extend(image_block(&mut fields));
     for key in IN_THE_TEXT {
         fields.remove(*key);
+    }
+    // A read_many answer: each file's window is in the text already, and its picture goes in a block of its own.
+    if let Some(Value::Array(files)) = fields.get_mut("files") {
+        for file in files.iter_mut().filter_map(Value::as_object_mut) {
+            content.extend(image_block(file));
+            for key in IN_THE_TEXT {
+                file.remove(*key);
+            }
+        }
     }
     let window = (
         fields.get("start_line").and_then(Value::as_u64),
@@ -81,6 +83,20 @@ pub fn call_tool_result(answer: Value) -> Value {
         "structuredContent": Value::Object(fields),
         "isError": is_error,
     })
+}
+
+/// An image answer's picture as an MCP `image` content block, its `data` taken out of `fields`; `None` for any
+/// other answer.
+fn image_block(fields: &mut Map<String, Value>) -> Option<Value> {
+    let Some(Value::String(data)) = fields.remove("data") else {
+        return None;
+    };
+    let mime_type = fields
+        .get("image")
+        .and_then(|image| image.get("mime_type"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    Some(json!({ "type": "image", "data": data, "mimeType": mime_type }))
 }
 
 /// Bounds a document's map for a reply: `parts_total` (the count of parts), `parts` the ones from the part the

@@ -25,8 +25,10 @@ offset=next_offset (and column=next_column when given) for the lines after the w
 for the rest of a clamped line N (clamped_lines[].next_column). A repeated read of an unchanged window returns a \
 short \"[read-window: unchanged]\" stub: the content you already received is still current, and the stub ends with \
 the call that continues; if that content is no longer in your context (it was compacted), repeat the call with \
-fresh=true. Before writing text that came from read_file into a file, check it with check_write: line-number \
-gutters (`N|`) and `[read-window: ...]` markers must never end up in a file.";
+fresh=true. list_directory lists a directory, read_files reads several files under one budget, search finds a \
+pattern's matching lines: each hint states the census (how many there are in all), so a page is never the whole \
+unless the hint says so. Before writing text that came from read_file into a file, check it with check_write: \
+line-number gutters (`N|`) and `[read-window: ...]` markers must never end up in a file.";
 
 /// `config` as an MCP server's sessions run it: with the MCP default budget (a token cap of [`MCP_TOKEN_CAP`],
 /// under Claude Code's output cap) when it sets no budget.

@@ -4,6 +4,10 @@
 //! `tests/scenarios/` pin them on every host.
 
 mod answers;
+mod capture_requests;
+mod census_answers;
+mod census_requests;
+pub mod census_tools;
 pub mod config_json;
 mod json_in;
 pub mod mcp;

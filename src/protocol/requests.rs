@@ -3,11 +3,14 @@
 
 use serde_json::{Map, Value};
 
+pub use super::capture_requests::CaptureEnd;
+use super::capture_requests::{capture_config, capture_end, chunk};
 use super::json_in::{type_name, Fields};
 use crate::capture::CaptureInput;
 use crate::error::ReadError;
 use crate::image::PixelRegion;
-use crate::read::ReadRequest;
+use crate::read::{ReadManyRequest, ReadRequest};
+use crate::search::SearchRequest;
 
 /// One parsed request.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,6 +19,10 @@ pub enum Request {
     Read(ReadRequest),
     /// `read_once`: a window read with the session's config and none of its memory.
     ReadOnce(ReadRequest),
+    /// `read_many`: several files in order under one budget.
+    ReadMany(ReadManyRequest),
+    /// `search`: a pattern's matches in a file or a tree, with the census.
+    Search(SearchRequest),
     /// `other_tool`: the agent ran another tool (clears the loop counts).
     OtherTool,
     /// `reset_dedup`: the model's context was compacted.
@@ -99,22 +106,6 @@ pub enum LinkRefusal {
     Loop,
 }
 
-/// The fields of `capture_end`: what the host knows of how the command ended.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct CaptureEnd {
-    /// `exit_status`: the command's exit status, when known (a signal's death is 128 + the signal).
-    pub exit_status: Option<i32>,
-    /// `timeout_seconds`: the host killed the command at this timeout, so the output ends there.
-    pub timeout_seconds: Option<f64>,
-    /// `hint_notes`: sentences of the host's own (its options), appended to the hint.
-    pub hint_notes: Vec<String>,
-    /// `spill_notes`: the host's sentences about the spill (how to reach its directory), appended to the hint only
-    /// when a spill was written.
-    pub spill_notes: Vec<String>,
-    /// `warnings`: the host's warnings (a spill it could not set up), added to the answer's.
-    pub warnings: Vec<String>,
-}
-
 impl Request {
     /// Whether running the request uses the session, so that `configure` may no longer follow it.
     pub fn uses_session(&self) -> bool {
@@ -149,6 +140,8 @@ pub const OPS: &[&str] = &[
     "mcp_server",
     "mcp_roots",
     "options",
+    "read_many",
+    "search",
     "capture_begin",
     "capture_chunk",
     "capture_end",
@@ -168,6 +161,7 @@ const READ_FIELDS: &[&str] = &[
     "extract",
     "fresh",
     "region",
+    "depth",
     "asked_via",
     "link_refusal",
 ];
@@ -179,6 +173,8 @@ const HOST_FIELDS: &[&str] = &["asked_via", "link_refusal"];
 fn fields_of(op: &str) -> Option<&'static [&'static str]> {
     Some(match op {
         "read" | "read_once" => READ_FIELDS,
+        "read_many" => super::census_requests::READ_MANY_FIELDS,
+        "search" => super::census_requests::SEARCH_FIELDS,
         "other_tool" | "reset_dedup" | "stats" | "config" => &[],
         "configure" => super::config_json::CONFIG_FIELDS,
         "tools" => &["format"],
@@ -209,6 +205,10 @@ const OFFSET_RANGE: &str = "a line number from 1 (0 is read as 1) up to the file
 const LIMIT_RANGE: &str = "a count of lines from 1 (larger values are clamped to max-lines)";
 /// The valid range of a read's `column`, in words.
 const COLUMN_RANGE: &str = "a character position from 0 inside the first line";
+/// The valid range of a listing's `depth`, in words.
+const DEPTH_RANGE: &str = "a count of levels from 1 (the directory's own entries) to 64";
+/// The deepest listing.
+const MAX_DEPTH: u32 = 64;
 /// The valid range of a read's `tail`, in words.
 const TAIL_RANGE: &str = "a count of last lines from 1 to 4294967295";
 
@@ -277,6 +277,8 @@ fn op_request(op: &str, fields: &Fields, notes: &mut Vec<String>) -> Result<Requ
     Ok(match op {
         "read" => Request::Read(read_request(fields, notes)?),
         "read_once" => Request::ReadOnce(read_request(fields, notes)?),
+        "read_many" => Request::ReadMany(super::census_requests::read_many_request(fields, notes)?),
+        "search" => Request::Search(super::census_requests::search_request(fields, notes)?),
         "other_tool" => Request::OtherTool,
         "reset_dedup" => Request::ResetDedup,
         "stats" => Request::Stats,
@@ -377,6 +379,7 @@ fn call_arguments(
 /// A `tool_call`: `name` (`read_file` or `check_write`) and `arguments` (see [`call_arguments`]), read as the op
 /// the tool stands for, with refusals that name the tool and its arguments rather than the op.
 fn tool_call(fields: &Fields) -> Result<(Request, Vec<String>), ReadError> {
+    use super::census_tools::{LIST_DIRECTORY, READ_FILES, SEARCH};
     use super::tools::{CHECK_WRITE, READ_FILE};
     let name = fields.string("name")?;
     let mut notes = Vec::new();
@@ -389,9 +392,13 @@ fn tool_call(fields: &Fields) -> Result<(Request, Vec<String>), ReadError> {
             ],
         ),
         CHECK_WRITE => ("check_write", &["path", "text"]),
+        LIST_DIRECTORY => ("read", &["path", "depth", "offset", "limit"]),
+        READ_FILES => ("read_many", super::census_requests::READ_MANY_FIELDS),
+        SEARCH => ("search", super::census_requests::SEARCH_FIELDS),
         other => {
             return Err(ReadError::invalid(format!(
-                "unknown tool {other:?}: the tools are {READ_FILE} and {CHECK_WRITE}"
+                "unknown tool {other:?}: the tools are {READ_FILE}, {LIST_DIRECTORY}, {READ_FILES}, {SEARCH} \
+                 and {CHECK_WRITE}"
             )))
         }
     };
@@ -408,13 +415,21 @@ fn tool_call(fields: &Fields) -> Result<(Request, Vec<String>), ReadError> {
         op: &name,
         map: arguments,
     };
-    for required in allowed
-        .iter()
-        .filter(|field| ["path", "text"].contains(*field))
-    {
+    let required_fields: &[&str] = match name.as_str() {
+        READ_FILE | LIST_DIRECTORY => &["path"],
+        CHECK_WRITE => &["path", "text"],
+        READ_FILES => &["paths"],
+        _ => &["pattern"],
+    };
+    for required in required_fields {
         if call.present(required).is_none() {
             return Err(ReadError::invalid(format!(
-                "`{required}` is missing: {name} needs a `{required}` (a string)"
+                "`{required}` is missing: {name} needs a `{required}` ({})",
+                if *required == "paths" {
+                    "a list of paths or glob patterns"
+                } else {
+                    "a string"
+                }
             )));
         }
     }
@@ -489,6 +504,15 @@ fn read_request(fields: &Fields, notes: &mut Vec<String>) -> Result<ReadRequest,
         region: fields
             .present("region")
             .map(|value| region(value, notes))
+            .transpose()?,
+        depth: fields
+            .lenient_u64("depth", DEPTH_RANGE, notes)?
+            .map(|depth| match u32::try_from(depth) {
+                Ok(depth @ 1..=MAX_DEPTH) => Ok(depth),
+                _ => Err(ReadError::invalid(format!(
+                    "`depth` must be {DEPTH_RANGE} (got {depth})"
+                ))),
+            })
             .transpose()?,
     })
 }
@@ -568,109 +592,6 @@ fn region(value: &Value, notes: &mut Vec<String>) -> Result<PixelRegion, ReadErr
         y: value(1)?,
         width: value(2)?,
         height: value(3)?,
-    })
-}
-
-/// `capture_begin`'s fields, every one optional. Ranges the capture checks itself (a window under 200
-/// characters) are left to it: it warns and uses the default.
-fn capture_config(fields: &Fields) -> Result<CaptureInput, ReadError> {
-    let window_chars = fields
-        .opt_u64("window_chars")?
-        .map(|chars| {
-            u32::try_from(chars).map(u64::from).map_err(|_| {
-                ReadError::invalid(format!(
-                    "`window_chars` must be at most 4294967295 (got {chars})"
-                ))
-            })
-        })
-        .transpose()?;
-    let head_share = match fields.present("head_share") {
-        None => None,
-        Some(value) => Some(value.as_f64().ok_or_else(|| {
-            ReadError::invalid(format!(
-                "`head_share` must be a number from 0 to 0.9, not {value}"
-            ))
-        })?),
-    };
-    let spill_dir = match fields.present("spill_dir") {
-        None => None,
-        Some(Value::String(dir)) => Some(dir.clone()),
-        Some(value) => {
-            return Err(ReadError::invalid(format!(
-                "`spill_dir` must be a guest path (a string), not {value}"
-            )))
-        }
-    };
-    Ok(CaptureInput {
-        window_chars,
-        head_share,
-        spill_dir,
-        spill_cap_chars: fields.opt_u64("spill_cap_chars")?,
-    })
-}
-
-/// Standard base64 (RFC 4648), with or without `=` padding.
-const BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
-    &base64::alphabet::STANDARD,
-    base64::engine::GeneralPurposeConfig::new()
-        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
-);
-
-/// `capture_chunk`'s bytes: `text` (UTF-8 text) or `base64` (standard base64), exactly one of them.
-fn chunk(map: &Map<String, Value>) -> Result<Vec<u8>, ReadError> {
-    use base64::Engine as _;
-    match (map.get("text"), map.get("base64")) {
-        (Some(Value::String(text)), None) => Ok(text.clone().into_bytes()),
-        (None, Some(Value::String(encoded))) => {
-            let compact: String = encoded
-                .chars()
-                .filter(|c| !c.is_ascii_whitespace())
-                .collect();
-            BASE64
-                .decode(compact.as_bytes())
-                .map_err(|why| ReadError::invalid(format!("`base64` is not valid base64: {why}")))
-        }
-        (Some(_), Some(_)) => Err(ReadError::invalid("give `text` or `base64`, not both")),
-        (None, None) => Err(ReadError::invalid(
-            "`capture_chunk` needs `text` (a string) or `base64` (the bytes in base64)",
-        )),
-        _ => Err(ReadError::invalid("`text` and `base64` must be strings")),
-    }
-}
-
-/// `capture_end`'s fields, every one optional: `exit_status` (an integer from -2147483648 to 2147483647),
-/// `timeout_seconds` (a number over 0), `hint_notes`, `spill_notes` and `warnings` (lists of strings).
-fn capture_end(fields: &Fields) -> Result<CaptureEnd, ReadError> {
-    let exit_status = match fields.present("exit_status") {
-        None => None,
-        Some(value) => Some(
-            value
-                .as_i64()
-                .and_then(|status| i32::try_from(status).ok())
-                .ok_or_else(|| {
-                    ReadError::invalid(format!(
-                        "`exit_status` must be a 32-bit integer, not {value}"
-                    ))
-                })?,
-        ),
-    };
-    let timeout_seconds =
-        match fields.present("timeout_seconds") {
-            None => None,
-            Some(value) => Some(value.as_f64().filter(|seconds| *seconds > 0.0).ok_or_else(
-                || {
-                    ReadError::invalid(format!(
-                        "`timeout_seconds` must be a number of seconds over 0, not {value}"
-                    ))
-                },
-            )?),
-        };
-    Ok(CaptureEnd {
-        exit_status,
-        timeout_seconds,
-        hint_notes: fields.opt_strings("hint_notes")?.unwrap_or_default(),
-        spill_notes: fields.opt_strings("spill_notes")?.unwrap_or_default(),
-        warnings: fields.opt_strings("warnings")?.unwrap_or_default(),
     })
 }
 
@@ -838,8 +759,8 @@ mod tests {
         assert_eq!(
             invalid(r#"{"op":"fly"}"#),
             "unknown `op` \"fly\": expected one of read, read_once, other_tool, reset_dedup, wrote, check_write, \
-             report_tokens, token_refusal, stats, config, configure, tools, tool_call, mcp_server, mcp_roots, options, capture_begin, \
-             capture_chunk, capture_end"
+             report_tokens, token_refusal, stats, config, configure, tools, tool_call, mcp_server, mcp_roots, options, read_many, \
+             search, capture_begin, capture_chunk, capture_end"
         );
         assert_eq!(
             invalid(r#"{"op":3}"#),

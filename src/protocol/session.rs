@@ -7,6 +7,7 @@ use super::answers::{
     capture_json, error_json, note_json, outcome_json, retry_json, stats_json, unit_json, with_id,
     with_notes,
 };
+use super::census_answers::{read_many_json, search_json};
 use super::config_json::{configure, effective_json, parse_config, ConfigRecord};
 use super::json_in::parse_strict;
 use super::mcp::{call_tool_result, wants_mcp_reply};
@@ -139,6 +140,8 @@ impl<F: SpillFs> ProtocolSession<F> {
         if let Request::ToolCall(call) = request {
             let op = match *call {
                 Request::CheckWrite { .. } => "check_write",
+                Request::ReadMany(_) => "read_many",
+                Request::Search(_) => "search",
                 _ => "read",
             };
             return with_text(self.run(*call, Some(op)));
@@ -152,6 +155,8 @@ impl<F: SpillFs> ProtocolSession<F> {
                 outcome_json(&self.reader.read(&mut self.fs, &read, now_ms))
             }
             Request::ReadOnce(read) => self.read_once(&read),
+            Request::ReadMany(many) => self.read_many(&many),
+            Request::Search(search) => self.search(&search),
             Request::OtherTool => {
                 self.reader.note_other_tool();
                 note_json()
@@ -167,27 +172,8 @@ impl<F: SpillFs> ProtocolSession<F> {
             Request::CheckWrite { path, text } => {
                 unit_json(&self.reader.check_write(&mut self.fs, &path, &text))
             }
-            Request::ReportTokens {
-                path,
-                offset,
-                lines,
-                tokens,
-            } => unit_json(
-                &self
-                    .reader
-                    .report_tokens(&self.fs, &path, offset, lines, tokens),
-            ),
-            Request::TokenRefusal {
-                path,
-                offset,
-                limit,
-                message,
-            } => {
-                retry_json(
-                    &self
-                        .reader
-                        .token_refusal(&mut self.fs, &path, offset, limit, &message),
-                )
+            request @ (Request::ReportTokens { .. } | Request::TokenRefusal { .. }) => {
+                self.token_feedback(request)
             }
             Request::Stats => stats_json(&self.reader.stats(), (self.environment.memory_bytes)()),
             Request::Config => self.config_answer(),
@@ -214,6 +200,48 @@ impl<F: SpillFs> ProtocolSession<F> {
             Request::CaptureChunk(bytes) => unit_json(&self.capture_chunk(&bytes)),
             Request::CaptureEnd(end) => self.capture_end(end),
         }
+    }
+
+    /// `report_tokens` and `token_refusal`: what the client's tokenizer counted, or the window it refused.
+    fn token_feedback(&mut self, request: Request) -> Value {
+        match request {
+            Request::ReportTokens {
+                path,
+                offset,
+                lines,
+                tokens,
+            } => unit_json(
+                &self
+                    .reader
+                    .report_tokens(&self.fs, &path, offset, lines, tokens),
+            ),
+            Request::TokenRefusal {
+                path,
+                offset,
+                limit,
+                message,
+            } => {
+                retry_json(
+                    &self
+                        .reader
+                        .token_refusal(&mut self.fs, &path, offset, limit, &message),
+                )
+            }
+            // `run` sends only the two token ops here.
+            _ => error_json(&ReadError::invalid("not a token report")),
+        }
+    }
+
+    /// `read_many`: each file's window under the one budget of the call.
+    fn read_many(&mut self, request: &read::ReadManyRequest) -> Value {
+        let now_ms = (self.environment.now_ms)();
+        read_many_json(&self.reader.read_many(&mut self.fs, request, now_ms))
+    }
+
+    /// `search`: a page of matches and the census, under the search's deadline on the session's clock.
+    fn search(&mut self, request: &crate::SearchRequest) -> Value {
+        let clock = self.environment.now_ms;
+        search_json(&self.reader.search(&mut self.fs, request, clock))
     }
 
     /// `read_once`: a window with the session's config and none of its memory.
@@ -467,7 +495,16 @@ mod tests {
             .iter()
             .map(|t| t["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["read_file", "check_write"]);
+        assert_eq!(
+            names,
+            [
+                "read_file",
+                "list_directory",
+                "read_files",
+                "search",
+                "check_write"
+            ]
+        );
         assert_eq!(served["tools"][0]["inputSchema"]["type"], "object");
         let config = ask(&mut served_session, json!({"op": "config"}));
         assert_eq!(
@@ -566,7 +603,7 @@ mod tests {
         );
         assert_eq!(
             unknown["error"]["message"],
-            "unknown tool \"rm\": the tools are read_file and check_write"
+            "unknown tool \"rm\": the tools are read_file, list_directory, read_files, search and check_write"
         );
         let host_only = ask(
             &mut session,
@@ -574,7 +611,7 @@ mod tests {
         );
         assert_eq!(
             host_only["error"]["message"],
-            "unknown field `colour` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh, region"
+            "unknown field `colour` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh, region, depth"
         );
     }
 

@@ -53,8 +53,8 @@ region=0,0,1200,800`. Pass `region` (x, y, width, height in original pixels) to 
 text in a scaled-down screenshot is only readable that way. An animation shows its first frame.
 
 `path` is absolute, or relative to the working directory; only files under the granted directories can be \
-read. A missing file is answered with similar names when there are some. Directories, binary files, devices \
-and credential files are refused with a message that says why and what to do instead. Never copy the gutters, \
+read. A missing file is answered with similar names when there are some. A directory is answered with its listing \
+(see list_directory). Binary files, devices and credential files are refused with a message that says why and what to do instead. Never copy the gutters, \
 a stub or a `[read-window: ...]` marker into a file.";
 
 /// The `check_write` tool's description, written for a model.
@@ -236,8 +236,9 @@ impl Tool {
     }
 }
 
-/// The tools `read_file` and `check_write` in `format`, for a session under `config`: `read_file`'s `limit`
-/// states its line limit, and in MCP its `_meta` the characters a reply carries at most under its budget.
+/// The tools `read_file`, `list_directory`, `read_files`, `search` and `check_write` in `format`, for a session
+/// under `config`: each `limit` states its line limit, and in MCP the `_meta` of each tool that returns text the
+/// characters a reply carries at most under its budget.
 pub fn definitions(format: Format, config: &Config) -> Vec<Value> {
     let read = Tool {
         name: READ_FILE,
@@ -257,7 +258,42 @@ pub fn definitions(format: Format, config: &Config) -> Vec<Value> {
         idempotent: true,
         max_result_chars: None,
     };
-    vec![read.render(format), check.render(format)]
+    use super::census_tools::*;
+    let max_chars = Some(max_result_chars(&config.budget));
+    let list = Tool {
+        name: LIST_DIRECTORY,
+        title: "List a directory",
+        description: LIST_DIRECTORY_DESCRIPTION,
+        input: list_directory_input_schema(config.max_lines),
+        output: read_output_schema(),
+        idempotent: true,
+        max_result_chars: max_chars,
+    };
+    let many = Tool {
+        name: READ_FILES,
+        title: "Read several files",
+        description: READ_FILES_DESCRIPTION,
+        input: read_files_input_schema(config.max_lines),
+        output: read_files_output_schema(),
+        idempotent: false,
+        max_result_chars: max_chars,
+    };
+    let search = Tool {
+        name: SEARCH,
+        title: "Search files",
+        description: SEARCH_DESCRIPTION,
+        input: search_input_schema(),
+        output: search_output_schema(),
+        idempotent: true,
+        max_result_chars: max_chars,
+    };
+    vec![
+        read.render(format),
+        list.render(format),
+        many.render(format),
+        search.render(format),
+        check.render(format),
+    ]
 }
 
 /// The input JSON Schema of `check_write`: the path a model is about to write.
@@ -332,10 +368,10 @@ pub fn error_schema() -> Value {
 /// replies"), the answer's fields without what its text content carries.
 pub fn read_output_schema() -> Value {
     let count = json!({ "type": "integer", "minimum": 0 });
-    json!({
+    let mut schema = json!({
         "type": "object",
-        "description": "The fields of a window (status ok), an unchanged stub (status unchanged) or an error \
-                        (status error). The window itself, its hint, warnings and a stub's message are the text \
+        "description": "The fields of a window or a directory's listing (status ok), an unchanged stub \
+                        (status unchanged) or an error (status error). The window itself, its hint, warnings and a stub's message are the text \
                         content, sent once.",
         "properties": {
             "status": { "type": "string", "enum": ["ok", "unchanged", "error"] },
@@ -417,7 +453,11 @@ pub fn read_output_schema() -> Value {
             "error": error_schema()
         },
         "required": ["status", "content_returned"]
-    })
+    });
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        properties.extend(super::census_tools::listing_properties());
+    }
+    schema
 }
 
 /// A region of an image in original pixels, described as `description`.
@@ -559,9 +599,10 @@ mod tests {
         );
         assert_eq!(anthropic[1]["input_schema"], mcp[1]["inputSchema"]);
         assert_eq!(mcp[0]["name"], json!("read_file"));
-        assert_eq!(mcp[1]["annotations"]["idempotentHint"], json!(true));
+        assert_eq!(mcp[4]["name"], json!("check_write"));
+        assert_eq!(mcp[4]["annotations"]["idempotentHint"], json!(true));
         assert_eq!(mcp[0]["outputSchema"]["type"], json!("object"));
-        assert!(openai[0].get("_meta").is_none() && mcp[1].get("_meta").is_none());
+        assert!(openai[0].get("_meta").is_none() && mcp[4].get("_meta").is_none());
     }
 
     #[test]

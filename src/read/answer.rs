@@ -2,44 +2,6 @@
 
 use super::*;
 
-/// What the budget counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BudgetUnit {
-    /// Characters of formatted content.
-    Characters,
-    /// Estimated tokens of formatted content.
-    Tokens,
-}
-
-/// The budget's figures for one window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BudgetReport {
-    /// The unit.
-    pub unit: BudgetUnit,
-    /// The limit (in token mode the cap times the headroom).
-    pub limit: u64,
-    /// What the content costs.
-    pub used: u64,
-    /// In token mode, the cap.
-    pub cap: Option<u64>,
-}
-
-impl BudgetReport {
-    /// The report of a window that used `used` of `limit` under `budget`.
-    pub fn of(budget: &Budget, limit: u64, used: u64) -> Self {
-        let (unit, cap) = match *budget {
-            Budget::Characters(_) => (BudgetUnit::Characters, None),
-            Budget::Tokens { cap, .. } => (BudgetUnit::Tokens, Some(cap)),
-        };
-        BudgetReport {
-            unit,
-            limit,
-            used,
-            cap,
-        }
-    }
-}
-
 /// How the encoding was decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EncodingOrigin {
@@ -132,6 +94,8 @@ pub enum ReadOutcome {
     Unchanged(UnchangedStub),
     /// A window of an image.
     Image(ImageResult),
+    /// A page of a directory's listing (a read of a directory).
+    Listing(crate::listing::ListingWindow),
 }
 
 impl ReadOutcome {
@@ -139,7 +103,7 @@ impl ReadOutcome {
     pub fn into_window(self) -> Option<ReadResult> {
         match self {
             ReadOutcome::Window(result) => Some(result),
-            ReadOutcome::Unchanged(_) | ReadOutcome::Image(_) => None,
+            ReadOutcome::Unchanged(_) | ReadOutcome::Image(_) | ReadOutcome::Listing(_) => None,
         }
     }
 }

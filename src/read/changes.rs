@@ -132,6 +132,7 @@ impl Reader {
                 match answer {
                     ReadOutcome::Window(result) => result.warnings.push(notice),
                     ReadOutcome::Image(result) => result.warnings.push(notice),
+                    ReadOutcome::Listing(listing) => listing.warnings.push(notice),
                     ReadOutcome::Unchanged(stub) => {
                         stub.message.push(' ');
                         stub.message.push_str(&notice);

@@ -40,9 +40,11 @@ use crate::window::{read_window, Truncation, Window, WindowRequest, WindowSettin
 
 mod announced;
 mod answer;
+mod census;
 mod changes;
 mod feedback;
 mod images;
+mod many;
 mod missing;
 mod open;
 mod request;
@@ -54,14 +56,18 @@ mod tests;
 mod write_check;
 
 pub use self::answer::{
-    BudgetReport, BudgetUnit, EncodingFacts, EncodingOrigin, ReadOutcome, ReadResult, RetryWindow,
-    SessionStats, UnchangedStub,
+    EncodingFacts, EncodingOrigin, ReadOutcome, ReadResult, RetryWindow, SessionStats,
+    UnchangedStub,
 };
 pub use self::images::ImageResult;
+
+pub use self::many::{LeftOut, ManyFile, ReadManyRequest, ReadManyResult, MAX_MANY_FILES};
 pub use self::request::ReadRequest;
 use self::{
-    answer::*, changes::*, images::*, missing::*, open::*, request::*, resolve::*, tail::*,
+    answer::*, census::*, changes::*, images::*, missing::*, open::*, request::*, resolve::*,
+    tail::*,
 };
+pub use crate::config::{BudgetReport, BudgetUnit};
 
 /// A reading session: config, credential policy and session memory.
 #[derive(Debug)]
@@ -129,6 +135,15 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
         ignore: &mut ignore,
     };
     let resolved = resolve_once(fs, &mut refusals, request, &prepared.absolute)?;
+    check_depth(request, &resolved)?;
+    if resolved.stat.kind == FileKind::Directory {
+        let mut listing = listing_of(fs, &config, &mut refusals, request, &prepared, &resolved)?;
+        listing.warnings.splice(0..0, warnings);
+        listing
+            .warnings
+            .extend(tilde_note(&request.path, &listing.path));
+        return Ok(ReadOutcome::Listing(listing));
+    }
     let mut result = if resolved.stat.kind == FileKind::CharacterDevice {
         empty_result(&config, &resolved)
     } else {
@@ -266,6 +281,27 @@ impl Reader {
     ) -> Result<ReadOutcome, ReadError> {
         let prepared = prepare(&self.config, fs, request)?;
         let resolved = self.resolve_or_count_miss(fs, request, &prepared, now_ms)?;
+        check_depth(request, &resolved)?;
+        if resolved.stat.kind == FileKind::Directory {
+            let mut refusals = Refusals {
+                policy: &self.policy,
+                ignore: &mut self.ignore,
+            };
+            let mut listing = listing_of(
+                fs,
+                &self.config,
+                &mut refusals,
+                request,
+                &prepared,
+                &resolved,
+            )?;
+            listing
+                .warnings
+                .splice(0..0, self.pending_warnings.drain(..));
+            // A listing is a read of something else: a run of repeated reads of one window is broken.
+            self.memory.break_run();
+            return Ok(ReadOutcome::Listing(listing));
+        }
         let (result, change) = if resolved.stat.kind == FileKind::CharacterDevice {
             (empty_result(&self.config, &resolved), None)
         } else {

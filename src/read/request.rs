@@ -28,6 +28,9 @@ pub struct ReadRequest {
     pub fresh: bool,
     /// For an image: the part to show, in original pixels; `None` the whole image. An error for any other file.
     pub region: Option<crate::image::PixelRegion>,
+    /// For a directory: the levels its listing shows (1, the default, its own entries; 2 also theirs, as
+    /// relative paths). An error for a file.
+    pub depth: Option<u32>,
 }
 
 /// The normalized request and the path it names.

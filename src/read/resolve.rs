@@ -2,42 +2,12 @@
 
 use super::*;
 
-/// Entries of a directory counted for its `not_a_file` message at most.
-pub(super) const DIRECTORY_COUNT_CAP: usize = 10_000;
-
-/// How many entries the directory `resolved` holds, in words (`3 entries`, `more than 10000 entries`, `no
-/// entries`); empty when it cannot be listed.
-pub(super) fn directory_entries<F: FileSystem + ?Sized>(fs: &mut F, resolved: &Resolved) -> String {
-    match fs.list_directory(resolved.root, &resolved.relative, DIRECTORY_COUNT_CAP + 1) {
-        Ok(entries) if entries.len() > DIRECTORY_COUNT_CAP => format!(
-            " of more than {DIRECTORY_COUNT_CAP} entries{}",
-            entries.not_utf8_note()
-        ),
-        Ok(entries) if entries.is_empty() => " with no entries".to_string(),
-        Ok(entries) if entries.len() == 1 => format!(" of 1 entry{}", entries.not_utf8_note()),
-        Ok(entries) => format!(" of {} entries{}", entries.len(), entries.not_utf8_note()),
-        Err(_) => String::new(),
-    }
-}
-
-/// Refuses by stat what is not a regular file; `/dev/null` reads as empty. A directory's message says how many
-/// entries it holds (counted up to `DIRECTORY_COUNT_CAP`).
-pub(super) fn check_kind<F: FileSystem + ?Sized>(
-    fs: &mut F,
-    resolved: &Resolved,
-    requested: &str,
-) -> Result<(), ReadError> {
+/// Refuses by stat what is neither a regular file nor a directory (a directory is read as its listing);
+/// `/dev/null` reads as empty.
+pub(super) fn check_kind(resolved: &Resolved, requested: &str) -> Result<(), ReadError> {
     match resolved.stat.kind {
-        FileKind::Regular => Ok(()),
+        FileKind::Regular | FileKind::Directory => Ok(()),
         FileKind::CharacterDevice if resolved.path == "/dev/null" => Ok(()),
-        FileKind::Directory => Err(ReadError::new(
-            ErrorKind::NotAFile,
-            format!(
-                "{} is a directory{}, not a file. List it with a directory tool, or read a file inside it.",
-                described(requested, &resolved.path),
-                directory_entries(fs, resolved)
-            ),
-        )),
         kind => Err(ReadError::new(
             ErrorKind::SpecialFile,
             format!(
@@ -97,7 +67,7 @@ pub(super) fn resolve_guarded<F: FileSystem + ?Sized>(
             .check(fs, &resolved.path, is_dir, Some(absolute))
             .map_err(ResolveError::Other)?;
     }
-    check_kind(fs, &resolved, requested).map_err(ResolveError::Other)?;
+    check_kind(&resolved, requested).map_err(ResolveError::Other)?;
     Ok(resolved)
 }
 

@@ -26,6 +26,7 @@ mod stub_and_miss_tests {
             asked_via: Vec::new(),
             fresh: false,
             region: None,
+            depth: None,
         }
     }
 
@@ -235,6 +236,7 @@ mod returned_and_change_tests {
             asked_via: Vec::new(),
             fresh: false,
             region: None,
+            depth: None,
         };
         reader.read(fs, &request, 0).unwrap()
     }
@@ -626,6 +628,7 @@ mod read_count_tests {
                 asked_via: Vec::new(),
                 fresh: false,
                 region: None,
+                depth: None,
             };
             match reader.read(&mut fs, &request, at as u64) {
                 Ok(ReadOutcome::Window(result)) => content = result.window.content,

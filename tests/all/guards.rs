@@ -433,7 +433,7 @@ fn absolute_links_resolve_across_grants_and_under_the_root() {
 
 // Stays in Rust: a scenario's file names are JSON strings, so they cannot hold a name that is not valid UTF-8.
 #[test]
-fn a_name_that_is_not_valid_utf8_is_skipped_and_counted_not_a_switch_for_suggestions() {
+fn a_name_that_is_not_valid_utf8_is_skipped_and_counted_not_a_switch_for_suggestions_or_listed() {
     use std::os::unix::ffi::OsStrExt;
     let sandbox = Sandbox::new();
     sandbox.write("notes.txt", "n\n");
@@ -452,10 +452,13 @@ fn a_name_that_is_not_valid_utf8_is_skipped_and_counted_not_a_switch_for_suggest
         format!("notez.txt (resolved to {dir}/notez.txt) does not exist. Similar names in {dir}: notes.txt. 1 name in {dir} is not valid UTF-8 and cannot be asked for by name.")
     );
     assert_eq!(answer["error"]["suggestions"], json!(["notes.txt"]));
+    // Its listing shows the one name a request can use and says what it left out.
     let answer = read(&mut session, ".", json!({}));
+    assert_eq!(answer["content"], "1|notes.txt  2 bytes\n", "{answer}");
+    assert_eq!(answer["total_entries"], 1);
     assert_eq!(
-        answer["error"]["message"],
-        format!(". (resolved to {dir}) is a directory of 2 entries (1 name here is not valid UTF-8), not a file. List it with a directory tool, or read a file inside it.")
+        answer["warnings"],
+        json!([format!("1 name under {dir} is not valid UTF-8: not listed or counted, as no request can name them.")])
     );
 }
 

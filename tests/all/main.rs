@@ -5,6 +5,7 @@
 mod common;
 
 mod capture;
+mod census;
 mod cli;
 mod encodings;
 mod guards;

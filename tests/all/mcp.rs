@@ -154,7 +154,16 @@ async fn lists_read_file_and_check_write_with_their_schemas() {
 
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(names, ["read_file", "check_write"]);
+    assert_eq!(
+        names,
+        [
+            "read_file",
+            "list_directory",
+            "read_files",
+            "search",
+            "check_write"
+        ]
+    );
 
     let read = &tools[0];
     let input = Value::Object((*read.input_schema).clone());
@@ -198,7 +207,7 @@ async fn lists_read_file_and_check_write_with_their_schemas() {
     );
     assert_eq!(input["properties"]["fresh"]["type"], "boolean");
 
-    let check = &tools[1];
+    let check = &tools[4];
     let input = Value::Object((*check.input_schema).clone());
     assert_eq!(input["required"], json!(["path", "text"]));
     assert_eq!(input["properties"]["text"]["type"], "string");
@@ -371,7 +380,7 @@ async fn read_file_is_a_session_window_stub_and_error() {
     assert_eq!(structured(&no_tool)["error"]["kind"], "invalid_request");
     assert_eq!(
         text(&no_tool),
-        "unknown tool \"write_file\": the tools are read_file and check_write"
+        "unknown tool \"write_file\": the tools are read_file, list_directory, read_files, search and check_write"
     );
     client.cancel().await.unwrap();
 }
@@ -625,7 +634,20 @@ fn plain_json_rpc_lines_on_stdin_and_stdout() {
     assert_eq!(tools[0]["name"], "read_file");
     assert_eq!(tools[0]["inputSchema"]["required"], json!(["path"]));
     assert_eq!(tools[0]["outputSchema"]["type"], "object");
-    assert_eq!(tools[1]["name"], "check_write");
+    let names: Vec<&str> = tools
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "read_file",
+            "list_directory",
+            "read_files",
+            "search",
+            "check_write"
+        ]
+    );
 
     send(
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {

@@ -72,6 +72,10 @@ function makeFixtures(root) {
   writeFileSync(join(root, 'big.txt'), big.join(''));
   writeFileSync(join(root, 'mixed.txt'), mixedText());
   writeFileSync(join(root, 'screen.png'), bandedPng(3000, 2000));
+  for (let i = 0; i < 250; i += 1) {
+    mkdirSync(join(root, 'tree', `d${i % 5}`), { recursive: true });
+    writeFileSync(join(root, 'tree', `d${i % 5}`, `f${String(i).padStart(3, '0')}.txt`), `line one\nneedle ${i}\n`);
+  }
 }
 
 /** The server to start: `{command, subcommand}`, `subcommand` the arguments after the check's (`['mcp']` for the
@@ -110,10 +114,48 @@ function onlyText(result) {
   return result.content[0].text;
 }
 
+/** list_directory, search and read_files: each page carries the census, and its cursor pages on. */
+async function checkCensus(client) {
+  let result = await call(client, 'list_directory', { path: 'tree', depth: 2, limit: 100 });
+  let problems = [...noError(result), ...fields(result.structuredContent,
+    { total_entries: 255, entries_returned: 100, next_offset: 101 })];
+  const listed = onlyText(result);
+  if (!listed.startsWith('1|d0/\n2|d0/f000.txt  18 bytes\n')) problems.push(`the listing starts ${show(listed.slice(0, 60))}`);
+  result = await call(client, 'list_directory', { path: 'tree', depth: 2, offset: 201, limit: 100 });
+  problems.push(...fields(result.structuredContent, { entries_returned: 55, next_offset: null }));
+  report('list_directory depth=2: 255 entries in all on every page, offset=201 ends the listing', problems);
+
+  result = await call(client, 'search', { pattern: 'needle', path: 'tree', limit: 100 });
+  problems = [...noError(result), ...fields(result.structuredContent, { total_matches: 250, files_with_matches: 250,
+    files_searched: 250, matches_returned: 100, next_offset: 101, complete: true })];
+  const seen = new Set();
+  for (let offset = 1; offset !== null && offset !== undefined;) {
+    const page = await call(client, 'search', { pattern: 'needle', path: 'tree', offset, limit: 100 });
+    for (const line of onlyText(page).split('\n')) {
+      const place = line.split('|')[0];
+      if (line.includes('|') && place.includes(':')) seen.add(place);
+    }
+    offset = page.structuredContent?.next_offset;
+  }
+  if (seen.size !== 250) problems.push(`the cursor reached ${seen.size} matches, not 250`);
+  const none = onlyText(await call(client, 'search', { pattern: '(a+)+$', regex: true, path: 'tree' }));
+  if (!none.startsWith('No matches')) problems.push(`a pathological regex: ${show(none.slice(0, 80))}`);
+  report('search: 250 matches on the first page\'s census, every match once by its cursor, a linear regex', problems);
+
+  result = await call(client, 'read_files', { paths: ['five.txt', 'tree/d0/*.txt'] });
+  const sc = result.structuredContent ?? {};
+  problems = noError(result);
+  const total = (sc.files ?? []).length + (sc.left_out ?? []).length;
+  if (total !== 51) problems.push(`${total} files read or left out, not 51`);
+  if (!result.content[0]?.text?.startsWith('==> ')) problems.push('the text does not start with a ==> path <== line');
+  report('read_files: a path and a pattern, 51 files read or named in left_out', problems);
+}
+
 async function checkTools(client) {
   const { tools } = await client.listTools(undefined, TIMEOUT);
   const names = tools.map((tool) => tool.name).sort();
-  const problems = show(names) === show(['check_write', 'read_file']) ? [] : [`tools are ${show(names)}`];
+  const expected = ['check_write', 'list_directory', 'read_file', 'read_files', 'search'];
+  const problems = show(names) === show(expected) ? [] : [`tools are ${show(names)}`];
   for (const tool of tools) {
     const absent = ['inputSchema', 'outputSchema'].filter((key) => !tool[key]);
     problems.push(...absent.map((key) => `${tool.name} has no ${key}`));
@@ -125,7 +167,7 @@ async function checkTools(client) {
   // The characters a reply carries at most under the default budget, declared for Claude Code.
   const meta = tools.find((tool) => tool.name === 'read_file')?._meta ?? {};
   if (meta['anthropic/maxResultSizeChars'] !== 304384) problems.push(`read_file's _meta is ${show(meta)}`);
-  report('tools/list: read_file and check_write with input and output schemas', problems);
+  report('tools/list: read_file, list_directory, read_files, search and check_write with their schemas', problems);
 }
 
 async function checkValidationIsLive(client) {
@@ -365,6 +407,7 @@ async function withRoot(root) {
     await guarded('errors and check_write', checkErrors, client);
     await guarded('string arguments', checkStringArguments, client, root);
     await guarded('image', checkImage, client);
+    await guarded('census', checkCensus, client);
     await guarded('size', checkSize, client);
     await guarded('budget', checkBudget, client);
   } finally {

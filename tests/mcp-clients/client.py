@@ -79,6 +79,10 @@ def make_fixtures(root: Path) -> None:
     (root / "big.txt").write_text("".join(f"{i:06d} " + "a" * 73 + "\n" for i in range(3000)))
     (root / "mixed.txt").write_text(mixed_text(), encoding="utf-8")
     (root / "screen.png").write_bytes(banded_png(3000, 2000))
+    tree = root / "tree"
+    for i in range(250):
+        (tree / f"d{i % 5}").mkdir(parents=True, exist_ok=True)
+        (tree / f"d{i % 5}" / f"f{i:03d}.txt").write_text(f"line one\nneedle {i}\n")
 
 
 def banded_png(width: int, height: int) -> bytes:
@@ -128,7 +132,8 @@ def only_text(result) -> str:
 
 async def check_tools(session: ClientSession) -> None:
     tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-    problems = [] if sorted(tools) == ["check_write", "read_file"] else [f"tools are {sorted(tools)}"]
+    names = ["check_write", "list_directory", "read_file", "read_files", "search"]
+    problems = [] if sorted(tools) == names else [f"tools are {sorted(tools)}"]
     for name, tool in tools.items():
         problems += [f"{name} has no {key}" for key in ("input_schema", "output_schema") if not getattr(tool, key)]
     props = (tools["read_file"].input_schema or {}).get("properties", {}) if "read_file" in tools else {}
@@ -140,7 +145,7 @@ async def check_tools(session: ClientSession) -> None:
     meta = (tools["read_file"].meta or {}) if "read_file" in tools else {}
     if meta.get("anthropic/maxResultSizeChars") != 304_384:
         problems.append(f"read_file's _meta is {meta!r}")
-    report("tools/list: read_file and check_write with input and output schemas", problems)
+    report("tools/list: read_file, list_directory, read_files, search and check_write with their schemas", problems)
 
 
 async def check_validation_is_live(session: ClientSession) -> None:
@@ -298,6 +303,43 @@ async def check_no_roots(work: Path, log: Path) -> None:
     report("no roots, no --root, started in $HOME: the first read_file is an error naming --root", problems)
 
 
+async def check_census(session: ClientSession) -> None:
+    """list_directory, search and read_files: each page carries the census, and its cursor pages on."""
+    result = await call(session, "list_directory", {"path": "tree", "depth": 2, "limit": 100})
+    sc = result.structured_content or {}
+    problems = no_error(result) + fields(sc, {"total_entries": 255, "entries_returned": 100, "next_offset": 101})
+    text = only_text(result)
+    problems += [] if text.startswith("1|d0/\n2|d0/f000.txt  18 bytes\n") else [f"the listing starts {text[:60]!r}"]
+    last = await call(session, "list_directory", {"path": "tree", "depth": 2, "offset": 201, "limit": 100})
+    problems += fields(last.structured_content, {"entries_returned": 55, "next_offset": None})
+    report("list_directory depth=2: 255 entries in all on every page, offset=201 ends the listing", problems)
+
+    first = await call(session, "search", {"pattern": "needle", "path": "tree", "limit": 100})
+    sc = first.structured_content or {}
+    problems = no_error(first) + fields(sc, {"total_matches": 250, "files_with_matches": 250, "files_searched": 250,
+                                             "matches_returned": 100, "next_offset": 101, "complete": True})
+    seen = set()
+    offset = 1
+    while offset is not None:
+        page = await call(session, "search", {"pattern": "needle", "path": "tree", "offset": offset, "limit": 100})
+        for line in only_text(page).splitlines():
+            if ":" in line.split("|", 1)[0]:
+                seen.add(line.split("|", 1)[0])
+        offset = (page.structured_content or {}).get("next_offset")
+    problems += [] if len(seen) == 250 else [f"the cursor reached {len(seen)} matches, not 250"]
+    none = await call(session, "search", {"pattern": "(a+)+$", "regex": True, "path": "tree"})
+    problems += [] if only_text(none).startswith("No matches") else [f"a pathological regex: {only_text(none)[:80]!r}"]
+    report("search: 250 matches on the first page's census, every match once by its cursor, a linear regex", problems)
+
+    many = await call(session, "read_files", {"paths": ["five.txt", "tree/d0/*.txt"]})
+    sc = many.structured_content or {}
+    files, left_out = sc.get("files", []), sc.get("left_out", [])
+    problems = no_error(many)
+    problems += [] if len(files) + len(left_out) == 51 else [f"{len(files)} files and {len(left_out)} left out"]
+    problems += [] if only_text(many).startswith("==> ") else ["the text does not start with a ==> path <== line"]
+    report("read_files: a path and a pattern, 51 files read or named in left_out", problems)
+
+
 async def guarded(name: str, log: Path, check, *args) -> None:
     """Runs one check; an exception (or 20 s) becomes a FAIL line with the last server's last stderr lines."""
     try:
@@ -320,6 +362,7 @@ async def with_root(root: Path, log: Path) -> None:
         await guarded("clamped line", log, check_clamped, session)
         await guarded("errors and check_write", log, check_errors, session)
         await guarded("image", log, check_image, session, root)
+        await guarded("census", log, check_census, session)
         await guarded("size", log, check_size, session)
         await guarded("budget", log, check_budget, session)
 

@@ -242,7 +242,8 @@ describe('answers', () => {
     assert.equal(answer.id, 7);
     assert.equal(answer.status, 'ok');
     assert.equal(answer.tools[0].function.name, 'read_file');
-    assert.equal(answer.tools[1].function.name, 'check_write');
+    assert.deepEqual(answer.tools.map((tool) => tool.function.name),
+      ['read_file', 'list_directory', 'read_files', 'search', 'check_write']);
     assert.equal(answer.tools[0].function.parameters.properties.limit.maximum, 2000);
   });
 

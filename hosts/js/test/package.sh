@@ -133,7 +133,7 @@ cat >"$project/check.ts" <<'EOF'
 import { ReadWindow, type ReadAnswer } from 'read-window';
 const reader = await ReadWindow.load();
 const answer: ReadAnswer = reader.session('.').read('five.txt', { limit: 2 });
-export const cursor: number | null = answer.status === 'ok' && answer.image === undefined && answer.next_offset !== null ? answer.next_offset + answer.clamped_lines.length : null;
+export const cursor: number | null = answer.status === 'ok' && answer.image === undefined && answer.listing === undefined && answer.next_offset !== null ? answer.next_offset + answer.clamped_lines.length : null;
 // @ts-expect-error read() takes a path or a request object
 reader.session('.').read(5);
 EOF

@@ -17,7 +17,7 @@ from read_window import ReadWindow, Session
 
 
 def tool_definitions(session: Session) -> List[Dict[str, Any]]:
-    """The tools (``read_file``, ``check_write``) as OpenAI's ``tools`` parameter wants them."""
+    """The tools (``read_file``, ``list_directory``, ``read_files``, ``search``, ``check_write``) as OpenAI's ``tools`` parameter wants them."""
     return session.request({"op": "tools", "format": "openai"})["tools"]
 
 

@@ -424,7 +424,7 @@ class Session:
 
     def _call(self, op: str, **fields: Any) -> Dict[str, Any]:
         """The answer to the op ``op`` with ``fields`` (those of the read ops left out when None)."""
-        if op in ("read", "read_once", "capture_end"):
+        if op in ("read", "read_once", "capture_end", "read_many", "search"):
             fields = {key: value for key, value in fields.items() if value is not None or key == "path"}
         return self._raised(self.request({"op": op, **fields}))
 
@@ -438,15 +438,35 @@ class Session:
         return answer
 
     def read(self, path: Any, offset: Any = None, limit: Any = None, column: Any = None, tail: Any = None,
-             extract: Any = None, fresh: Any = None, region: Any = None) -> Dict[str, Any]:
+             extract: Any = None, fresh: Any = None, region: Any = None, depth: Any = None) -> Dict[str, Any]:
         """A window of ``path`` (absolute, or relative to the working directory) from line ``offset`` (1-based), at
         most ``limit`` lines, from character ``column`` of its first line, or its last ``tail`` lines;
         ``extract=False`` reads a document's own bytes; ``fresh=True`` returns the content even when it is
         unchanged (never a stub). A window, a dedup stub or an error (``docs/protocol.md``). An image's window
         has ``image`` (its sizes, scale and region) and ``data``, the picture as ``bytes``; ``region`` (a dict
-        ``{"x", "y", "width", "height"}`` or a tuple of the four, in original pixels) shows a part of it."""
+        ``{"x", "y", "width", "height"}`` or a tuple of the four, in original pixels) shows a part of it. A
+        directory's answer is its listing (``total_entries``, ``entries`` by kind, ``next_offset``), ``depth``
+        levels deep (default 1)."""
         return self._read("read", region, path=path, offset=offset, limit=limit, column=column, tail=tail,
-                          extract=extract, fresh=fresh)
+                          extract=extract, fresh=fresh, depth=depth)
+
+    def read_many(self, paths: Any, limit: Any = None, fresh: Any = None) -> Dict[str, Any]:
+        """Several files in order under one budget: ``paths`` a list of paths or glob patterns. The answer's
+        ``files`` holds each file's read answer (an image's ``data`` as ``bytes``), ``left_out`` the files the
+        budget had no room for (each with the ``arguments`` of the read that gets it)."""
+        answer = self._call("read_many", paths=paths, limit=limit, fresh=fresh)
+        for file in answer.get("files", []):
+            if isinstance(file.get("data"), str):
+                file["data"] = base64.b64decode(file["data"])
+        return answer
+
+    def search(self, pattern: Any, path: Any = None, regex: Any = None, case_sensitive: Any = None,
+               context: Any = None, offset: Any = None, limit: Any = None) -> Dict[str, Any]:
+        """The lines matching ``pattern`` (literal text, a regular expression with ``regex=True``) in the file or
+        tree ``path`` (default the working directory), a page at a time from match ``offset``, with the census:
+        ``total_matches``, ``files_with_matches``, ``files_searched``, ``skipped`` by kind, ``next_offset``."""
+        return self._call("search", pattern=pattern, path=path, regex=regex, case_sensitive=case_sensitive,
+                          context=context, offset=offset, limit=limit)
 
     def read_once(self, path: Any, offset: Any = None, limit: Any = None, column: Any = None, tail: Any = None,
                   extract: Any = None, region: Any = None) -> Dict[str, Any]:

@@ -27,7 +27,7 @@ _GUARDED = ("/dev", "/proc")
 WALKED_OPS = ("read", "read_once", "check_write")
 
 #: The op each tool of a ``tool_call`` stands for.
-_TOOL_OPS = {"read_file": "read", "check_write": "check_write"}
+_TOOL_OPS = {"read_file": "read", "list_directory": "read", "check_write": "check_write"}
 
 
 def normalize(path: str, base: str) -> str:

@@ -2,7 +2,7 @@
 SDK (``mcp``, its low-level ``Server``).
 
 The server is a pipe, like the Rust one (``read-window mcp``): everything it says comes from the component. Its name,
-version, instructions and its two tools (``read_file`` and ``check_write``, with their input and output schemas) are
+version, instructions and its tools (``read_file``, ``list_directory``, ``read_files``, ``search`` and ``check_write``, with their input and output schemas) are
 the answer to the protocol's ``mcp_server`` op, which also gives the session the MCP default budget (a token cap under
 Claude Code's output cap) when the options set none. A ``tools/call`` goes to the component as a ``tool_call`` line
 with ``"reply": "mcp"`` and the ``name`` and ``arguments`` exactly as the client sent them (an object, or a string of
@@ -249,7 +249,7 @@ def build_server(connection: Connection) -> Any:
 
 
 #: What ``read-window-mcp --help`` says before the component's usage text.
-_ABOUT = ("Serves read-window's tools read_file and check_write over MCP on stdio: one session per connection. "
+_ABOUT = ("Serves read-window's tools read_file, list_directory, read_files, search and check_write over MCP on stdio: one session per connection. "
           "The directories are the --root options (read-only); without any, the roots the client offers, else the "
           "current directory, but never / or the home directory. Without --max-chars or --max-tokens, windows get "
           "the MCP default token budget (under Claude Code's 25,000-token output cap).\n")

@@ -63,7 +63,7 @@ class ExamplesTest(unittest.TestCase):
     def test_openai_tool_messages_carry_the_components_text(self):
         example = load("openai_function_calling")
         tools = example.tool_definitions(self.session)
-        self.assertEqual([tool["function"]["name"] for tool in tools], ["read_file", "check_write"])
+        self.assertEqual([tool["function"]["name"] for tool in tools], ["read_file", "list_directory", "read_files", "search", "check_write"])
         self.assertEqual(tools[0]["type"], "function")
         calls = [{"id": "call_1", "type": "function",
                   "function": {"name": "read_file", "arguments": '{"path": "five.txt", "limit": 2}'}},
@@ -100,13 +100,13 @@ class ExamplesTest(unittest.TestCase):
         with mock.patch.dict(sys.modules, {"openai": fake}):
             self.assertEqual(example.run("What is in five.txt?"), "It counts to five.")
         self.assertEqual(len(sent), 2)
-        self.assertEqual([tool["function"]["name"] for tool in sent[0][1]], ["read_file", "check_write"])
+        self.assertEqual([tool["function"]["name"] for tool in sent[0][1]], ["read_file", "list_directory", "read_files", "search", "check_write"])
         self.assertEqual(sent[1][0][2], {"role": "tool", "tool_call_id": "c1", "content": self.window})
 
     def test_anthropic_tool_results_carry_the_text_and_the_error_flag(self):
         example = load("anthropic_tool_use")
         tools = example.tool_definitions(self.session)
-        self.assertEqual([tool["name"] for tool in tools], ["read_file", "check_write"])
+        self.assertEqual([tool["name"] for tool in tools], ["read_file", "list_directory", "read_files", "search", "check_write"])
         self.assertIn("input_schema", tools[0])
         content = [{"type": "text", "text": "Let me read it."},
                    {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "five.txt", "limit": 2}},
@@ -134,18 +134,18 @@ class ExamplesTest(unittest.TestCase):
         self.in_dir()
         with mock.patch.dict(sys.modules, {"anthropic": fake}):
             self.assertEqual(example.run("What is in five.txt?"), "Five lines.")
-        self.assertEqual([tool["name"] for tool in sent[0][1]], ["read_file", "check_write"])
+        self.assertEqual([tool["name"] for tool in sent[0][1]], ["read_file", "list_directory", "read_files", "search", "check_write"])
         self.assertEqual(sent[1][0][2], {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "u1", "content": self.window, "is_error": False}]})
 
     def test_agents_sdk_tool_handler_returns_the_components_text(self):
         example = load("openai_agents_sdk")
         specs = example.tool_specs(self.session)
-        self.assertEqual([spec["name"] for spec in specs], ["read_file", "check_write"])
+        self.assertEqual([spec["name"] for spec in specs], ["read_file", "list_directory", "read_files", "search", "check_write"])
         self.assertEqual(specs[0]["params_json_schema"]["type"], "object")
         text = asyncio.run(specs[0]["on_invoke_tool"](None, json.dumps({"path": "five.txt", "limit": 2})))
         self.assertEqual(text, self.window)
-        self.assertEqual(asyncio.run(specs[1]["on_invoke_tool"](None, '{"path": "five.txt", "text": "plain\\n"}')),
+        self.assertEqual(asyncio.run(specs[4]["on_invoke_tool"](None, '{"path": "five.txt", "text": "plain\\n"}')),
                          "ok")
 
     def test_agents_sdk_loop_with_a_fake_runner(self):

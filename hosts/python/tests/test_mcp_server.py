@@ -115,7 +115,7 @@ class McpServerTest(unittest.TestCase):
         self.assertTrue(result["instructions"].startswith("read-window reads text files for you in bounded windows"))
         self.assertIn("tools", result["capabilities"])
         tools = client.request("tools/list", {})["result"]["tools"]
-        self.assertEqual([tool["name"] for tool in tools], ["read_file", "check_write"])
+        self.assertEqual([tool["name"] for tool in tools], ["read_file", "list_directory", "read_files", "search", "check_write"])
 
     def test_arguments_given_as_a_string_of_json_reach_the_component(self):
         client = self.client(["--root", str(self.dir / "a")], cwd=self.dir / "a")

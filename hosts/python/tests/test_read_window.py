@@ -229,7 +229,7 @@ class HostTest(unittest.TestCase):
         answer = self.session().request({"op": "tools", "format": "anthropic", "id": 7})
         self.assertEqual((answer["id"], answer["status"]), (7, "ok"))
         self.assertEqual(list(answer)[:2], ["id", "status"])
-        self.assertEqual([tool["name"] for tool in answer["tools"]], ["read_file", "check_write"])
+        self.assertEqual([tool["name"] for tool in answer["tools"]], ["read_file", "list_directory", "read_files", "search", "check_write"])
         self.assertEqual(answer["tools"][0]["input_schema"]["properties"]["limit"]["maximum"], 2000)
 
     def test_request_and_answer_take_text_and_an_unknown_op_is_the_components_refusal(self):
@@ -241,7 +241,7 @@ class HostTest(unittest.TestCase):
             fly["error"]["message"],
             'unknown `op` "fly": expected one of read, read_once, other_tool, reset_dedup, wrote, check_write, '
             "report_tokens, token_refusal, stats, config, configure, tools, tool_call, mcp_server, mcp_roots, options, "
-            "capture_begin, capture_chunk, capture_end",
+            "read_many, search, capture_begin, capture_chunk, capture_end",
         )
         self.assertEqual(fly["id"], 1)
         self.assertEqual(session.request("not json")["error"]["kind"], "invalid_request")
@@ -349,14 +349,14 @@ class HostTest(unittest.TestCase):
 
     def test_the_memory_cap_traps_and_the_session_restarts(self):
         (self.dir / "lines.txt").write_text(("y" * 100 + "\n") * 2000, encoding="utf-8")
-        # Enough to start and read a line (the component needs 31 pages with the document extractors and the image
-        # codecs), too little for a window of 100,000 characters.
-        session = self.session(memory_bytes=32 * 65536)
+        # Enough to start and read a line (the component needs 35 pages with the document extractors, the image
+        # codecs and the regex tables), too little for a window of 100,000 characters.
+        session = self.session(memory_bytes=36 * 65536)
         with self.assertRaises(HostError) as caught:
             session.read("lines.txt")
         # "memory_limit" when the guest says so on stderr, "trap" when it aborts silently (see HostError).
         self.assertIn(caught.exception.cause, ("memory_limit", "trap"))
-        self.assertIn("cap of 2097152 bytes", caught.exception.message)
+        self.assertIn("cap of 2359296 bytes", caught.exception.message)
         self.assertTrue(caught.exception.session_restarted)
         self.assertEqual(session.read("a.txt")["status"], "ok")
 
@@ -449,7 +449,7 @@ class RunnerTest(unittest.TestCase):
             ),
             (
                 {"op": "read", "path": "a", "ofset": 3},
-                "unknown field `ofset` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh, region",
+                "unknown field `ofset` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh, region, depth",
             ),
             # `read_once` is an op of the component's too, answered by the step's session.
             ({"op": "read_once", "path": "a"}, "a (resolved to /scenario/a) does not exist."),

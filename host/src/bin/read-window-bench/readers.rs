@@ -87,6 +87,7 @@ pub(super) fn window(outcome: Outcome, what: &str) -> ReadResult {
             panic!("{what}: an unchanged stub: {}", stub.message)
         }
         Ok(Ok(ReadOutcome::Image(image))) => panic!("{what}: an image: {}", image.hint),
+        Ok(Ok(ReadOutcome::Listing(listing))) => panic!("{what}: a listing: {}", listing.hint),
         Ok(Err(error)) => panic!("{what}: {:?}: {}", error.kind, error.message),
         Err(error) => panic!("{what}: host error: {error}"),
     }
@@ -124,6 +125,7 @@ pub(super) fn core_window(
             panic!("{what}: an unchanged stub: {}", stub.message)
         }
         Ok(core::ReadOutcome::Image(image)) => panic!("{what}: an image: {}", image.hint),
+        Ok(core::ReadOutcome::Listing(listing)) => panic!("{what}: a listing: {}", listing.hint),
         Err(error) => panic!("{what}: {error}"),
     }
 }
@@ -144,6 +146,7 @@ pub(super) fn core_request(
         asked_via: Vec::new(),
         fresh: false,
         region: None,
+        depth: None,
     }
 }
 

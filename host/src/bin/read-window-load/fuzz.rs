@@ -287,6 +287,12 @@ impl Tally {
                     self.fail(format!("{request:?}: an invalid window: {problem}"));
                 }
             }
+            Ok(Ok(ReadOutcome::Listing(listing))) => {
+                self.windows += 1;
+                if listing.hint.is_empty() {
+                    self.fail(format!("{request:?}: a listing without a hint"));
+                }
+            }
             Ok(Ok(ReadOutcome::Image(image))) => {
                 self.windows += 1;
                 if image.data.is_empty() || image.hint.is_empty() {

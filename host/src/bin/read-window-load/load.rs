@@ -96,6 +96,9 @@ fn read_next(agent: &mut Agent) -> Result<(), String> {
         }
         Ok(Ok(ReadOutcome::Unchanged(stub))) => Err(format!("{what}: a stub: {}", stub.message)),
         Ok(Ok(ReadOutcome::Image(image))) => Err(format!("{what}: an image: {}", image.hint)),
+        Ok(Ok(ReadOutcome::Listing(listing))) => {
+            Err(format!("{what}: a listing: {}", listing.hint))
+        }
         Ok(Err(error)) => Err(format!("{what}: {:?}: {}", error.kind, error.message)),
         Err(error) => Err(format!("{what}: host error: {error}")),
     }

@@ -10,6 +10,7 @@ use read_window_host::{scenario, timings};
 use read_window_host::{Config, Grants, HostError, ReadRequest, ReadWindow};
 
 mod capture;
+mod census;
 mod failure;
 mod mcp;
 mod page;
@@ -52,10 +53,15 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Read one window: the content, a blank line, then the hint (and any warnings).
+    /// Read one window: the content, a blank line, then the hint (and any warnings). A directory is read as its
+    /// listing: one numbered line an entry, with the census (total entries, counts by kind) in the hint.
     Read {
-        /// The file: absolute, or relative to the working directory.
+        /// The file or directory: absolute, or relative to the working directory.
         path: String,
+        /// For a directory: the levels to list (1, the default, its own entries; 2 also theirs, as relative
+        /// paths).
+        #[arg(long, value_name = "N")]
+        depth: Option<u32>,
         /// The first line, 1-based.
         #[arg(long, value_name = "N")]
         offset: Option<u64>,
@@ -82,9 +88,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Read several files in order under one budget: each file's window under a `==> path <==` line, then a
+    /// hint naming any file the budget left out.
+    ReadMany(census::ReadManyArgs),
+    /// Search a file or a directory for a pattern: matches as `path:N|line`, a page at a time, with the census
+    /// (total matches, files with matches, files searched, files skipped by kind) in the hint.
+    Search(census::SearchArgs),
     /// A session over JSON Lines: one request object per line on stdin, one answer object per line on stdout.
     ///
-    /// Ops: read (path, offset, limit, column, tail, extract, fresh), other_tool, reset_dedup, wrote (path), check_write (path, text),
+    /// Ops: read (path, offset, limit, column, tail, extract, fresh, region, depth), read_many (paths, limit,
+    /// fresh), search (pattern, path, regex, case_sensitive, context, offset, limit), other_tool, reset_dedup, wrote (path), check_write (path, text),
     /// report_tokens (path, offset, lines, tokens), token_refusal (path, offset, limit, message), stats, config
     /// (the config in force), configure (config fields, as in --config; before the first read only), and the
     /// capture ops capture_begin (window_chars, head_share, spill_dir, spill_cap_chars), capture_chunk (text or
@@ -112,7 +125,7 @@ enum Command {
         #[arg(long, value_enum, default_value = "openai")]
         format: SchemaFormat,
     },
-    /// Serve MCP (Model Context Protocol) on stdin and stdout: the tools read_file and check_write, one session
+    /// Serve MCP (Model Context Protocol) on stdin and stdout: the tools read_file, list_directory, read_files, search and check_write, one session
     /// per connection.
     ///
     /// The directories are the --root options; without any, the roots the client offers (file:// URIs); with
@@ -229,20 +242,22 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             region,
             out,
             json,
+            depth,
         } => {
             let request = ReadRequest {
-                path,
+                depth,
                 offset,
                 limit,
                 column,
                 tail,
                 extract: no_extract.then_some(false),
-                asked_via: None,
-                fresh: None,
                 region,
+                ..ReadRequest::new(path)
             };
             read(&reader, &grants, &config, &request, out.as_deref(), json)
         }
+        Command::ReadMany(args) => census::read_many(&reader, &grants, &config, args),
+        Command::Search(args) => census::search(&reader, &grants, &config, args),
         Command::Session { spill_dir } => {
             let grants = match spill_dir {
                 Some(dir) => capture::grant_spill_dir(&grants, &dir)?.0,
@@ -263,16 +278,20 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             } else {
                 mcp::Roots::Fixed(grants)
             };
-            let config = mcp::with_default_budget(config);
-            mcp::run(std::mem::ManuallyDrop::into_inner(reader), roots, config)
-                .map(|()| ExitCode::SUCCESS)
-                .map_err(Failure::Host)
+            serve_mcp(std::mem::ManuallyDrop::into_inner(reader), roots, config)
         }
         // Answered above, before any root was granted.
         Command::WasmPath | Command::Scenarios { .. } | Command::ToolSchema { .. } => {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `mcp`: the MCP server over stdio until the client closes it, with the MCP default budget unless one is set.
+fn serve_mcp(reader: ReadWindow, roots: mcp::Roots, config: Config) -> Result<ExitCode, Failure> {
+    mcp::run(reader, roots, mcp::with_default_budget(config))
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(Failure::Host)
 }
 
 /// `tool-schema`: the read_file tool in `format`, as pretty JSON, for the settings given (its line limit; in MCP the
@@ -306,9 +325,10 @@ fn tool_schema(format: SchemaFormat, config: &Config) -> Result<ExitCode, Failur
 fn load_failed(command: &Command, error: &wasmtime::Error) -> Result<ExitCode, Failure> {
     let host = HostError::load_failed(error);
     match command {
-        Command::Read { json: true, .. } | Command::Page { json: true, .. } => {
-            host_error_answers(&host, 1)
-        }
+        Command::Read { json: true, .. }
+        | Command::Page { json: true, .. }
+        | Command::ReadMany(census::ReadManyArgs { json: true, .. })
+        | Command::Search(census::SearchArgs { json: true, .. }) => host_error_answers(&host, 1),
         Command::Session { .. } => answer_every_request(&host),
         _ => Err(Failure::Host(host.to_string())),
     }

@@ -108,6 +108,7 @@ fn window_request(path: &str, offset: u64, column: Option<u64>, limit: Option<u6
         asked_via: None,
         fresh: None,
         region: None,
+        depth: None,
     }
 }
 

@@ -22,22 +22,62 @@ pub(crate) fn read(
     out: Option<&Path>,
     as_json: bool,
 ) -> Result<ExitCode, Failure> {
+    let (answer, value) = match answer_once(
+        reader,
+        grants,
+        config,
+        &request_line("read_once", request).to_string(),
+        as_json,
+    )? {
+        Answered::Answer(answer, value) => (answer, value),
+        Answered::Printed(code) => return Ok(code),
+    };
+    write_image(&value, out, as_json)?;
+    print_answer(&answer, &value, as_json)
+}
+
+/// What [`answer_once`] did: the answer's JSON line and its value, or (a host failure with `--json`) printed it
+/// already, with the exit code.
+pub(crate) enum Answered {
+    /// The answer line and its parsed value, not yet printed.
+    Answer(String, Value),
+    /// The host failure was printed as JSON answers; exit with this code.
+    Printed(ExitCode),
+}
+
+/// Answers the protocol request `line` in a session of its own, dropped before the answer is printed.
+pub(crate) fn answer_once(
+    reader: &ReadWindow,
+    grants: &Grants,
+    config: &Config,
+    line: &str,
+    as_json: bool,
+) -> Result<Answered, Failure> {
     let mut session = match reader.protocol_session(grants, config, SessionLimits::default()) {
         Ok(session) => session,
         // With --json a host failure is still one JSON object on stdout (`host_error`), then exit 1.
-        Err(host) if as_json => return host_error_answers(&host, 1),
+        Err(host) if as_json => return host_error_answers(&host, 1).map(Answered::Printed),
         Err(host) => return Err(host.into()),
     };
-    let answer = session.answer(&request_line("read_once", request).to_string());
+    let answer = session.answer(line);
     drop(session);
     timings::mark("drop_store");
     let value = parse_answer(&answer)?;
-    write_image(&value, out, as_json)?;
+    Ok(Answered::Answer(answer, value))
+}
+
+/// Prints an answer: its `text` (config warnings to stderr), or with `as_json` the JSON line as it is. Exit 1
+/// for an error answer.
+pub(crate) fn print_answer(
+    answer: &str,
+    value: &Value,
+    as_json: bool,
+) -> Result<ExitCode, Failure> {
     let mut stdout = io::stdout().lock();
     if as_json {
         writeln!(stdout, "{answer}")?;
     } else {
-        write_text(&mut stdout, &value)?;
+        write_text(&mut stdout, value)?;
     }
     stdout.flush()?;
     timings::mark("print");
@@ -63,6 +103,9 @@ pub(crate) fn request_line(op: &str, request: &ReadRequest) -> Value {
         if let Some(value) = value {
             line.insert(field.into(), json!(value));
         }
+    }
+    if let Some(depth) = request.depth {
+        line.insert("depth".into(), json!(depth));
     }
     if let Some(extract) = request.extract {
         line.insert("extract".into(), json!(extract));

@@ -12,7 +12,7 @@ export async function example(): Promise<string> {
   let shown = window.text;
   if (window.status === 'error') shown += `${window.error.kind} ${window.error.suggestions?.join(', ')}`;
   if (window.status === 'ok' && window.image !== undefined) shown += ` ${window.image.width} x ${window.image.height}`;
-  if (window.status === 'ok' && window.image === undefined && window.next_offset !== null) {
+  if (window.status === 'ok' && window.image === undefined && window.listing === undefined && window.next_offset !== null) {
     const next: WindowAnswer | ReadAnswer = session.read({ path: 'Cargo.toml', offset: window.next_offset, limit: '20' });
     shown += next.text;
     for (const clamped of window.clamped_lines) session.read('Cargo.toml', { offset: clamped.line, column: clamped.next_column, limit: 1 });

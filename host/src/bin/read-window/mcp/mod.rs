@@ -367,7 +367,7 @@ pub fn with_default_budget(mut config: Config) -> Config {
 // ---------------------------------------------------------------------------------------------------------------
 // Tools
 
-/// The two tools as the component defines them (`read_file` and `check_write`, with their input and output
+/// The tools as the component defines them (`read_file`, `list_directory`, `read_files`, `search` and `check_write`, with their input and output
 /// schemas), for a server under `config`.
 pub fn tools_for(config: &read_window::Config) -> Vec<Tool> {
     read_window::protocol::tools::definitions(read_window::protocol::tools::Format::Mcp, config)
@@ -384,7 +384,16 @@ mod tests {
     fn tools_declare_their_schemas() {
         let tools = tools_for(&read_window::Config::default());
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-        assert_eq!(names, ["read_file", "check_write"]);
+        assert_eq!(
+            names,
+            [
+                "read_file",
+                "list_directory",
+                "read_files",
+                "search",
+                "check_write"
+            ]
+        );
         for tool in &tools {
             assert_eq!(tool.input_schema.get("type"), Some(&json!("object")));
             assert!(tool

@@ -1,0 +1,296 @@
+//! `read_many`: several files in one call, in order, under one shared budget. Each file is read by the session's
+//! own read (the same guards, ignore rules, session memory and stubs), with the budget the files before it left;
+//! a file that did not fit at all is left out and named with the call that reads it.
+
+use super::*;
+use crate::prose::{grouped, plural};
+
+/// Paths a `read_many` call may name, glob matches included.
+pub const MAX_MANY_FILES: usize = 200;
+
+/// A file is still tried while this share of the call's budget is left (1/40: 2,500 of 100,000 characters).
+const MIN_SHARE_DIVISOR: u64 = 40;
+
+/// One `read_many` call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadManyRequest {
+    /// Paths, each as a read takes it, or a glob pattern (`*`, `?`, `[...]`, `{a,b}`, `**`) matched against the
+    /// files under the grants. Read in the order given; a pattern's matches in name order.
+    pub paths: Vec<String>,
+    /// Lines of each file at most (clamped to max-lines); `None` for max-lines.
+    pub limit: Option<u64>,
+    /// Content even for a window the session already returned unchanged (no stubs).
+    pub fresh: bool,
+}
+
+/// One file of a `read_many` answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManyFile {
+    /// The path as asked for (a glob's match as an absolute path).
+    pub requested: String,
+    /// The read's answer: a window, a stub, an image, or the error a single read of it gives.
+    pub outcome: Result<ReadOutcome, ReadError>,
+}
+
+/// A file `read_many` did not read because the budget was spent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The path as asked for (a glob's match as an absolute path).
+    pub path: String,
+}
+
+/// What a `read_many` call returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadManyResult {
+    /// The files read, in order.
+    pub files: Vec<ManyFile>,
+    /// The files left out for the budget, in order: each is read by a read of its path.
+    pub left_out: Vec<LeftOut>,
+    /// The shared budget: its limit and what the files' content used of it.
+    pub budget: BudgetReport,
+    /// The census and what to do next, in words.
+    pub hint: String,
+    /// Notes on how the paths were taken (a glob's refused matches, config warnings).
+    pub warnings: Vec<String>,
+}
+
+/// What a path of the request names: a file to read, or a pattern's matches.
+pub(crate) enum Named {
+    /// A path, read as asked.
+    Path(String),
+    /// A glob pattern's matches (absolute paths, in name order) and the notes on what it matched but refused.
+    Matches(Vec<String>, Vec<String>),
+}
+
+impl Reader {
+    /// Reads each path of `request` in order under one budget, expanding glob patterns with `expand`.
+    ///
+    /// Errors: no paths, or more than [`MAX_MANY_FILES`] once patterns are expanded (`invalid_request`, naming the
+    /// count), a limit of 0. A file's own error is its answer in `files`, not the call's.
+    pub fn read_many<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        request: &ReadManyRequest,
+        now_ms: u64,
+    ) -> Result<ReadManyResult, ReadError> {
+        if request.paths.is_empty() {
+            return Err(ReadError::invalid(
+                "`paths` is empty: name at least one file (or a glob pattern such as src/*.rs) to read.",
+            ));
+        }
+        if request.limit == Some(0) {
+            return Err(ReadError::invalid(
+                "limit 0 asks for no lines; give a limit of at least 1, or leave it out for the default.",
+            ));
+        }
+        let (paths, mut warnings) = self.expanded_paths(fs, &request.paths)?;
+        let budget = self.config.budget;
+        let limit = budget.limit();
+        let min_share = (limit / MIN_SHARE_DIVISOR).max(1);
+        let mut used = 0u64;
+        let mut files = Vec::new();
+        let mut left_out = Vec::new();
+        for path in paths {
+            let remaining = limit.saturating_sub(used);
+            if remaining < min_share {
+                left_out.push(LeftOut { path });
+                continue;
+            }
+            let file_request = ReadRequest {
+                path: path.clone(),
+                limit: request.limit,
+                fresh: request.fresh,
+                ..ReadRequest::default()
+            };
+            let outcome = self.read_under(
+                fs,
+                &file_request,
+                now_ms,
+                remaining_budget(&budget, remaining),
+            );
+            used = used.saturating_add(outcome_cost(&outcome));
+            files.push(ManyFile {
+                requested: path,
+                outcome,
+            });
+        }
+        warnings.append(&mut self.pending_warnings);
+        let report = BudgetReport::of(&budget, limit, used);
+        Ok(ReadManyResult {
+            hint: many_hint(&files, &left_out, &report),
+            files,
+            left_out,
+            budget: report,
+            warnings,
+        })
+    }
+
+    /// One read with the budget `budget` in place of the config's.
+    fn read_under<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        request: &ReadRequest,
+        now_ms: u64,
+        budget: Budget,
+    ) -> Result<ReadOutcome, ReadError> {
+        let kept = std::mem::replace(&mut self.config.budget, budget);
+        let outcome = self.read(fs, request, now_ms);
+        self.config.budget = kept;
+        outcome
+    }
+
+    /// The request's paths with each glob pattern replaced by its matches; refused when there are more than
+    /// [`MAX_MANY_FILES`].
+    fn expanded_paths<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        paths: &[String],
+    ) -> Result<(Vec<String>, Vec<String>), ReadError> {
+        let mut expanded = Vec::new();
+        let mut notes = Vec::new();
+        for path in paths {
+            match self.named(fs, path)? {
+                Named::Path(path) => expanded.push(path),
+                Named::Matches(matches, refused) => {
+                    if matches.is_empty() {
+                        notes.push(format!(
+                            "The pattern {path} matched no file that can be read."
+                        ));
+                    }
+                    expanded.extend(matches);
+                    notes.extend(refused);
+                }
+            }
+            if expanded.len() > MAX_MANY_FILES {
+                return Err(ReadError::invalid(format!(
+                    "the paths name more than {MAX_MANY_FILES} files; read_many reads at most {MAX_MANY_FILES} \
+                     in one call. Name fewer files, or a narrower pattern."
+                )));
+            }
+        }
+        Ok((expanded, notes))
+    }
+
+    /// What `path` names: itself, or (a glob pattern) its matches under the grants.
+    fn named<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        path: &str,
+    ) -> Result<Named, ReadError> {
+        if !crate::glob::is_glob(path) {
+            return Ok(Named::Path(path.to_owned()));
+        }
+        let base = working_directory(&self.config, fs);
+        crate::glob::matches(
+            fs,
+            &self.policy,
+            &mut self.ignore,
+            path,
+            &base,
+            MAX_MANY_FILES,
+        )
+        .map(|(matches, refused)| Named::Matches(matches, refused))
+    }
+}
+
+/// `budget` with `remaining` as its limit, in the same unit.
+fn remaining_budget(budget: &Budget, remaining: u64) -> Budget {
+    match *budget {
+        Budget::Characters(_) => Budget::Characters(remaining),
+        Budget::Tokens { .. } => Budget::Tokens {
+            cap: remaining,
+            headroom: 1.0,
+        },
+    }
+}
+
+/// What an answer's content cost of the budget: a window's or an image's used budget, nothing for a stub or an
+/// error.
+fn outcome_cost(outcome: &Result<ReadOutcome, ReadError>) -> u64 {
+    match outcome {
+        Ok(ReadOutcome::Window(result)) => result.budget.used,
+        Ok(ReadOutcome::Listing(listing)) => listing.budget.used,
+        Ok(ReadOutcome::Unchanged(_) | ReadOutcome::Image(_)) | Err(_) => 0,
+    }
+}
+
+/// The call's hint: how many files were read whole, in part, unchanged or refused, what the budget left out and
+/// the call that reads it.
+fn many_hint(files: &[ManyFile], left_out: &[LeftOut], budget: &BudgetReport) -> String {
+    let mut whole = 0u64;
+    let mut partial = Vec::new();
+    let mut unchanged = 0u64;
+    let mut failed = 0u64;
+    for file in files {
+        match &file.outcome {
+            Ok(ReadOutcome::Window(result)) if result.window.next_offset.is_some() => {
+                partial.push(result.path.as_str())
+            }
+            Ok(ReadOutcome::Listing(listing)) if listing.next_offset.is_some() => {
+                partial.push(listing.path.as_str())
+            }
+            Ok(ReadOutcome::Unchanged(_)) => unchanged += 1,
+            Ok(_) => whole += 1,
+            Err(_) => failed += 1,
+        }
+    }
+    let total = files.len() + left_out.len();
+    if files.is_empty() && left_out.is_empty() {
+        return "No file was read in this call: its patterns matched no file that can be read (the warnings say \
+                which)."
+            .to_owned();
+    }
+    let mut counts = Vec::new();
+    if whole > 0 {
+        counts.push(format!("{} whole", grouped(whole)));
+    }
+    if !partial.is_empty() {
+        counts.push(format!("{} in part", grouped(partial.len() as u64)));
+    }
+    if unchanged > 0 {
+        counts.push(format!(
+            "{} unchanged since an earlier read",
+            grouped(unchanged)
+        ));
+    }
+    if failed > 0 {
+        counts.push(format!("{} refused or failed", grouped(failed)));
+    }
+    let mut hint = format!(
+        "{} of {} read in this call ({}",
+        grouped(files.len() as u64),
+        plural(total as u64, "file", "files"),
+        counts.join(", ")
+    );
+    hint.push_str(&format!(
+        "); the content used {} of the budget of {}.",
+        grouped(budget.used),
+        unit_count(budget)
+    ));
+    if !partial.is_empty() {
+        hint.push_str(&format!(
+            " Each file read in part says in its own hint the offset that continues it ({}).",
+            partial.join(", ")
+        ));
+    }
+    if !left_out.is_empty() {
+        let names: Vec<&str> = left_out.iter().map(|file| file.path.as_str()).collect();
+        hint.push_str(&format!(
+            " Left out for the budget, not read at all: {} ({}). Read them with another read_many of those \
+             paths, or one read of each.",
+            plural(left_out.len() as u64, "file", "files"),
+            names.join(", ")
+        ));
+    } else {
+        hint.push_str(" Nothing was left out.");
+    }
+    hint
+}
+
+/// The budget's limit with its unit: `100,000 characters`, `22,500 tokens`.
+fn unit_count(budget: &BudgetReport) -> String {
+    match budget.unit {
+        BudgetUnit::Characters => plural(budget.limit, "character", "characters"),
+        BudgetUnit::Tokens => plural(budget.limit, "token", "tokens"),
+    }
+}
