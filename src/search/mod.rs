@@ -127,9 +127,53 @@ pub struct SearchRun {
     warnings: Vec<String>,
 }
 
-/// Whether `pattern` holds an uppercase letter (smart case: only then does case matter).
-fn has_uppercase(pattern: &str) -> bool {
-    pattern.chars().any(char::is_uppercase)
+/// Whether `pattern` holds an uppercase letter to match (smart case: only then does case matter). In a regular
+/// expression only literals and class items count, as ripgrep's smart case counts them: `\D`, `\p{Lu}` and
+/// `(?P<Name>x)` hold no letter to match.
+fn has_uppercase(pattern: &str, regex: bool) -> bool {
+    if !regex {
+        return pattern.chars().any(char::is_uppercase);
+    }
+    match regex_syntax::ast::parse::Parser::new().parse(pattern) {
+        Ok(ast) => regex_syntax::ast::visit(&ast, UppercaseLiteral).is_err(),
+        // Refused when it is compiled, with the parser's message.
+        Err(_) => false,
+    }
+}
+
+/// A walk of a pattern's syntax that stops (`Err`) at the first uppercase literal or class item.
+struct UppercaseLiteral;
+
+impl regex_syntax::ast::Visitor for UppercaseLiteral {
+    type Output = ();
+    type Err = ();
+
+    fn finish(self) -> Result<(), ()> {
+        Ok(())
+    }
+
+    fn visit_pre(&mut self, ast: &regex_syntax::ast::Ast) -> Result<(), ()> {
+        match ast {
+            regex_syntax::ast::Ast::Literal(literal) if literal.c.is_uppercase() => Err(()),
+            _ => Ok(()),
+        }
+    }
+
+    fn visit_class_set_item_pre(
+        &mut self,
+        item: &regex_syntax::ast::ClassSetItem,
+    ) -> Result<(), ()> {
+        use regex_syntax::ast::ClassSetItem;
+        match item {
+            ClassSetItem::Literal(literal) if literal.c.is_uppercase() => Err(()),
+            ClassSetItem::Range(range)
+                if range.start.c.is_uppercase() || range.end.c.is_uppercase() =>
+            {
+                Err(())
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 impl SearchRun {
@@ -150,7 +194,7 @@ impl SearchRun {
         };
         let sensitive = request
             .case_sensitive
-            .unwrap_or_else(|| has_uppercase(&request.pattern));
+            .unwrap_or_else(|| has_uppercase(&request.pattern, request.regex));
         let matcher = RegexBuilder::new(&source)
             .case_insensitive(!sensitive)
             .size_limit(MAX_PATTERN_BYTES)

@@ -180,6 +180,24 @@ fn case_is_smart_unless_asked() {
     assert_eq!(count(&mut fs, "Needle", None), 1);
     assert_eq!(count(&mut fs, "needle", Some(true)), 1);
     assert_eq!(count(&mut fs, "Needle", Some(false)), 3);
+    let regex = |fs: &mut NativeFileSystem, pattern: &str| {
+        search(
+            fs,
+            ConfigInput::default(),
+            SearchRequest {
+                regex: true,
+                ..request(pattern, "/w/c.txt")
+            },
+        )
+        .total_matches
+    };
+    // Escapes, classes by name and group names hold no letter to match: the pattern still matches any case.
+    assert_eq!(regex(&mut fs, r"ne\Sdle"), 3);
+    assert_eq!(regex(&mut fs, r"(?P<Word>needle)\b"), 3);
+    assert_eq!(regex(&mut fs, r"\p{L}eedle"), 3);
+    // A literal or a class item in upper case makes case matter.
+    assert_eq!(regex(&mut fs, r"N\w+"), 2);
+    assert_eq!(regex(&mut fs, r"[A-Z]eedle"), 1);
 }
 
 #[test]
