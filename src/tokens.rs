@@ -268,7 +268,9 @@ impl TokenEstimator {
 
     /// The estimate of all text pushed, in whole tokens (rounded up).
     pub fn tokens(&self) -> u64 {
-        (self.finished_milli + self.open_run_milli()).div_ceil(1000)
+        // `push` leaves `open_floor_milli` at `open_run_milli()`, and nothing else changes the open run: the
+        // formula need not run again (`tokens_is_the_formula_after_every_push`).
+        (self.finished_milli + self.open_floor_milli).div_ceil(1000)
     }
 
     fn open_run_milli(&self) -> u64 {
@@ -418,6 +420,19 @@ mod tests {
             estimator.push(character);
             assert!(estimator.tokens() >= last);
             last = estimator.tokens();
+        }
+    }
+
+    #[test]
+    fn tokens_is_the_formula_after_every_push() {
+        let text = "  \tx  if a.b_c(d) { e += 0x9b, 17798; } \u{1b}[1;31mERROR\u{1b}[0m \\r\r\n AbcDEFghIJK1l2m3 \
+                    QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZn/+== ひらがなカタカナ漢字、。（） Москва 안녕 👨\u{200d}👩 ├── …";
+        let mut estimator = TokenEstimator::new();
+        assert_eq!(estimator.tokens(), 0);
+        for character in text.chars().chain(text.chars().rev()) {
+            estimator.push(character);
+            let formula = (estimator.finished_milli + estimator.open_run_milli()).div_ceil(1000);
+            assert_eq!(estimator.tokens(), formula, "after {character:?}");
         }
     }
 

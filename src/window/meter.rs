@@ -53,6 +53,26 @@ impl Meter {
         }
     }
 
+    /// [`Meter::line_cost`] of a whole line with no marker, given `estimate`, the sink's estimate of exactly
+    /// `text` as the window shows it (see `TokenStop::estimate_of_kept`): the text is not priced again. The same
+    /// cost (`a_line_costs_the_same_from_the_sinks_estimate`).
+    pub(super) fn line_cost_known(
+        self,
+        line: u64,
+        text: &str,
+        text_chars: u64,
+        invisibles: &LineInvisibles,
+        estimate: Option<&TokenEstimator>,
+    ) -> u64 {
+        match (self, estimate) {
+            (Meter::Tokens { density }, Some(estimate)) => {
+                let raw = gutter_tokens(line) + estimate.tokens() + 1;
+                ((raw as f64) * density).ceil() as u64
+            }
+            _ => self.line_cost(line, text, text_chars, "", invisibles),
+        }
+    }
+
     /// An upper bound on the characters of the text of line `line` that can cost at most `units` behind its gutter
     /// and before `marker`: exact in character mode, unbounded in token mode (where `chars_bound` and the sink's
     /// [`TokenStop`] bound the text instead).
@@ -76,6 +96,7 @@ impl Meter {
                 density,
                 over_at: None,
                 escape,
+                priced_visible_forms: false,
             }),
             Meter::Tokens { .. } => None,
         }

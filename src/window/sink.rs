@@ -49,6 +49,17 @@ pub(super) struct TokenStop {
     /// Invisible characters are shown as visible forms: the estimate prices each as its form (all of them, even
     /// the few an emoji sequence keeps as text: the estimate may only err high).
     pub(super) escape: bool,
+    /// Whether the estimate priced a character as its visible form (then it is not the estimate of the text as
+    /// the window shows it, and [`TokenStop::estimate_of_kept`] gives none).
+    pub(super) priced_visible_forms: bool,
+}
+
+impl TokenStop {
+    /// The estimate of exactly the kept text as the window shows it, when the sink has one: it never went over
+    /// (every kept character was pushed) and priced no character as a visible form.
+    pub(super) fn estimate_of_kept(&self) -> Option<&TokenEstimator> {
+        (self.over_at.is_none() && !self.priced_visible_forms).then_some(&self.estimator)
+    }
 }
 
 impl LineSink {
@@ -188,36 +199,8 @@ impl LineSink {
         if room > 0 {
             let (byte, taken) = match self.token_stop.as_mut() {
                 Some(stop) if stop.over_at.is_none() => {
-                    // Keep character by character while the estimate is within the budget, then the look-ahead.
-                    let mut byte = 0usize;
-                    let mut taken = 0u64;
-                    for character in text.chars() {
-                        if taken >= room {
-                            break;
-                        }
-                        byte += character.len_utf8();
-                        taken += 1;
-                        if stop.over_at.is_none() {
-                            match crate::invisible::InvisibleKind::of(character) {
-                                Some(_) if stop.escape => stop
-                                    .estimator
-                                    .push_str(&crate::invisible::visible_form(character)),
-                                _ => stop.estimator.push(character),
-                            }
-                            if stop.estimator.tokens() as f64 * stop.density
-                                > stop.remaining_units as f64
-                            {
-                                let over_at = self.kept_chars + taken;
-                                stop.over_at = Some(over_at);
-                                self.keep_chars =
-                                    self.keep_chars.min(over_at.saturating_add(LOOKAHEAD_CHARS));
-                            }
-                        }
-                        if self.kept_chars + taken >= self.keep_chars {
-                            break;
-                        }
-                    }
-                    (byte, taken)
+                    let kept = self.kept_chars;
+                    keep_within_tokens(stop, text, room, kept, &mut self.keep_chars)
                 }
                 _ => prefix_of_chars(text, room),
             };
@@ -232,4 +215,80 @@ impl LineSink {
             self.total_chars += text.chars().count() as u64;
         }
     }
+}
+
+/// Token mode, before the estimate has gone over: the bytes and characters of `text` to keep (at most `room`),
+/// pushing them into the estimate. When the estimate of all `room` characters is within the budget, every shorter
+/// prefix is too (the estimate never falls as text grows), so they are kept at once; otherwise
+/// [`keep_by_character`] finds the crossing. Both answer the same (`the_chunked_token_keep_is_the_per_character_keep`).
+fn keep_within_tokens(
+    stop: &mut TokenStop,
+    text: &str,
+    room: u64,
+    kept_chars: u64,
+    keep_chars: &mut u64,
+) -> (usize, u64) {
+    let mut trial = stop.estimator.clone();
+    let (byte, taken) = prefix_of_chars(text, room);
+    let mut priced_visible_forms = false;
+    for character in text.get(..byte).unwrap_or_default().chars() {
+        priced_visible_forms |= push_shown(&mut trial, character, stop.escape);
+    }
+    if !over_budget(&trial, stop) {
+        stop.estimator = trial;
+        stop.priced_visible_forms |= priced_visible_forms;
+        return (byte, taken);
+    }
+    keep_by_character(stop, text, room, kept_chars, keep_chars)
+}
+
+/// Keeps character by character while the estimate is within the budget, then the look-ahead: where it first
+/// goes over sets `over_at` and shrinks `keep_chars` to [`LOOKAHEAD_CHARS`] past it.
+pub(super) fn keep_by_character(
+    stop: &mut TokenStop,
+    text: &str,
+    room: u64,
+    kept_chars: u64,
+    keep_chars: &mut u64,
+) -> (usize, u64) {
+    let mut byte = 0usize;
+    let mut taken = 0u64;
+    for character in text.chars() {
+        if taken >= room {
+            break;
+        }
+        byte += character.len_utf8();
+        taken += 1;
+        if stop.over_at.is_none() {
+            stop.priced_visible_forms |= push_shown(&mut stop.estimator, character, stop.escape);
+            if over_budget(&stop.estimator, stop) {
+                let over_at = kept_chars + taken;
+                stop.over_at = Some(over_at);
+                *keep_chars = (*keep_chars).min(over_at.saturating_add(LOOKAHEAD_CHARS));
+            }
+        }
+        if kept_chars + taken >= *keep_chars {
+            break;
+        }
+    }
+    (byte, taken)
+}
+
+/// Prices `character` as it is shown: an invisible one as its visible form when they are escaped (then true).
+fn push_shown(estimator: &mut TokenEstimator, character: char, escape: bool) -> bool {
+    match crate::invisible::InvisibleKind::of(character) {
+        Some(_) if escape => {
+            estimator.push_str(&crate::invisible::visible_form(character));
+            true
+        }
+        _ => {
+            estimator.push(character);
+            false
+        }
+    }
+}
+
+/// Whether `estimator`'s text costs more than the budget `stop` has left.
+fn over_budget(estimator: &TokenEstimator, stop: &TokenStop) -> bool {
+    estimator.tokens() as f64 * stop.density > stop.remaining_units as f64
 }

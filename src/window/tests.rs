@@ -261,3 +261,78 @@ fn windows_inside_a_long_line_use_its_checkpoints_and_match_a_fresh_read() {
     );
     assert!(past.is_err());
 }
+
+proptest::proptest! {
+    /// The token sink's chunked keep (the whole room priced at once when it fits) keeps what the per-character
+    /// keep does, piece after piece: the same bytes, the same crossing, the same look-ahead and the same estimate.
+    #[test]
+    fn the_chunked_token_keep_is_the_per_character_keep(
+        pieces in proptest::collection::vec(
+            "[a-zA-Z0-9 _.,;(){}\t\u{200b}\u{202e}\u{00e9}\u{4e2d}\u{1f600}=+-]{0,80}",
+            1..6,
+        ),
+        remaining_units in 0u64..120,
+        density in 0.5f64..3.0,
+        keep_chars in 1u64..400,
+        escape in proptest::bool::ANY,
+    ) {
+        use crate::tokens::TokenEstimator;
+        use sink::{keep_by_character, TokenStop};
+        let stop = || TokenStop {
+            estimator: TokenEstimator::new(),
+            remaining_units,
+            density,
+            over_at: None,
+            escape,
+            priced_visible_forms: false,
+        };
+        let mut chunked = sink::LineSink::new(0, keep_chars, Some(stop()));
+        let (mut slow_stop, mut slow_keep, mut slow_kept) = (stop(), keep_chars, 0u64);
+        let mut slow_text = String::new();
+        for piece in &pieces {
+            chunked.push(piece);
+            let room = slow_keep.saturating_sub(slow_kept);
+            if room > 0 && slow_stop.over_at.is_none() {
+                let (byte, taken) = keep_by_character(&mut slow_stop, piece, room, slow_kept, &mut slow_keep);
+                slow_text.push_str(&piece[..byte]);
+                slow_kept += taken;
+            } else if room > 0 {
+                let (byte, taken) = cut::prefix_of_chars(piece, room);
+                slow_text.push_str(&piece[..byte]);
+                slow_kept += taken;
+            }
+        }
+        let fast_stop = chunked.token_stop.as_ref().map(|stop| (stop.over_at, stop.estimator.tokens()));
+        proptest::prop_assert_eq!(&chunked.kept, &slow_text);
+        proptest::prop_assert_eq!(chunked.kept_chars, slow_kept);
+        proptest::prop_assert_eq!(chunked.keep_chars, slow_keep);
+        proptest::prop_assert_eq!(fast_stop, Some((slow_stop.over_at, slow_stop.estimator.tokens())));
+    }
+}
+
+proptest::proptest! {
+    /// A whole line's token cost from the sink's own estimate is the cost of pricing the text again, whenever the
+    /// sink offers its estimate (it never went over and priced no visible form).
+    #[test]
+    fn a_line_costs_the_same_from_the_sinks_estimate(
+        text in "[a-zA-Z0-9 _.,;(){}\t\u{200b}\u{200d}\u{202e}\u{00e9}\u{4e2d}\u{1f600}\u{1f468}=+-]{0,120}",
+        line in 1u64..2_000_000,
+        density in 0.5f64..3.0,
+        escape in proptest::bool::ANY,
+    ) {
+        use crate::invisible::LineInvisibles;
+        let meter = meter::Meter::Tokens { density };
+        let mut sink = sink::LineSink::new(0, u64::MAX, meter.token_stop(u64::MAX / 4, escape));
+        sink.push(&text);
+        sink.finish(true);
+        let invisibles = LineInvisibles::find("", &sink.kept, true, escape, usize::MAX);
+        let chars = sink.kept_chars;
+        let estimate = sink.token_stop.as_ref().and_then(|stop| stop.estimate_of_kept());
+        let has_invisible = text.chars().any(|c| crate::invisible::InvisibleKind::of(c).is_some());
+        proptest::prop_assert_eq!(estimate.is_some(), !(escape && has_invisible));
+        proptest::prop_assert_eq!(
+            meter.line_cost_known(line, &sink.kept, chars, &invisibles, estimate),
+            meter.line_cost(line, &sink.kept, chars, "", &invisibles)
+        );
+    }
+}

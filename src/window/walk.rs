@@ -393,9 +393,17 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         };
         if rest_chars <= room.max_line_chars {
             if complete {
-                let cost =
-                    self.meter
-                        .line_cost(self.line, &sink.kept, rest_chars, "", &marks.invisibles);
+                let estimate = sink
+                    .token_stop
+                    .as_ref()
+                    .and_then(|stop| stop.estimate_of_kept());
+                let cost = self.meter.line_cost_known(
+                    self.line,
+                    &sink.kept,
+                    rest_chars,
+                    &marks.invisibles,
+                    estimate,
+                );
                 if self.window.budget_used + cost <= self.window.budget_limit {
                     self.show(&sink.kept, "", cost, &marks);
                     self.spare = std::mem::take(&mut sink.kept);

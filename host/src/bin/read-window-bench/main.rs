@@ -22,11 +22,14 @@ use read_window::NativeFileSystem;
 use read_window_host::{Grants, ReadWindow};
 
 mod fixtures;
+mod floor;
 mod measure;
 mod one_line;
 mod one_shot;
 mod pages;
+mod peers;
 mod readers;
+mod rpc;
 mod small;
 
 use fixtures::{write_json_one_liner, write_log, write_source, Fixture, TempDir};
@@ -75,20 +78,34 @@ impl Options {
                 "--dir" => options.dir = args.next().map(PathBuf::from),
                 "--only" => {
                     let section = args.next().unwrap_or_default();
-                    if !["small", "pages", "one-line", "one-shot"].contains(&section.as_str()) {
+                    if !["small", "pages", "one-line", "one-shot", "peers"]
+                        .contains(&section.as_str())
+                    {
                         eprintln!(
-                            "read-window-bench: --only takes small, pages, one-line or one-shot"
+                            "read-window-bench: --only takes small, pages, one-line, one-shot or peers"
                         );
                         std::process::exit(2);
                     }
                     options.only.push(section);
                 }
+                "--setup-peers" => {
+                    let code = match peers::setup_peers() {
+                        Ok(()) => 0,
+                        Err(why) => {
+                            eprintln!("read-window-bench: {why}");
+                            1
+                        }
+                    };
+                    std::process::exit(code);
+                }
                 "-h" | "--help" => {
                     println!(
-                        "read-window-bench [--quick] [--dir DIR] [--only small|pages|one-line|one-shot]...\n\n  --quick    a 100 MB \
+                        "read-window-bench [--quick] [--dir DIR] [--only small|pages|one-line|one-shot|peers]...\n\
+                         read-window-bench --setup-peers\n\n  --quick    a 100 MB \
                          log instead of 1 GB (also READ_WINDOW_BENCH_QUICK=1)\n  --dir DIR  generate the files under \
                          DIR (default: the system temp directory); they are removed at exit\n  --only S   run only \
-                         section S (repeatable): small (1-2), pages (3), one-line (4), one-shot (5)"
+                         section S (repeatable): small (1-2), pages (3), one-line (4), one-shot (5), peers (6)\n  \
+                         --setup-peers  install the peers of section 6 with npm into target/bench-peers, then exit"
                     );
                     std::process::exit(0);
                 }
@@ -143,6 +160,7 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
         grants,
         native_fs: NativeFileSystem::mount(&[(dir.0.clone(), guest_root)]),
         started: Instant::now(),
+        floor: start_floor(&component, &dir.0),
     };
     if options.wants("small") {
         small_section(&mut ctx, &fixtures);
@@ -156,6 +174,9 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
     }
     if options.wants("one-line") {
         one_line_section(&mut ctx, &fixtures.json);
+    }
+    if options.wants("peers") {
+        peers::peers_section(dir, &one_shot::cli_binary()?);
     }
     Ok(())
 }
@@ -257,6 +278,20 @@ fn load_component() -> Result<ReadWindow, String> {
         }
     );
     Ok(component)
+}
+
+/// The sandbox floor over `dir`, or `None` with a line saying why it is left out.
+fn start_floor(component: &ReadWindow, dir: &std::path::Path) -> Option<floor::Floor> {
+    match floor::Floor::start(component, dir) {
+        Ok(floor) => {
+            println!("- Sandbox floor: bench-floor/ (stat, open, stat, positioned reads, close; the bytes as a string) in the same engine and host\n");
+            Some(floor)
+        }
+        Err(why) => {
+            println!("- Sandbox floor: left out ({why})\n");
+            None
+        }
+    }
 }
 
 /// Prints how the host's peak RSS is measured (resetting its high-water mark once to find out whether it can be)
@@ -386,23 +421,25 @@ fn target_cell(ratio: Option<f64>, target: f64, at_most: bool) -> String {
     }
 }
 
-/// Issue 15's small-read target from one run: the warm component read ÷ the native `BufReader` floor, and where
-/// the rest goes (the same core natively ÷ the floor: the core; the component ÷ the core natively: wasm and the
+/// The small-read target from one run: the warm component read ÷ the sandbox floor (issue 30; at most 1.5×), then
+/// ÷ the native `BufReader` floor and where the rest goes (the same core natively ÷ the floor: the core; the component ÷ the core natively: wasm and the
 /// boundary).
 fn print_small_targets(rows: &[Row]) {
     const WARM: &str = "component, warm session";
     const FLOOR: &str = "native floor";
     const CORE: &str = "same Rust core compiled natively, warm";
-    println!("Ratios of this run (issue 15) ⏱:\n");
+    println!("Ratios of this run ⏱:\n");
     for read in ["lines 40-60 ", "lines 50000-50099 "] {
-        let target = if read.starts_with("lines 40-60") {
-            target_cell(median_ratio(rows, read, WARM, FLOOR), 2.5, true)
+        let sandbox = median_ratio(rows, read, WARM, floor::FLOOR_METHOD);
+        let sandbox = if read.starts_with("lines 40-60") {
+            target_cell(sandbox, 1.5, true)
         } else {
-            median_ratio(rows, read, WARM, FLOOR).map_or("n/a".to_string(), fmt_ratio)
+            sandbox.map_or("n/a (no floor)".to_string(), fmt_ratio)
         };
         println!(
-            "- {}: component warm session ÷ native floor = {target}; same core natively ÷ floor = {}; component ÷ same core natively = {}",
+            "- {}: component warm session ÷ sandbox floor = {sandbox}; ÷ native floor = {}; same core natively ÷ native floor = {}; component ÷ same core natively = {}",
             read.trim_end(),
+            median_ratio(rows, read, WARM, FLOOR).map_or("n/a".to_string(), fmt_ratio),
             median_ratio(rows, read, CORE, FLOOR).map_or("n/a".to_string(), fmt_ratio),
             median_ratio(rows, read, WARM, CORE).map_or("n/a".to_string(), fmt_ratio),
         );
@@ -410,8 +447,8 @@ fn print_small_targets(rows: &[Row]) {
     println!();
 }
 
-/// Issue 15's page targets from one run: page 1's second read ÷ the native floor, the deep page ÷ page 1, and the
-/// first scan's rate ÷ the rate of the same core natively.
+/// The page targets from one run: page 1's second read ÷ the sandbox floor's read of the same bytes (at most
+/// 1.5×), ÷ the native floor, the deep page ÷ page 1, and the first scan's rate ÷ the rate of the same core natively.
 fn print_page_targets(report: &BigLogReport) {
     let rows = &report.rows;
     let page_1 = median_ratio(rows, "page 1 ", "component, second read", "native floor");
@@ -434,10 +471,20 @@ fn print_page_targets(report: &BigLogReport) {
             !row.read.starts_with("page 1 ") && row.method.starts_with("component, second read")
         }))
         .map(|(core, component)| component.median().as_secs_f64() / core.median().as_secs_f64());
-    println!("Ratios of this run (issue 15) ⏱:\n");
+    let page_1_sandbox = median_ratio(
+        rows,
+        "page 1 ",
+        "component, second read",
+        floor::FLOOR_METHOD,
+    );
+    println!("Ratios of this run ⏱:\n");
+    println!(
+        "- Page 1, second read (index reused) ÷ sandbox floor (the same bytes) = {}",
+        target_cell(page_1_sandbox, 1.5, true)
+    );
     println!(
         "- Page 1, second read (index reused) ÷ native floor = {}",
-        target_cell(page_1, 2.0, true)
+        page_1.map_or("n/a".to_string(), fmt_ratio)
     );
     println!(
         "- Deep page, second read ÷ page 1, second read = {}",

@@ -7,6 +7,7 @@ use read_window::ConfigInput;
 use read_window_host::{Budget, Config, ReadRequest, Session};
 
 use crate::fixtures::Fixture;
+use crate::floor::{floor_row, line_range};
 use crate::measure::{
     fmt_size, median, positioned_reads, time_runs, Row, Rss, RssMark, TimedReads,
 };
@@ -67,6 +68,12 @@ pub(super) fn big_log(
     let [cold, warm] = big.native_core_rows();
     rows.push(cold.ratio_to(warm_first_median));
     rows.push(warm.ratio_to(warm_deep_median));
+    for (offset, base) in [
+        (big.first_offset, warm_first_median),
+        (big.deep_offset, warm_deep_median),
+    ] {
+        rows.extend(big.floor_row(offset).map(|row| row.ratio_to(base)));
+    }
     BigLogReport {
         rows,
         deep_ratio,
@@ -251,6 +258,21 @@ impl BigLog<'_, '_> {
         });
         let floor = Row::new(self.page_label(offset), NATIVE_FLOOR_METHOD, samples).rss(rss.end());
         [sed, floor]
+    }
+
+    /// The sandbox floor's read of the page at `offset`: the same 200,000 bytes, as a string.
+    fn floor_row(&mut self, offset: u64) -> Option<Row> {
+        let range = line_range(offset, PAGE_LINES, self.file.bytes / self.file.lines.max(1));
+        let label = self.page_label(offset);
+        let runs = self.runs * (self.alternations + 1);
+        floor_row(
+            self.ctx.floor.as_mut(),
+            &label,
+            self.file,
+            range,
+            PAGE_LINES,
+            runs,
+        )
     }
 
     /// The same core natively: index build (page 1 in a new reader) and an indexed deep page, without wasm.

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use crate::floor::Floor;
 use read_window as core;
 use read_window::ConfigInput;
 use read_window::NativeFileSystem;
@@ -29,6 +30,9 @@ pub(super) struct Ctx<'a> {
     pub(super) native_fs: NativeFileSystem,
     /// When the bench started (the native core's clock).
     pub(super) started: Instant,
+    /// The sandbox floor over the same directory; `None` when it could not be built or started (the bench said
+    /// why).
+    pub(super) floor: Option<Floor>,
 }
 
 impl Ctx<'_> {

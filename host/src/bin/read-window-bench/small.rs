@@ -4,6 +4,7 @@ use read_window as core;
 use read_window_host::{Config, ReadRequest};
 
 use crate::fixtures::Fixture;
+use crate::floor::{floor_row, line_range, BLOCK_BYTES};
 use crate::measure::{fmt_size, positioned_reads, reads_per_call, time_runs, Row, RssMark};
 use crate::readers::{
     check_core, check_lines, core_request, core_window, count_lines, native_window, no_dedup,
@@ -49,6 +50,7 @@ pub(super) fn small_read(
         small.sed_cut(),
         small.native_floor(),
     ];
+    rows.extend(small.sandbox_floor());
     rows.extend(small.native_core());
     let base = rows[0].median().as_secs_f64();
     rows.into_iter().map(|row| row.ratio_to(base)).collect()
@@ -183,6 +185,29 @@ impl SmallRead<'_, '_> {
             assert_eq!(count_lines(&out), self.lines, "native floor");
         });
         Row::new(&self.label, NATIVE_FLOOR_METHOD, samples).rss(rss.end())
+    }
+
+    /// The sandbox floor: the bytes read-window reads for this window (the whole file when it fits in a block,
+    /// else the window's lines, which are all the same length in the log).
+    fn sandbox_floor(&mut self) -> Option<Row> {
+        let range = if self.file.bytes <= BLOCK_BYTES {
+            (0, self.file.bytes)
+        } else {
+            line_range(self.offset, self.lines, self.file.bytes / self.file.lines)
+        };
+        let lines = if range.0 == 0 {
+            self.file.lines
+        } else {
+            self.lines
+        };
+        floor_row(
+            self.ctx.floor.as_mut(),
+            &self.label,
+            self.file,
+            range,
+            lines,
+            self.counts.warm,
+        )
     }
 
     /// The same core compiled natively (no wasm), a warm `Reader` and then `read_once`: where the component's
