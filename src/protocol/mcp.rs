@@ -45,7 +45,7 @@ pub fn call_tool_result(answer: Value) -> Value {
     let Value::Object(mut fields) = answer else {
         return answer;
     };
-    let text = match fields.remove("text") {
+    let text = match fields.shift_remove("text") {
         Some(Value::String(text)) => text,
         _ => String::new(),
     };
@@ -53,14 +53,14 @@ pub fn call_tool_result(answer: Value) -> Value {
     let mut content = vec![json!({ "type": "text", "text": text })];
     content.extend(image_block(&mut fields));
     for key in IN_THE_TEXT {
-        fields.remove(*key);
+        fields.shift_remove(*key);
     }
     // A read_many answer: each file's window is in the text already, and its picture goes in a block of its own.
     if let Some(Value::Array(files)) = fields.get_mut("files") {
         for file in files.iter_mut().filter_map(Value::as_object_mut) {
             content.extend(image_block(file));
             for key in IN_THE_TEXT {
-                file.remove(*key);
+                file.shift_remove(*key);
             }
         }
     }
@@ -88,7 +88,7 @@ pub fn call_tool_result(answer: Value) -> Value {
 /// An image answer's picture as an MCP `image` content block, its `data` taken out of `fields`; `None` for any
 /// other answer.
 fn image_block(fields: &mut Map<String, Value>) -> Option<Value> {
-    let Some(Value::String(data)) = fields.remove("data") else {
+    let Some(Value::String(data)) = fields.shift_remove("data") else {
         return None;
     };
     let mime_type = fields
@@ -150,8 +150,24 @@ mod tests {
             "status": "ok", "content_returned": true, "content": "1|a\n", "start_line": 1, "end_line": 1,
             "next_offset": 2, "hint": "Showing line 1 of 2.", "warnings": ["w"], "text": "1|a\n\nShowing line 1 of 2.\nw",
         });
+        let reply = call_tool_result(answer);
+        let keys: Vec<&str> = reply["structuredContent"]
+            .as_object()
+            .map(|fields| fields.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        // The fields keep the answer's order: taking the text's keys out does not shuffle the rest.
         assert_eq!(
-            call_tool_result(answer),
+            keys,
+            [
+                "status",
+                "content_returned",
+                "start_line",
+                "end_line",
+                "next_offset"
+            ]
+        );
+        assert_eq!(
+            reply,
             json!({
                 "content": [{"type": "text", "text": "1|a\n\nShowing line 1 of 2.\nw"}],
                 "structuredContent": {"status": "ok", "content_returned": true, "start_line": 1, "end_line": 1, "next_offset": 2},
