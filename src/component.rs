@@ -11,7 +11,7 @@ use crate::read::{
     self as reader, BudgetUnit as CoreUnit, EncodingOrigin as CoreOrigin,
     ReadOutcome as CoreOutcome, ReadResult as CoreResult, Reader,
 };
-use crate::text::window_text;
+use crate::text::{into_window_text, window_text};
 use crate::wasi_fs::{now_ms, WasiFileSystem};
 use crate::window::Truncation as CoreTruncation;
 
@@ -226,10 +226,12 @@ fn wit_endings(endings: CoreEndings) -> LineEndings {
 
 fn wit_result(result: CoreResult) -> ReadResult {
     let window = result.window;
-    let text = window_text(&window.content, &result.hint, &result.warnings);
+    // A string crossing the boundary is under 4 GiB, so the length fits.
+    let content_bytes = u32::try_from(window.content.len()).unwrap_or(u32::MAX);
+    let text = into_window_text(window.content, &result.hint, &result.warnings);
     ReadResult {
         text,
-        content: window.content,
+        content_bytes,
         path: result.path,
         start_line: window.start_line,
         start_column: window.start_column,
@@ -416,11 +418,12 @@ struct Capture {
 
 fn wit_capture(result: crate::spill::CaptureResult) -> CaptureResult {
     let summary = result.summary;
-    let text = window_text(&summary.content, &summary.hint, &[]);
     let line_endings = wit_endings(summary.line_endings());
+    let content_bytes = u32::try_from(summary.content.len()).unwrap_or(u32::MAX);
+    let text = into_window_text(summary.content, &summary.hint, &[]);
     CaptureResult {
         text,
-        content: summary.content,
+        content_bytes,
         total_chars: summary.total_chars,
         total_lines: summary.total_lines,
         total_bytes: summary.total_bytes,

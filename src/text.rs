@@ -10,27 +10,48 @@ use crate::config::CONFIG_WARNING_PREFIX;
 /// then one line per warning that is not about the config. An empty window is its hint and warnings alone. No
 /// trailing line break.
 pub fn window_text(content: &str, hint: &str, warnings: &[String]) -> String {
-    let model_warnings = warnings
+    let mut text = String::with_capacity(content.len() + tail_bytes(hint, warnings));
+    text.push_str(content);
+    into_window_text(text, hint, warnings)
+}
+
+/// [`window_text`] built in `content`'s own buffer: the window is not copied. The text begins with `content`'s
+/// bytes, so `content.len()` taken before is where the window ends in it.
+pub fn into_window_text(mut content: String, hint: &str, warnings: &[String]) -> String {
+    content.reserve_exact(tail_bytes(hint, warnings));
+    push_tail(&mut content, hint, warnings);
+    content
+}
+
+/// The warnings meant for the model: those not about the config.
+fn model_warnings(warnings: &[String]) -> impl Iterator<Item = &String> + Clone {
+    warnings
         .iter()
-        .filter(|warning| !warning.starts_with(CONFIG_WARNING_PREFIX));
-    let extra: usize = model_warnings
-        .clone()
+        .filter(|warning| !warning.starts_with(CONFIG_WARNING_PREFIX))
+}
+
+/// The bytes [`push_tail`] adds at most.
+fn tail_bytes(hint: &str, warnings: &[String]) -> usize {
+    let extra: usize = model_warnings(warnings)
         .map(|warning| warning.len() + 1)
         .sum();
-    let mut text = String::with_capacity(content.len() + hint.len() + extra + 2);
-    if !content.is_empty() {
-        text.push_str(content);
-        if !content.ends_with('\n') {
+    hint.len() + extra + 2
+}
+
+/// Appends to `text` (the window's content so far) the blank line when there is content, the hint and the model's
+/// warnings.
+fn push_tail(text: &mut String, hint: &str, warnings: &[String]) {
+    if !text.is_empty() {
+        if !text.ends_with('\n') {
             text.push('\n');
         }
         text.push('\n');
     }
     text.push_str(hint);
-    for warning in model_warnings {
+    for warning in model_warnings(warnings) {
         text.push('\n');
         text.push_str(warning);
     }
-    text
 }
 
 #[cfg(test)]
@@ -57,5 +78,20 @@ mod tests {
             "The file is empty."
         );
         assert_eq!(window_text("1|a", "h", &[]), "1|a\n\nh");
+    }
+
+    #[test]
+    fn built_in_the_contents_buffer_the_window_is_the_texts_first_bytes() {
+        let warnings = vec!["w".to_string()];
+        let cases = [
+            ("", "h\nw"),
+            ("1|a", "1|a\n\nh\nw"),
+            ("1|a\n2|b\n", "1|a\n2|b\n\nh\nw"),
+        ];
+        for (content, expected) in cases {
+            let text = into_window_text(content.to_string(), "h", &warnings);
+            assert_eq!(text, expected);
+            assert_eq!(text.get(..content.len()), Some(content));
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The raw bindings `wasmtime::component::bindgen!` generates for the `read-window` world (synchronous), and the
-//! host-side conveniences on the WIT types: `Default` for [`Config`], the [`ReadRequest`] builder, and the
-//! snake_case `as_str` names of the WIT enums used in JSON.
+//! host-side conveniences on the WIT types: `Default` for [`Config`], the [`ReadRequest`] builder, the window of
+//! a [`ReadResult`] and a [`CaptureResult`] as a `&str`, and the snake_case `as_str` names of the WIT enums used
+//! in JSON.
 //!
 //! Most embedders need only the types re-exported at the crate root and [`Session`](crate::Session); these are
 //! here for hosts that drive the component themselves.
@@ -12,9 +13,34 @@ wasmtime::component::bindgen!({
 });
 
 use exports::read_window::reader::reader::{
-    BudgetUnit, Config, DocumentFormat, EncodingOrigin, ErrorKind, LineEndings, PartKind,
-    PixelRegion, ReadError, ReadRequest, TextEncoding, Truncation,
+    BudgetUnit, CaptureResult, Config, DocumentFormat, EncodingOrigin, ErrorKind, LineEndings,
+    PartKind, PixelRegion, ReadError, ReadRequest, ReadResult, TextEncoding, Truncation,
 };
+
+/// The first `content_bytes` bytes of `text`: the window's lines, which cross the boundary once, inside the text
+/// (empty when the count is not a boundary of the text, which the component never sends).
+fn window_in(text: &str, content_bytes: u32) -> &str {
+    usize::try_from(content_bytes)
+        .ok()
+        .and_then(|end| text.get(..end))
+        .unwrap_or_default()
+}
+
+impl ReadResult {
+    /// The window's formatted lines (`N|text` each, each ending in `\n`): the start of `text`, before the blank
+    /// line and the hint.
+    pub fn content(&self) -> &str {
+        window_in(&self.text, self.content_bytes)
+    }
+}
+
+impl CaptureResult {
+    /// The capture's window (head, marker, tail; no gutter): the start of `text`, before the blank line and the
+    /// hint.
+    pub fn content(&self) -> &str {
+        window_in(&self.text, self.content_bytes)
+    }
+}
 
 impl Default for Config {
     /// Every field absent: the component's defaults (2,000 lines, 2,000 characters a line, a budget of 100,000

@@ -57,6 +57,8 @@ pub struct CaptureEnd {
     pub spill_notes: Vec<String>,
     /// Warnings added to the answer's.
     pub warnings: Vec<String>,
+    /// Whether the answer carries the window on its own as `content` too (it is always in `text`).
+    pub content: bool,
 }
 
 impl CaptureEnd {
@@ -69,6 +71,7 @@ impl CaptureEnd {
             "hint_notes": self.hint_notes,
             "spill_notes": self.spill_notes,
             "warnings": self.warnings,
+            "content": self.content,
         })
         .to_string()
     }

@@ -25,7 +25,7 @@
 //! let grants = Grants::new().dir(".")?;
 //! let mut session = reader.session(&grants, Config::default())?;
 //! match session.read(&ReadRequest::new("Cargo.toml").limit(40))? {
-//!     Ok(ReadOutcome::Window(window)) => print!("{}\n{}\n", window.content, window.hint),
+//!     Ok(ReadOutcome::Window(window)) => println!("{}", window.text),
 //!     Ok(ReadOutcome::Unchanged(stub)) => println!("{}", stub.message),
 //!     Ok(ReadOutcome::Image(image)) => println!("{} ({} bytes of {})", image.hint, image.data.len(), image.mime_type),
 //!     Ok(ReadOutcome::Listing(listing)) => print!("{}\n{}\n", listing.content, listing.hint),

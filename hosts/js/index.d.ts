@@ -57,6 +57,8 @@ export interface ReadOptions {
   region?: PixelRegion;
   /** For a directory: the levels its listing shows (default 1). */
   depth?: Position;
+  /** true: the window on its own as `content` too (it is always in `text`). */
+  content?: boolean;
   id?: unknown;
 }
 
@@ -89,11 +91,12 @@ export interface Encoding {
   replaced_invalid: number;
 }
 
-/** A window: `content` with the `N|` gutter, the cursor to continue, and `text`, what the model should see. */
+/** A window: `text`, what the model should see (its lines with the `N|` gutter, then the hint), the cursor to
+ * continue, and `content`, the lines alone, when the read asked for it. */
 export interface WindowAnswer extends Answer {
   status: 'ok';
   content_returned: true;
-  content: string;
+  content?: string;
   path: string;
   start_line: number;
   start_column: number;
@@ -145,7 +148,7 @@ export interface ImageAnswer extends Answer {
 export interface ListingAnswer extends Answer {
   status: 'ok';
   content_returned: true;
-  content: string;
+  content?: string;
   path: string;
   listing: true;
   depth: number;
@@ -164,10 +167,16 @@ export interface ListingAnswer extends Answer {
   text: string;
 }
 
-/** The answer to a `read_many`: each file's answer in order and the files the budget left out. */
+/** A file's answer inside a `read_many`: its `content` and `text` only when the call asked for `content`. */
+export type ManyFileAnswer<T> = T extends unknown
+  ? Omit<T, 'content' | 'text'> & { requested: string; content?: string; text?: string }
+  : never;
+
+/** The answer to a `read_many`: each file's answer in order (its window in the answer's `text`) and the files the
+ * budget left out. */
 export interface ReadManyAnswer extends Answer {
   status: 'ok';
-  files: Array<ReadAnswer & { requested: string }>;
+  files: Array<ManyFileAnswer<ReadAnswer>>;
   left_out: Array<{ path: string; arguments: { path: string } }>;
   budget: { unit: 'characters' | 'tokens'; limit: number; used: number; cap?: number };
   hint: string;
@@ -178,7 +187,7 @@ export interface ReadManyAnswer extends Answer {
 /** A page of a search's matches (`path:N|line`) and the census of the whole search. */
 export interface SearchAnswer extends Answer {
   status: 'ok';
-  content: string;
+  content?: string;
   path: string;
   pattern: string;
   total_matches: number;
@@ -204,6 +213,8 @@ export interface SearchOptions {
   context?: Position;
   offset?: Position;
   limit?: Position;
+  /** true: the page's lines on their own as `content` too (they are always in `text`). */
+  content?: boolean;
   id?: unknown;
 }
 
@@ -309,7 +320,7 @@ export class Session {
   readOnce(path: string, options?: ReadOptions): ReadAnswer;
   readOnce(request: ReadRequest): ReadAnswer;
   /** `read_many`: several files (paths or glob patterns) in order under one budget. */
-  readMany(paths: string[], options?: { limit?: Position; fresh?: boolean; id?: unknown }): ReadManyAnswer | ErrorAnswer;
+  readMany(paths: string[], options?: { limit?: Position; fresh?: boolean; content?: boolean; id?: unknown }): ReadManyAnswer | ErrorAnswer;
   /** `search`: a page of the pattern's matches and the census. */
   search(pattern: string, options?: SearchOptions): SearchAnswer | ErrorAnswer;
   /** `other_tool`: the host ran another tool (the loop tripwire starts over). */
@@ -330,8 +341,9 @@ export class Session {
   captureBegin(fields?: CaptureOptions): Answer;
   /** A chunk of a command's output: bytes, or text. */
   captureChunk(chunk: Uint8Array | string): Answer;
-  /** `capture_end`: the capture's window (`content`, `spill_path`, `omitted_first_line`, ...). */
-  captureEnd(exitStatus?: number | null): Answer;
+  /** `capture_end`: the capture's window (`text`, `spill_path`, `omitted_first_line`, ...; `content` with
+   * `{content: true}`). */
+  captureEnd(exitStatus?: number | null, options?: { content?: boolean }): Answer;
   /** How many times the session was restarted after a trap. */
   restarts(): number;
   /** Drops the instance and closes the directories; a later call starts afresh. */

@@ -250,7 +250,7 @@ export class Session {
   /** {@link Session#answer}, parsed, for a request object (a BigInt as an integer) or its text. @returns {object} */
   request(request) { return JSON.parse(this.answer(typeof request === 'string' ? request : toJson(request))); }
   /**
-   * A `read` of `(path, {offset, limit, column, tail, extract, fresh, region, depth})` or `({path, ...})`: a
+   * A `read` of `(path, {offset, limit, column, tail, extract, fresh, region, depth, content})` or `({path, ...})`: a
    * window, stub or error; an image's window carries its picture in `data` as a `Uint8Array`; a directory's answer
    * is its listing (`listing: true`, `total_entries`, `entries` by kind, `next_offset`).
    */
@@ -289,8 +289,10 @@ export class Session {
   stats() { return this.request({ op: 'stats' }); }
   /** `capture_begin` with `fields` (`window_chars`, `head_share`, `spill_dir`, `spill_cap_chars`). */
   captureBegin(fields) { return this.request({ ...fields, op: 'capture_begin' }); }
-  /** `capture_end` with the command's `exitStatus`: the capture's window. */
-  captureEnd(exitStatus) { return this.request({ op: 'capture_end', exit_status: exitStatus }); }
+  /** `capture_end` with the command's `exitStatus` (and `{content}`, as a read's): the capture's window. */
+  captureEnd(exitStatus, options) {
+    return this.request({ ...options, op: 'capture_end', exit_status: exitStatus });
+  }
   /** A chunk of the command's output: bytes through `push-output`, anything else as a `capture_chunk`'s `text`. */
   captureChunk(chunk) {
     if (!(chunk instanceof Uint8Array)) return this.request({ op: 'capture_chunk', text: chunk });

@@ -320,6 +320,32 @@ pub fn capture_json(result: &CaptureResult) -> Value {
     Value::Object(map)
 }
 
+/// `answer` with its window once: without `content` when its `text` begins with it, and in a `read_many`
+/// answer without each file's `content` and `text` (the answer's `text` holds each file's). A request with
+/// `"content": true` keeps them instead (`docs/protocol.md`, "The window once").
+pub fn window_once(answer: Value) -> Value {
+    let Value::Object(mut fields) = answer else {
+        return answer;
+    };
+    let carried = match (fields.get("content"), fields.get("text")) {
+        (Some(Value::String(content)), Some(Value::String(text))) => {
+            text.starts_with(content.as_str())
+        }
+        _ => false,
+    };
+    // `shift_remove` keeps the order of the other fields (`remove` would move the last one into the gap).
+    if carried {
+        fields.shift_remove("content");
+    }
+    if let Some(Value::Array(files)) = fields.get_mut("files") {
+        for file in files.iter_mut().filter_map(Value::as_object_mut) {
+            file.shift_remove("content");
+            file.shift_remove("text");
+        }
+    }
+    Value::Object(fields)
+}
+
 /// `answer` with `notes` (how arguments were read) added to its `warnings` (created when it has none) and, a line
 /// each, to the end of its `text`, so the model learns how its arguments were read.
 pub fn with_notes(answer: Value, notes: Vec<String>) -> Value {
@@ -399,6 +425,32 @@ mod tests {
             json!({"status":"unchanged","content_returned":false,"dedup":true,"path":"/a","start_line":1,
                    "end_line":9,"total_lines":20,"next_offset":10,"next_column":null,"message":"same",
                    "text":"same"})
+        );
+    }
+
+    #[test]
+    fn the_window_goes_once_in_the_text_and_only_a_copy_leaves() {
+        assert_eq!(
+            window_once(
+                json!({"status":"ok","content":"1|a","next_offset":2,"text":"1|a\n\nhint"})
+            )
+            .to_string(),
+            r#"{"status":"ok","next_offset":2,"text":"1|a\n\nhint"}"#
+        );
+        // A `content` the text does not begin with is not a copy: it stays.
+        assert_eq!(
+            window_once(json!({"status":"ok","content":"x","text":"hint"})),
+            json!({"status":"ok","content":"x","text":"hint"})
+        );
+        assert_eq!(
+            window_once(json!({"status":"ok","files":[
+                {"requested":"a","status":"ok","content":"1|a\n","start_line":1,"text":"1|a\n\nh"},
+                {"requested":"b","status":"error","text":"gone","error":{"kind":"not_found","message":"gone"}}],
+                "text":"==> /a <==\n1|a\n\nh\n\n==> b <==\ngone\n\nall"})),
+            json!({"status":"ok","files":[
+                {"requested":"a","status":"ok","start_line":1},
+                {"requested":"b","status":"error","error":{"kind":"not_found","message":"gone"}}],
+                "text":"==> /a <==\n1|a\n\nh\n\n==> b <==\ngone\n\nall"})
         );
     }
 

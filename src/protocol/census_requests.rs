@@ -9,7 +9,7 @@ use crate::read::ReadManyRequest;
 use crate::search::SearchRequest;
 
 /// The fields of `read_many`.
-pub const READ_MANY_FIELDS: &[&str] = &["paths", "limit", "fresh"];
+pub const READ_MANY_FIELDS: &[&str] = &["paths", "limit", "fresh", "content"];
 
 /// The fields of `search`.
 pub const SEARCH_FIELDS: &[&str] = &[
@@ -20,6 +20,7 @@ pub const SEARCH_FIELDS: &[&str] = &[
     "context",
     "offset",
     "limit",
+    "content",
 ];
 
 /// The valid range of a page's `limit`, in words.

@@ -162,6 +162,7 @@ const READ_FIELDS: &[&str] = &[
     "fresh",
     "region",
     "depth",
+    "content",
     "asked_via",
     "link_refusal",
 ];
@@ -189,6 +190,7 @@ fn fields_of(op: &str) -> Option<&'static [&'static str]> {
         "capture_begin" => CAPTURE_CONFIG_FIELDS,
         "capture_chunk" => &["text", "base64"],
         "capture_end" => &[
+            "content",
             "exit_status",
             "timeout_seconds",
             "hint_notes",
@@ -265,6 +267,8 @@ pub fn parse_request(value: &Value) -> Result<(Request, Vec<String>), ReadError>
             Vec::new(),
         ));
     }
+    // Read by the session when it builds the answer (`asks_content`); checked here with every other field.
+    fields.opt_bool("content")?;
     let mut notes = Vec::new();
     let request = op_request(op, &fields, &mut notes)?;
     Ok((request, notes))

@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::answers::{
-    capture_json, error_json, note_json, outcome_json, retry_json, stats_json, unit_json, with_id,
-    with_notes,
+    capture_json, error_json, note_json, outcome_json, retry_json, stats_json, unit_json,
+    window_once, with_id, with_notes,
 };
 use super::census_answers::{read_many_json, search_json};
 use super::config_json::{configure, effective_json, parse_config, ConfigRecord};
@@ -119,6 +119,11 @@ impl<F: SpillFs> ProtocolSession<F> {
             (None, Err(error)) => error_json(&error),
             (None, Ok((request, notes))) => {
                 let answer = self.run(request, value.get("op").and_then(Value::as_str));
+                let answer = if asks_content(&value) {
+                    answer
+                } else {
+                    window_once(answer)
+                };
                 with_notes(answer, notes)
             }
         };
@@ -433,6 +438,11 @@ fn ended(mut result: crate::spill::CaptureResult, end: CaptureEnd) -> crate::spi
     result
 }
 
+/// Whether a request asks for the window's `content` beside the `text` that carries it (`"content": true`).
+fn asks_content(request: &Value) -> bool {
+    request.get("content") == Some(&Value::Bool(true))
+}
+
 /// A tool call's answer always carries `text`, what the model sees: `ok` for a check that passed.
 fn with_text(mut answer: Value) -> Value {
     if let Value::Object(fields) = &mut answer {
@@ -477,6 +487,34 @@ mod tests {
 
     fn ask(session: &mut ProtocolSession<NativeFileSystem>, request: Value) -> Value {
         serde_json::from_str(&session.answer(&request.to_string())).unwrap()
+    }
+
+    #[test]
+    fn the_window_crosses_once_unless_content_is_asked_for() {
+        let (_dir, mut session) = session(r#"{"max_lines": 2}"#);
+        let once = ask(&mut session, json!({"op": "read", "path": "a.txt"}));
+        assert_eq!(once.get("content"), None);
+        assert_eq!(
+            once["text"],
+            "1|one\n2|two\n\nShowing lines 1-2 of 3 in /w/a.txt (the limit of 2 lines). Use offset=3 to continue."
+        );
+        let both = ask(
+            &mut session,
+            json!({"op": "read_once", "path": "a.txt", "offset": 3, "content": true}),
+        );
+        assert_eq!(both["content"], "3|three\n");
+        assert!(both["text"]
+            .as_str()
+            .is_some_and(|text| text.starts_with("3|three\n\n")));
+        let refused = ask(
+            &mut session,
+            json!({"op": "read", "path": "a.txt", "content": "yes"}),
+        );
+        assert_eq!(refused["error"]["kind"], "invalid_request");
+        assert_eq!(
+            refused["error"]["message"],
+            "`content` must be a boolean, not a string"
+        );
     }
 
     #[test]
@@ -582,7 +620,10 @@ mod tests {
             json!({"op": "tool_call", "id": 1, "name": "read_file", "arguments": {"path": "a.txt"}}),
         );
         assert_eq!(read["id"], 1);
-        assert_eq!(read["content"], "1|one\n2|two\n");
+        assert!(read.get("content").is_none(), "{read}");
+        assert!(read["text"]
+            .as_str()
+            .is_some_and(|text| text.starts_with("1|one\n2|two\n\n")));
         assert_eq!(read["next_offset"], 3);
         let check = ask(
             &mut session,
@@ -611,7 +652,7 @@ mod tests {
         );
         assert_eq!(
             host_only["error"]["message"],
-            "unknown field `colour` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh, region, depth"
+            "unknown field `colour` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh, region, depth, content"
         );
     }
 

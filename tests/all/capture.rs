@@ -50,6 +50,7 @@ fn capture(
     }
     let end = CaptureEnd {
         exit_status: exit,
+        content: true,
         ..CaptureEnd::default()
     };
     serde_json::from_str(&session.answer(&end.line())).unwrap()
@@ -522,7 +523,10 @@ fn session_ops_drive_a_capture_and_the_spill_reads_at_the_marker_lines() {
         )["status"],
         "ok"
     );
-    let end = ask(&mut session, json!({"op": "capture_end", "exit_status": 2}));
+    let end = ask(
+        &mut session,
+        json!({"op": "capture_end", "exit_status": 2, "content": true}),
+    );
     assert_eq!(end["exit_status"], 2);
     assert_eq!(end["omitted_first_line"], 9);
     assert_eq!(end["omitted_last_line"], 89);
@@ -595,7 +599,12 @@ fn run_reports_a_failing_commands_exit_status_and_interleaved_output() {
     .unwrap();
     let result: Value = serde_json::from_str(&result).unwrap();
     assert_eq!(result["exit_status"], 3);
-    assert_eq!(result["content"], "building\nerror: boom\nafter\n");
+    // The window once, in the text: the output, a blank line, the hint.
+    assert_eq!(result["content"], Value::Null);
+    assert!(result["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("building\nerror: boom\nafter\n\n"));
     assert!(result["hint"]
         .as_str()
         .unwrap()
@@ -634,7 +643,7 @@ fn stream_in_bounded_memory(blocks: u64) {
     let result = session.capture_end(Some(1)).unwrap().unwrap();
     assert_eq!(result.total_bytes, blocks * 65_536 + 21);
     assert_eq!(result.total_lines, blocks * 1_024 + 1);
-    assert!(result.content.ends_with(
+    assert!(result.content().ends_with(
         "compiling unit 1023                                            \nerror: the last line\n"
     ));
     assert!(result.spill_capped);
@@ -694,7 +703,7 @@ fn the_cli_captures_stdin_and_runs_a_failing_command() {
         text.as_bytes()
     );
     // The spill directory was granted read-write for the capture alone: the root stays read-only.
-    assert!(answer["content"].as_str().unwrap().ends_with("line 0100\n"));
+    assert!(answer["text"].as_str().unwrap().contains("line 0100\n\n"));
 
     let output = Command::new(cli)
         .args(["--root", sandbox.root.to_str().unwrap(), "run", "--spill-dir"])
@@ -756,7 +765,7 @@ fn the_cli_session_spills_to_its_spill_dir_and_reads_the_spill_at_the_marker_lin
         json!({"op": "capture_begin", "window_chars": 200}),
         json!({"op": "capture_chunk", "text": text}),
         json!({"op": "capture_end", "exit_status": 0}),
-        json!({"op": "read", "path": spill, "offset": 9, "limit": 2}),
+        json!({"op": "read", "path": spill, "offset": 9, "limit": 2, "content": true}),
     ];
     let mut stdin = child.stdin.take().unwrap();
     for request in &requests {
@@ -971,7 +980,7 @@ fn the_cli_keeps_the_window_without_a_spill_dir_and_run_reports_spawn_failures_s
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(0));
     let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(answer["content"], "1\n2\n3\n");
+    assert!(answer["text"].as_str().unwrap().starts_with("1\n2\n3\n\n"));
     let warning = answer["warnings"][0].as_str().unwrap();
     assert!(
         warning.starts_with(&format!(

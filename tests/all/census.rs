@@ -117,7 +117,7 @@ fn a_search_of_1234_matches_in_40_files_says_1234_on_its_first_page_and_its_curs
     loop {
         let page = ask(
             &mut session,
-            json!({"op": "search", "pattern": "needle_", "path": sandbox.guest("code"), "offset": offset, "limit": 100}),
+            json!({"op": "search", "pattern": "needle_", "path": sandbox.guest("code"), "offset": offset, "limit": 100, "content": true}),
         );
         assert_eq!(page["status"], "ok", "{page}");
         assert_eq!(page["total_matches"], 1234);
@@ -293,17 +293,33 @@ fn the_tools_list_the_three_and_a_tool_call_runs_each() {
         &mut session,
         json!({"op": "tool_call", "name": "list_directory", "arguments": {"path": sandbox.guest("a")}}),
     );
-    assert_eq!(listing["content"], "1|x.txt  7 bytes\n", "{listing}");
+    assert!(
+        listing["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("1|x.txt  7 bytes\n\n"),
+        "{listing}"
+    );
     let found = ask(
         &mut session,
         json!({"op": "tool_call", "name": "search", "arguments": {"pattern": "needle", "path": sandbox.guest("a")}}),
     );
-    assert_eq!(found["content"], "x.txt:1|needle\n", "{found}");
+    assert!(
+        found["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("x.txt:1|needle\n\n"),
+        "{found}"
+    );
     let many = ask(
         &mut session,
         json!({"op": "tool_call", "name": "read_files", "arguments": {"paths": [sandbox.guest("a/x.txt")]}}),
     );
-    assert_eq!(many["files"][0]["content"], "1|needle\n", "{many}");
+    assert_eq!(many["files"][0].get("content"), None, "{many}");
+    assert!(
+        many["text"].as_str().unwrap().contains("<==\n1|needle\n\n"),
+        "{many}"
+    );
     let refused = ask(
         &mut session,
         json!({"op": "tool_call", "name": "search", "arguments": {"path": "a"}}),

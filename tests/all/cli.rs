@@ -62,7 +62,7 @@ fn session_mode_answers_one_line_per_request() {
         .spawn()
         .unwrap();
     let requests = format!(
-        "{{\"op\":\"read\",\"path\":\"{path}\"}}\n{{\"op\":\"read\",\"path\":\"{path}\"}}\nnot json\n{{\"op\":\"other_tool\"}}\n"
+        "{{\"op\":\"read\",\"path\":\"{path}\",\"content\":true}}\n{{\"op\":\"read\",\"path\":\"{path}\"}}\nnot json\n{{\"op\":\"other_tool\"}}\n"
     );
     child
         .stdin
@@ -118,12 +118,7 @@ fn page_prints_every_line_once_including_the_rest_of_clamped_lines() {
         let window: serde_json::Value = serde_json::from_str(line).unwrap();
         let start_line = window["start_line"].as_u64().unwrap();
         let start_column = window["start_column"].as_u64().unwrap();
-        for (position, formatted) in window["content"]
-            .as_str()
-            .unwrap()
-            .split_terminator('\n')
-            .enumerate()
-        {
+        for (position, formatted) in window_lines(&window).split_terminator('\n').enumerate() {
             let number = start_line + position as u64;
             let body = formatted.strip_prefix(&format!("{number}|")).unwrap();
             let shown = window["clamped_lines"]
@@ -283,7 +278,7 @@ fn page_of_a_bundle_shows_the_certificate_and_says_the_key_is_withheld() {
         .collect();
     assert_eq!(answers.len(), 2, "{answers:?}");
     assert_eq!(answers[0]["error"]["kind"], "credential");
-    assert_eq!(answers[1]["content"], "4|after\n");
+    assert_eq!(window_lines(&answers[1]), "4|after\n");
 }
 
 #[test]
@@ -374,7 +369,7 @@ fn session_mode_takes_tail_and_numbers_as_models_send_them() {
     let mut stdin = child.stdin.take().unwrap();
     writeln!(
         stdin,
-        r#"{{"op":"read","path":"{path}","tail":"2","offset":""}}"#
+        r#"{{"op":"read","path":"{path}","tail":"2","offset":"","content":true}}"#
     )
     .unwrap();
     writeln!(stdin, r#"{{"op":"read","path":"{path}","offset":"two"}}"#).unwrap();
@@ -486,4 +481,11 @@ fn a_compiled_component_written_to_in_the_cache_is_recompiled_and_the_answer_sta
         read_with_cache(cache.path(), &root, &path),
         (expected, true)
     );
+}
+
+/// The lines of a window a CLI `--json` answer shows: its `text` up to the blank line before the hint (every line
+/// of a window begins with its `N|` gutter, so the first blank line ends them).
+fn window_lines(answer: &serde_json::Value) -> &str {
+    let text = answer["text"].as_str().unwrap_or_default();
+    text.find("\n\n").map_or(text, |end| &text[..=end])
 }

@@ -254,7 +254,7 @@ fn a_call_past_its_deadline_is_interrupted_and_the_session_restarts() {
         .expect("the restarted session answers")
         .expect("a window");
     match after {
-        read_window_host::ReadOutcome::Window(window) => assert_eq!(window.content, "1|small\n"),
+        read_window_host::ReadOutcome::Window(window) => assert_eq!(window.content(), "1|small\n"),
         other => panic!("expected a window, got {other:?}"),
     }
 }
@@ -369,7 +369,7 @@ fn a_call_over_the_memory_cap_traps_and_the_session_is_replaced() {
     assert!(error.session_restarted());
     assert_eq!(session.restarts(), 1);
     match session.read(&ReadRequest::new(small)).unwrap().unwrap() {
-        read_window_host::ReadOutcome::Window(window) => assert_eq!(window.content, "1|small\n"),
+        read_window_host::ReadOutcome::Window(window) => assert_eq!(window.content(), "1|small\n"),
         other => panic!("expected a window, got {other:?}"),
     }
 }

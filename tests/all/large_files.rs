@@ -113,7 +113,7 @@ fn window_memory(
         read_window_host::ReadOutcome::Window(window) => window,
         other => panic!("expected a window, got {other:?}"),
     };
-    let chars = window.content.chars().count() as u64;
+    let chars = window.content().chars().count() as u64;
     let peak = session.peak_memory_bytes();
     let per_char = (peak.saturating_sub(baseline)) as f64 / chars as f64;
     (peak, per_char, chars, window.hint)

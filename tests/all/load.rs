@@ -51,7 +51,7 @@ fn a_pooled_component_starts_as_many_sessions_as_it_has_slots() {
     let mut third = pooled.session(&grants, Config::default()).unwrap();
     for session in [&mut first, &mut third] {
         match session.read(&ReadRequest::new(path.clone()).offset(2)) {
-            Ok(Ok(ReadOutcome::Window(window))) => assert_eq!(window.content, "2|bravo\n"),
+            Ok(Ok(ReadOutcome::Window(window))) => assert_eq!(window.content(), "2|bravo\n"),
             other => panic!("expected line 2, got {other:?}"),
         }
     }
@@ -98,7 +98,7 @@ fn read_own(agent: &mut Agent, round: u64) -> Result<(), String> {
             .offset(offset)
             .limit(limit),
     ) {
-        Ok(Ok(ReadOutcome::Window(window))) if window.content == expected => Ok(()),
+        Ok(Ok(ReadOutcome::Window(window))) if window.content() == expected => Ok(()),
         other => Err(format!(
             "session {} round {round}: expected lines {offset}+{limit}, got {other:?}",
             agent.index

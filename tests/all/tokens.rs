@@ -69,7 +69,7 @@ proptest! {
             prop_assert!(window.lines_returned >= 1);
             let mut queue: Vec<(u64, u64, ReadResult)> = vec![(offset, column, window.clone())];
             while let Some((_, start_column, part)) = queue.pop() {
-                for (position, formatted) in part.content.split_terminator('\n').enumerate() {
+                for (position, formatted) in part.content().split_terminator('\n').enumerate() {
                     let line = part.start_line + position as u64;
                     let body = formatted.strip_prefix(&format!("{line}|")).expect("gutter");
                     let start = if position == 0 { start_column } else { 0 };

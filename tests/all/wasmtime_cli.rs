@@ -45,7 +45,8 @@ fn wasmtime_run_invoke_reads_one_window() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(stdout.starts_with("ok("), "{stdout}");
-    assert!(stdout.contains(r#"content: "1|alpha\n""#), "{stdout}");
+    assert!(stdout.contains("content-bytes: 8,"), "{stdout}");
+    assert!(stdout.contains(r#"text: "1|alpha\n\nShowing"#), "{stdout}");
     assert!(stdout.contains("next-offset: some(2)"), "{stdout}");
     assert!(stdout.contains("total-lines: 2"), "{stdout}");
 }

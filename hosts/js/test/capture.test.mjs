@@ -36,7 +36,7 @@ test('an overflowing output is spilled and read back at the marker lines', () =>
   // "é" split across two chunks.
   session.captureChunk(new Uint8Array([0x65, 0x6e, 0x64, 0x0a, 0xc3]));
   session.captureChunk(new Uint8Array([0xa9]));
-  const end = session.captureEnd(2);
+  const end = session.captureEnd(2, { content: true });
   const path = join(spill, 'capture-1.log');
   assert.equal(end.spill_path, path);
   assert.deepEqual([end.omitted_first_line, end.omitted_last_line, end.omitted_chars], [9, 89, 810]);
@@ -44,7 +44,7 @@ test('an overflowing output is spilled and read back at the marker lines', () =>
   assert.ok(end.content.endsWith('line 0100\nend\né'));
   assert.ok(end.content.includes(`they are lines 9-89 of the spill ${path}]\n`));
   assert.equal(readFileSync(path, 'utf8'), `${raw}end\né`);
-  assert.equal(session.read(path, { offset: 9, limit: 1 }).content, '9|line 0009\n');
+  assert.equal(session.read(path, { offset: 9, limit: 1, content: true }).content, '9|line 0009\n');
 });
 
 test('without a spill_dir the one writable directory takes the spill', () => {
@@ -78,7 +78,7 @@ test('a read-only spill directory keeps the window and says why', () => {
   const session = reader.session([root]);
   session.captureBegin({ window_chars: 200, spill_dir: spill });
   session.captureChunk('row\n'.repeat(1000));
-  const end = session.captureEnd();
+  const end = session.captureEnd(undefined, { content: true });
   assert.equal(
     end.spill_error,
     `the spill directory ${spill} is not writable (permission denied; the host must grant it read-write)`,

@@ -45,11 +45,11 @@ describe('grants', () => {
     const first = reader.session({ '/scenario': one }, { dedup: false });
     const second = reader.session({ '/scenario': two }, { dedup: false });
     // Interleaved, with a stateless read over a third grant in between: nothing leaks between them.
-    assert.equal(first.read('a.txt').content, '1|from one\n');
-    assert.equal(second.read('/scenario/a.txt').content, '1|from two\n');
-    assert.equal(reader.readOnce({ '/scenario': two }, null, 'a.txt').content, '1|from two\n');
-    assert.equal(first.read('/scenario/a.txt').content, '1|from one\n');
-    assert.equal(second.read('a.txt').content, '1|from two\n');
+    assert.equal(first.read('a.txt', { content: true }).content, '1|from one\n');
+    assert.equal(second.read('/scenario/a.txt', { content: true }).content, '1|from two\n');
+    assert.equal(reader.readOnce({ '/scenario': two }, null, 'a.txt', { content: true }).content, '1|from two\n');
+    assert.equal(first.read('/scenario/a.txt', { content: true }).content, '1|from one\n');
+    assert.equal(second.read('a.txt', { content: true }).content, '1|from two\n');
     first.close();
     second.close();
   });
@@ -66,7 +66,7 @@ describe('grants', () => {
     const link = join(temp, 'one-link');
     symlinkSync(one, link);
     const session = reader.session(link);
-    const answer = session.read(join(link, 'a.txt'));
+    const answer = session.read(join(link, 'a.txt'), { content: true });
     assert.equal(answer.status, 'ok');
     assert.equal(answer.path, join(one, 'a.txt'));
     assert.equal(answer.content, '1|from one\n');
@@ -79,9 +79,9 @@ describe('grants', () => {
   test('several grants: the first is the working directory', () => {
     const session = reader.session({ '/w1': one, '/w2': two });
     assert.equal(session.read('a.txt').path, '/w1/a.txt');
-    assert.equal(session.read('/w2/a.txt').content, '1|from two\n');
+    assert.equal(session.read('/w2/a.txt', { content: true }).content, '1|from two\n');
     const listed = reader.session([two, one]);
-    assert.equal(listed.read('a.txt').content, '1|from two\n');
+    assert.equal(listed.read('a.txt', { content: true }).content, '1|from two\n');
   });
 
   test('granted descriptors are read-only and hide absolute link targets', () => {
@@ -117,7 +117,7 @@ describe('grants', () => {
 
 describe('answers', () => {
   test('a window has the keys of json.rs in its order', () => {
-    const answer = reader.session(one).read('lines.txt', { offset: 40, limit: 21 });
+    const answer = reader.session(one).read('lines.txt', { offset: 40, limit: 21, content: true });
     assert.deepEqual(Object.keys(answer), [
       'status',
       'content_returned',
@@ -147,13 +147,17 @@ describe('answers', () => {
     assert.deepEqual(answer.truncated_by, ['limit']);
     assert.deepEqual(answer.budget, { unit: 'characters', limit: 100000, used: answer.content.length });
     assert.equal(typeof answer.file_size, 'number');
+    // Not asked for, the window is in `text` alone.
+    const once = reader.session(one).read('lines.txt', { offset: 40, limit: 21 });
+    assert.equal(once.content, undefined);
+    assert.equal(once.text, answer.text);
   });
 
   test('read(path, options) and read({path, ...options}) are the same request', () => {
     const a = reader.session(one).read('lines.txt', { offset: 5n, limit: 2 });
     const b = reader.session(one).read({ path: 'lines.txt', offset: 5, limit: 2n });
     assert.deepEqual(a, b);
-    assert.equal(a.content, '5|line 5\n6|line 6\n');
+    assert.equal(a.text.split('\n\n')[0], '5|line 5\n6|line 6');
   });
 
   test('an image is a Uint8Array of its picture; a region shows a part', () => {
@@ -330,13 +334,13 @@ describe('requests and config', () => {
     const plain = session.read('lines.txt', { offset: '', limit: null, column: ' ' });
     assert.equal(plain.start_line, 1);
     assert.equal(plain.warnings, undefined);
-    const noted = session.read('lines.txt', { offset: '40', limit: '1' });
+    const noted = session.read('lines.txt', { offset: '40', limit: '1', content: true });
     assert.equal(noted.content, '40|line 40\n');
     assert.deepEqual(noted.warnings, [
       '`offset` was the string "40"; it was read as the number 40. Send numbers as JSON numbers.',
       '`limit` was the string "1"; it was read as the number 1. Send numbers as JSON numbers.',
     ]);
-    const tail = reader.readOnce(one, undefined, 'lines.txt', { tail: '1' });
+    const tail = reader.readOnce(one, undefined, 'lines.txt', { tail: '1', content: true });
     assert.equal(tail.content, '100|line 100\n');
     assert.equal(tail.next_offset, null);
   });
@@ -413,7 +417,7 @@ describe('absolute links', () => {
     symlinkSync(join(two, 'a.txt'), join(dir, 'out'));
     const session = reader.session({ '/w': dir }, { working_directory: '/w/real' });
     assert.equal(session.read('../abs/x.txt').path, '/w/real/x.txt');
-    assert.equal(session.readOnce('/w/abs/x.txt').content, '1|x\n');
+    assert.equal(session.readOnce('/w/abs/x.txt', { content: true }).content, '1|x\n');
     assert.deepEqual(session.checkWrite('/w/abs/x.txt', 'fine\n'), { status: 'ok' });
     const outside = session.request({ id: 9, op: 'check_write', path: '/w/out', text: 'y' });
     assert.deepEqual(Object.keys(outside).slice(0, 2), ['id', 'status']);

@@ -77,7 +77,7 @@ describe('a key given twice', () => {
       const read = JSON.parse(answer(line));
       assert.equal(read.status, 'ok', line);
       assert.equal(read.path, '/w/real/x.txt');
-      assert.equal(read.content, '1|x\n');
+      assert.ok(read.text.startsWith('1|x\n\n'), line);
     }
   });
 });

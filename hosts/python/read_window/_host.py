@@ -288,14 +288,15 @@ class ReadWindow:
         return Session(self, dirs, config, deadline=deadline, memory_bytes=memory_bytes)
 
     def read_once(self, dirs: Dirs, path: Any, offset: Any = None, limit: Any = None, column: Any = None,
-                  tail: Any = None, extract: Any = None, *, region: Any = None, config: Optional[Mapping] = None,
+                  tail: Any = None, extract: Any = None, *, region: Any = None, content: Any = None,
+                  config: Optional[Mapping] = None,
                   deadline: float = DEFAULT_DEADLINE, memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Dict[str, Any]:
         """One window with no session memory (the ``read_once`` op), in a session of its own that is closed
         afterwards; arguments as ``Session.read`` and ``Session``. Raises ``HostError`` (``session_restarted``
         False: nothing is restarted) when the store could not be set up or the call failed."""
         with Session(self, dirs, config, deadline=deadline, memory_bytes=memory_bytes) as session:
             session._restart = False
-            return session.read_once(path, offset, limit, column, tail, extract, region)
+            return session.read_once(path, offset, limit, column, tail, extract, region, content)
 
 
 class Session:
@@ -438,7 +439,8 @@ class Session:
         return answer
 
     def read(self, path: Any, offset: Any = None, limit: Any = None, column: Any = None, tail: Any = None,
-             extract: Any = None, fresh: Any = None, region: Any = None, depth: Any = None) -> Dict[str, Any]:
+             extract: Any = None, fresh: Any = None, region: Any = None, depth: Any = None,
+             content: Any = None) -> Dict[str, Any]:
         """A window of ``path`` (absolute, or relative to the working directory) from line ``offset`` (1-based), at
         most ``limit`` lines, from character ``column`` of its first line, or its last ``tail`` lines;
         ``extract=False`` reads a document's own bytes; ``fresh=True`` returns the content even when it is
@@ -446,33 +448,36 @@ class Session:
         has ``image`` (its sizes, scale and region) and ``data``, the picture as ``bytes``; ``region`` (a dict
         ``{"x", "y", "width", "height"}`` or a tuple of the four, in original pixels) shows a part of it. A
         directory's answer is its listing (``total_entries``, ``entries`` by kind, ``next_offset``), ``depth``
-        levels deep (default 1)."""
+        levels deep (default 1). The window is in ``text`` once; ``content=True`` adds it on its own as
+        ``content``."""
         return self._read("read", region, path=path, offset=offset, limit=limit, column=column, tail=tail,
-                          extract=extract, fresh=fresh, depth=depth)
+                          extract=extract, fresh=fresh, depth=depth, content=content)
 
-    def read_many(self, paths: Any, limit: Any = None, fresh: Any = None) -> Dict[str, Any]:
+    def read_many(self, paths: Any, limit: Any = None, fresh: Any = None, content: Any = None) -> Dict[str, Any]:
         """Several files in order under one budget: ``paths`` a list of paths or glob patterns. The answer's
         ``files`` holds each file's read answer (an image's ``data`` as ``bytes``), ``left_out`` the files the
-        budget had no room for (each with the ``arguments`` of the read that gets it)."""
-        answer = self._call("read_many", paths=paths, limit=limit, fresh=fresh)
+        budget had no room for (each with the ``arguments`` of the read that gets it). The answer's ``text`` holds
+        each file's window; ``content=True`` adds each file's ``content`` and ``text`` as well."""
+        answer = self._call("read_many", paths=paths, limit=limit, fresh=fresh, content=content)
         for file in answer.get("files", []):
             if isinstance(file.get("data"), str):
                 file["data"] = base64.b64decode(file["data"])
         return answer
 
     def search(self, pattern: Any, path: Any = None, regex: Any = None, case_sensitive: Any = None,
-               context: Any = None, offset: Any = None, limit: Any = None) -> Dict[str, Any]:
+               context: Any = None, offset: Any = None, limit: Any = None, content: Any = None) -> Dict[str, Any]:
         """The lines matching ``pattern`` (literal text, a regular expression with ``regex=True``) in the file or
         tree ``path`` (default the working directory), a page at a time from match ``offset``, with the census:
-        ``total_matches``, ``files_with_matches``, ``files_searched``, ``skipped`` by kind, ``next_offset``."""
+        ``total_matches``, ``files_with_matches``, ``files_searched``, ``skipped`` by kind, ``next_offset``;
+        ``content=True`` adds the page's lines on their own as ``content``."""
         return self._call("search", pattern=pattern, path=path, regex=regex, case_sensitive=case_sensitive,
-                          context=context, offset=offset, limit=limit)
+                          context=context, offset=offset, limit=limit, content=content)
 
     def read_once(self, path: Any, offset: Any = None, limit: Any = None, column: Any = None, tail: Any = None,
-                  extract: Any = None, region: Any = None) -> Dict[str, Any]:
+                  extract: Any = None, region: Any = None, content: Any = None) -> Dict[str, Any]:
         """As ``read``, with the session's config and none of its memory: a window or an error, never a stub."""
         return self._read("read_once", region, path=path, offset=offset, limit=limit, column=column, tail=tail,
-                          extract=extract)
+                          extract=extract, content=content)
 
     def other_tool(self) -> Dict[str, Any]:
         """Notes that the agent ran another tool: the loop tripwire starts over. Returns ``{"status": "ok"}``."""
@@ -516,10 +521,10 @@ class Session:
             return self._raised(json.loads(self.push_output(data)))
         return self._call("capture_chunk", text=data)
 
-    def capture_end(self, exit_status: Any = None) -> Dict[str, Any]:
-        """Ends the open capture with the command's exit status; returns its window (``content``, ``spill_path``,
-        ``omitted_first_line``, ...)."""
-        return self._call("capture_end", exit_status=exit_status)
+    def capture_end(self, exit_status: Any = None, content: Any = None) -> Dict[str, Any]:
+        """Ends the open capture with the command's exit status; returns its window (``text``, ``spill_path``,
+        ``omitted_first_line``, ...; ``content=True`` adds the window on its own as ``content``)."""
+        return self._call("capture_end", exit_status=exit_status, content=content)
 
     def close(self) -> None:
         """Drops the session resource and its store; later calls raise ``ValueError``. Closing twice is harmless."""

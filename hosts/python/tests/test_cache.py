@@ -180,7 +180,7 @@ class ReaderCacheTest(unittest.TestCase):
             self.assertEqual(second.cache_status, _cache.CacheStatus("hit", first.cache_status.path))
             (Path(temp) / "a.txt").write_text("one\ntwo\n", encoding="utf-8")
             with second.session([temp]) as session:
-                self.assertEqual(session.read("a.txt")["content"], "1|one\n2|two\n")
+                self.assertEqual(session.read("a.txt", content=True)["content"], "1|one\n2|two\n")
             off = ReadWindow(cache=False)
             self.assertEqual(off.cache_status, _cache.CacheStatus("disabled", None, "cache=False"))
 

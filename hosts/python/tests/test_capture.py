@@ -31,7 +31,7 @@ class CaptureTest(unittest.TestCase):
             # "é" split across two chunks.
             session.capture_chunk(b"end\n\xc3")
             session.capture_chunk(b"\xa9")
-            end = session.capture_end(2)
+            end = session.capture_end(2, content=True)
             path = os.path.join(self.spill, "capture-1.log")
             self.assertEqual(end["spill_path"], path)
             self.assertEqual((end["omitted_first_line"], end["omitted_last_line"]), (9, 89))
@@ -40,7 +40,7 @@ class CaptureTest(unittest.TestCase):
             self.assertEqual(end["exit_status"], 2)
             self.assertTrue(end["content"].endswith("line 0100\nend\n\u00e9"))
             self.assertIn(f"they are lines 9-89 of the spill {path}]\n", end["content"])
-            self.assertEqual(session.read(path, offset=9, limit=1)["content"], "9|line 0009\n")
+            self.assertEqual(session.read(path, offset=9, limit=1, content=True)["content"], "9|line 0009\n")
 
     def test_without_a_spill_dir_the_one_writable_directory_takes_the_spill(self):
         own = os.path.join(self.root, "own")
@@ -56,7 +56,7 @@ class CaptureTest(unittest.TestCase):
         with Session(self.reader, [self.root]) as session:
             session.capture_begin({"window_chars": 200, "spill_dir": self.spill})
             session.capture_chunk("row\n" * 1000)
-            end = session.capture_end()
+            end = session.capture_end(content=True)
             self.assertEqual(
                 end["spill_error"],
                 f"the spill directory {self.spill} is not writable (permission denied; the host must grant it "

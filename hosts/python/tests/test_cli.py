@@ -41,8 +41,8 @@ class ReadCommandTest(unittest.TestCase):
     def test_the_current_directory_under_a_root_is_the_working_directory(self):
         status, out, _ = self.run_main("five.txt", "--root", str(self.dir), "--tail", "1", "--json")
         answer = json.loads(out)
-        self.assertEqual((status, answer["path"], answer["start_line"], answer["content"]),
-                         (0, str(self.dir / "sub" / "five.txt"), 5, "5|five\n"))
+        self.assertEqual((status, answer["path"], answer["start_line"], answer["text"].split("\n\n")[0]),
+                         (0, str(self.dir / "sub" / "five.txt"), 5, "5|five"))
 
     def test_an_error_answer_is_its_text_and_exit_1(self):
         self.assertEqual(self.run_main("/etc/hostname"), (1, (

@@ -25,7 +25,7 @@ MALFORMED_CONFIG = "the host started this session with a config it could not use
 TINY_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR42mP4z8DAAMFwFgA72AX7NhGY6gAAAABJRU5ErkJggg=="
 
 WINDOW_KEYS = [
-    "status", "content_returned", "content", "path", "start_line", "start_column", "end_line", "lines_returned",
+    "status", "content_returned", "path", "start_line", "start_column", "end_line", "lines_returned",
     "total_lines", "truncated", "truncated_by", "next_offset", "next_column", "clamped_lines", "hint", "file_size",
     "encoding", "budget", "text",
 ]
@@ -51,9 +51,14 @@ class HostTest(unittest.TestCase):
         return session
 
     def test_window_has_exactly_the_keys_of_json_rs_in_order(self):
-        answer = self.session().read("a.txt")
+        session = self.session()
+        answer = session.read("a.txt")
         self.assertEqual(list(answer), WINDOW_KEYS)
-        self.assertEqual(answer["content"], "1|alpha\n2|beta\n")
+        self.assertEqual(answer["text"], "1|alpha\n2|beta\n\nShowing lines 1-2 of 2 in /w/a.txt: the whole file.")
+        # Asked for, the window comes on its own too, in its place after `content_returned`.
+        both = session.read("a.txt", content=True, fresh=True)
+        self.assertEqual(list(both), WINDOW_KEYS[:2] + ["content"] + WINDOW_KEYS[2:])
+        self.assertEqual(both["content"], "1|alpha\n2|beta\n")
         self.assertEqual(answer["path"], "/w/a.txt")
         self.assertEqual(list(answer["encoding"]), ["encoding", "bom", "origin", "line_endings", "replaced_invalid"])
         self.assertEqual(answer["budget"], {"unit": "characters", "limit": 100000, "used": 15})
@@ -143,7 +148,7 @@ class HostTest(unittest.TestCase):
 
     def test_read_once_keeps_no_memory(self):
         for _ in range(5):
-            answer = self.reader.read_once({"/w": self.dir}, "a.txt", limit=1)
+            answer = self.reader.read_once({"/w": self.dir}, "a.txt", limit=1, content=True)
             self.assertEqual(answer["content"], "1|alpha\n")
         self.assertEqual(self.reader.read_once(self.dir, "missing")["error"]["kind"], "not_found")
 
@@ -161,7 +166,7 @@ class HostTest(unittest.TestCase):
         self.addCleanup(os.unlink, link)
         session = self.reader.session(str(link))
         self.addCleanup(session.close)
-        answer = session.read(f"{link}/a.txt", limit=1)
+        answer = session.read(f"{link}/a.txt", limit=1, content=True)
         self.assertEqual((answer["status"], answer["path"]), ("ok", f"{canonical}/a.txt"))
         self.assertEqual(answer["content"], "1|alpha\n")
         once = self.reader.read_once([link], f"{link}/a.txt", limit=1)
@@ -223,7 +228,7 @@ class HostTest(unittest.TestCase):
             answer = call()
             self.assertEqual(answer["error"]["kind"], "invalid_request", message)
             self.assertEqual(answer["error"]["message"], message)
-        self.assertEqual(session.read("a.txt", offset=2.0, limit=1)["content"], "2|beta\n")
+        self.assertEqual(session.read("a.txt", offset=2.0, limit=1, content=True)["content"], "2|beta\n")
 
     def test_an_op_only_the_component_knows_reaches_python(self):
         answer = self.session().request({"op": "tools", "format": "anthropic", "id": 7})
@@ -234,7 +239,7 @@ class HostTest(unittest.TestCase):
 
     def test_request_and_answer_take_text_and_an_unknown_op_is_the_components_refusal(self):
         session = self.session()
-        self.assertEqual(json.loads(session.answer('{"id":"a","op":"read","path":"a.txt","limit":1}'))["content"],
+        self.assertEqual(json.loads(session.answer('{"id":"a","op":"read","path":"a.txt","limit":1,"content":true}'))["content"],
                          "1|alpha\n")
         fly = session.request('{"op": "fly", "id": 1}')
         self.assertEqual(
@@ -251,7 +256,7 @@ class HostTest(unittest.TestCase):
         plain = session.read("a.txt", offset="", limit=None, column=" ")
         self.assertEqual(plain["start_line"], 1)
         self.assertNotIn("warnings", plain)
-        noted = session.read("a.txt", offset="2", limit="1")
+        noted = session.read("a.txt", offset="2", limit="1", content=True)
         self.assertEqual(noted["content"], "2|beta\n")
         self.assertEqual(
             noted["warnings"],
@@ -262,7 +267,7 @@ class HostTest(unittest.TestCase):
         )
         tail = self.reader.read_once([self.dir], "a.txt", tail=1)
         self.assertEqual(tail["end_line"], tail["total_lines"])
-        raw = self.reader.read_once([self.dir], "a.txt", extract="false")
+        raw = self.reader.read_once([self.dir], "a.txt", extract="false", content=True)
         self.assertEqual(raw["content"], "1|alpha\n2|beta\n")
         self.assertEqual(
             raw["warnings"],
@@ -316,7 +321,7 @@ class HostTest(unittest.TestCase):
         self.assertEqual(session.restarts, 1)
         # The restarted session has the configured max_lines, and `configure` is refused no more than before.
         self.assertEqual(session.request({"op": "config"})["config"]["max_lines"], 1)
-        self.assertEqual(session.read("a.txt")["content"], "1|alpha\n")
+        self.assertEqual(session.read("a.txt", content=True)["content"], "1|alpha\n")
 
     def test_the_mcp_budget_is_kept_across_a_restart(self):
         (self.dir / "line.txt").write_text("y" * 30_000_000, encoding="utf-8")
@@ -449,7 +454,7 @@ class RunnerTest(unittest.TestCase):
             ),
             (
                 {"op": "read", "path": "a", "ofset": 3},
-                "unknown field `ofset` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh, region, depth",
+                "unknown field `ofset` for op `read`; its fields are: path, offset, limit, column, tail, extract, fresh, region, depth, content",
             ),
             # `read_once` is an op of the component's too, answered by the step's session.
             ({"op": "read_once", "path": "a"}, "a (resolved to /scenario/a) does not exist."),
@@ -474,9 +479,8 @@ class RunnerTest(unittest.TestCase):
         self.assertIn(f"FAIL x: config: {MALFORMED_CONFIG}unknown config field `x`", failed)
 
     def test_a_pass_and_the_closing_line(self):
-        counts, text = self.run_text(
-            {"name": "ok", "files": {"a.txt": "hi\n"}, "steps": [{"path": "a.txt", "expect": {"content": "1|hi\n"}}]}
-        )
+        step = {"path": "a.txt", "content": True, "expect": {"content": "1|hi\n"}}
+        counts, text = self.run_text({"name": "ok", "files": {"a.txt": "hi\n"}, "steps": [step]})
         self.assertEqual(counts, (1, 0))
         self.assertEqual(text, "PASS ok\n1 passed, 0 failed\n")
 

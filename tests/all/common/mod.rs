@@ -102,9 +102,10 @@ pub fn stat(session: &mut Session, counter: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {counter} in {answer}"))
 }
 
-/// Reads `path` with the JSON protocol: `{"op":"read","path":...}` plus `extra` fields.
+/// Reads `path` with the JSON protocol: `{"op":"read","path":...,"content":true}` (the window on its own, for
+/// the tests to check) plus `extra` fields.
 pub fn read(session: &mut Session, path: &str, extra: Value) -> Value {
-    let mut request = serde_json::json!({"op": "read", "path": path});
+    let mut request = serde_json::json!({"op": "read", "path": path, "content": true});
     if let (Some(fields), Value::Object(more)) = (request.as_object_mut(), extra) {
         fields.extend(more);
     }

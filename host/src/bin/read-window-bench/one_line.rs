@@ -127,14 +127,14 @@ impl OneLiner<'_, '_> {
         let verified = last.next_offset.is_none()
             && last.next_column.is_none()
             && last.clamped_lines.is_empty()
-            && last.content.trim_end().ends_with(']');
+            && last.content().trim_end().ends_with(']');
         if !verified {
             eprintln!(
                 "read-window-bench: the last window by cursor did not end the file: next_offset {:?}, next_column {:?}, clamped {:?}, content ends {:?}",
                 last.next_offset,
                 last.next_column,
                 last.clamped_lines,
-                last.content.get(last.content.len().saturating_sub(120)..)
+                last.content().get(last.content().len().saturating_sub(120)..)
             );
         }
         verified

@@ -105,9 +105,9 @@ pub(super) fn check_lines(result: &ReadResult, offset: u64, lines: u64, what: &s
         result.hint
     );
     assert!(
-        result.content.starts_with(&format!("{offset}|")),
+        result.content().starts_with(&format!("{offset}|")),
         "{what}: content starts {:?}",
-        result.content.get(..40)
+        result.content().get(..40)
     );
 }
 

@@ -220,7 +220,7 @@ fn check_window(window: &ReadResult, tail: bool) -> Result<(), String> {
         ));
     }
     let mut count = 0u64;
-    for (i, line) in window.content.split_terminator('\n').enumerate() {
+    for (i, line) in window.content().split_terminator('\n').enumerate() {
         let number = window.start_line + i as u64;
         if !line.starts_with(&format!("{number}|")) {
             return Err(format!(

@@ -82,7 +82,7 @@ fn read_next(agent: &mut Agent) -> Result<(), String> {
         Ok(Ok(ReadOutcome::Window(window))) => {
             if window.start_line == offset
                 && window.lines_returned == limit
-                && window.content == expected_content(agent.index, file, offset, limit)
+                && window.content() == expected_content(agent.index, file, offset, limit)
             {
                 Ok(())
             } else {
@@ -90,7 +90,7 @@ fn read_next(agent: &mut Agent) -> Result<(), String> {
                     "{what}: a wrong window: lines {}+{}, content starts {:?}",
                     window.start_line,
                     window.lines_returned,
-                    window.content.get(..60).unwrap_or(&window.content)
+                    window.content().get(..60).unwrap_or(window.content())
                 ))
             }
         }

@@ -101,7 +101,8 @@ enum Command {
     /// report_tokens (path, offset, lines, tokens), token_refusal (path, offset, limit, message), stats, config
     /// (the config in force), configure (config fields, as in --config; before the first read only), and the
     /// capture ops capture_begin (window_chars, head_share, spill_dir, spill_cap_chars), capture_chunk (text or
-    /// base64) and capture_end (exit_status). An "id" is echoed back.
+    /// base64) and capture_end (exit_status). An "id" is echoed back. An answer carries its window once, in
+    /// "text"; "content": true on a read, read_many, search or capture_end adds it on its own as "content".
     Session {
         /// A directory granted read-write for the captures' spill files (made when missing); capture_begin
         /// spills there when it names no spill_dir. Without it, a capture over its window loses its middle.

@@ -15,6 +15,8 @@ export async function example(): Promise<string> {
   if (window.status === 'ok' && window.image === undefined && window.listing === undefined && window.next_offset !== null) {
     const next: WindowAnswer | ReadAnswer = session.read({ path: 'Cargo.toml', offset: window.next_offset, limit: '20' });
     shown += next.text;
+    const raw = session.read('Cargo.toml', { offset: window.next_offset, content: true });
+    if (raw.status === 'ok' && raw.image === undefined && raw.listing === undefined) shown += raw.content ?? '';
     for (const clamped of window.clamped_lines) session.read('Cargo.toml', { offset: clamped.line, column: clamped.next_column, limit: 1 });
   }
   const stats: StatsAnswer = session.stats();
