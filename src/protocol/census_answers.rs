@@ -59,8 +59,7 @@ pub fn read_many_json(outcome: &Result<ReadManyResult, ReadError>) -> Value {
     let files: Vec<Value> = result.files.iter().map(file_json).collect();
     let mut text = String::new();
     for (file, answer) in result.files.iter().zip(&files) {
-        let shown = answer_path(answer).unwrap_or(&file.requested);
-        text.push_str(&format!("==> {shown} <==\n"));
+        text.push_str(&file.header());
         text.push_str(answer.get("text").and_then(Value::as_str).unwrap_or(""));
         text.push_str("\n\n");
     }
@@ -91,14 +90,6 @@ fn file_json(file: &ManyFile) -> Value {
         map.shift_insert(0, "requested".into(), json!(file.requested));
     }
     answer
-}
-
-/// The absolute path an answer names: its `path`, or its error's.
-fn answer_path(answer: &Value) -> Option<&str> {
-    answer
-        .get("path")
-        .or_else(|| answer.get("error").and_then(|error| error.get("path")))
-        .and_then(Value::as_str)
 }
 
 /// A search answer: `{"status":"ok","content_returned","content","path","pattern","total_matches",

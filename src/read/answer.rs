@@ -134,14 +134,12 @@ pub struct SessionStats {
     pub index_bytes: u64,
 }
 
-/// A fingerprint of the config values that shape a window.
+/// A fingerprint of the config values that change how a line is shown: the clamp and the escapes. The budget is
+/// not among them: it decides where a window ends, which the key and the window's hash already hold, so the same
+/// window returned under another budget (a `read_many` file under what the files before it left) is a repeat.
 pub(super) fn shape_of(config: &Config) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     config.max_line_chars.hash(&mut hasher);
-    match config.budget {
-        Budget::Characters(limit) => (0u8, limit).hash(&mut hasher),
-        Budget::Tokens { cap, headroom } => (1u8, cap, headroom.to_bits()).hash(&mut hasher),
-    }
     config.escape_invisible.hash(&mut hasher);
     hasher.finish()
 }

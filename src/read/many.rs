@@ -1,15 +1,27 @@
 //! `read_many`: several files in one call, in order, under one shared budget. Each file is read by the session's
 //! own read (the same guards, ignore rules, session memory and stubs), with the budget the files before it left;
-//! a file that did not fit at all is left out and named with the call that reads it.
+//! a file that did not fit at all is left out and named with the call that reads it. The budget covers all the
+//! text the files put in the answer: each window and its frame (the `==> path <==` line, the hint and warnings, a
+//! stub's or an error's message), with a share kept for the call's own hint.
 
 use super::*;
 use crate::prose::{grouped, plural};
+use crate::text::window_text;
+use crate::tokens::estimate_tokens;
 
 /// Paths a `read_many` call may name, glob matches included.
 pub const MAX_MANY_FILES: usize = 200;
 
-/// A file is still tried while this share of the call's budget is left (1/40: 2,500 of 100,000 characters).
+/// A file is still tried while this share of the call's budget is left (1/40: 2,500 of 100,000 characters), and
+/// the same share is kept for the call's hint.
 const MIN_SHARE_DIVISOR: u64 = 40;
+
+/// What a file's hint and warnings are assumed to cost before it is read, in characters: its window is read with
+/// the budget left less this and its `==> path <==` line, then its frame is charged as it came out.
+const FRAME_ALLOWANCE_CHARS: u64 = 320;
+
+/// Names listed in the call's hint for the files read in part and for those left out; the rest are counted.
+const MAX_NAMED_IN_HINT: usize = 10;
 
 /// One `read_many` call.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -32,6 +44,54 @@ pub struct ManyFile {
     pub outcome: Result<ReadOutcome, ReadError>,
 }
 
+impl ManyFile {
+    /// The line the answer's text shows this file under: `==> path <==` and a line break, the path the answer
+    /// names (its window's, stub's or error's absolute path), else the path as asked.
+    pub fn header(&self) -> String {
+        let named = match &self.outcome {
+            Ok(ReadOutcome::Window(result)) => Some(result.path.as_str()),
+            Ok(ReadOutcome::Unchanged(stub)) => Some(stub.path.as_str()),
+            Ok(ReadOutcome::Image(image)) => Some(image.path.as_str()),
+            Ok(ReadOutcome::Listing(listing)) => Some(listing.path.as_str()),
+            Err(error) => error.path.as_deref(),
+        };
+        header_line(named.unwrap_or(&self.requested))
+    }
+
+    /// The file's text in the answer without its window: the header, the blank line after the window, the hint
+    /// and warnings (a stub's or an error's message in their place) and the blank line before the next file.
+    fn frame(&self) -> String {
+        let tail = match &self.outcome {
+            Ok(ReadOutcome::Window(result)) => {
+                tail_after(&result.window.content, &result.hint, &result.warnings)
+            }
+            Ok(ReadOutcome::Listing(listing)) => {
+                tail_after(&listing.content, &listing.hint, &listing.warnings)
+            }
+            Ok(ReadOutcome::Image(image)) => window_text("", &image.hint, &image.warnings),
+            Ok(ReadOutcome::Unchanged(stub)) => stub.message.clone(),
+            Err(error) => error.message.clone(),
+        };
+        format!("{}{tail}\n\n", self.header())
+    }
+}
+
+/// What [`window_text`] puts after `content`: the line breaks that end it and make the blank line, the hint and
+/// the warnings.
+fn tail_after(content: &str, hint: &str, warnings: &[String]) -> String {
+    let breaks = match (content.is_empty(), content.ends_with('\n')) {
+        (true, _) => "",
+        (false, true) => "\n",
+        (false, false) => "\n\n",
+    };
+    format!("{breaks}{}", window_text("", hint, warnings))
+}
+
+/// `==> path <==` and a line break.
+fn header_line(path: &str) -> String {
+    format!("==> {path} <==\n")
+}
+
 /// A file `read_many` did not read because the budget was spent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeftOut {
@@ -46,7 +106,7 @@ pub struct ReadManyResult {
     pub files: Vec<ManyFile>,
     /// The files left out for the budget, in order: each is read by a read of its path.
     pub left_out: Vec<LeftOut>,
-    /// The shared budget: its limit and what the files' content used of it.
+    /// The shared budget: its limit and what the files' text (windows and frames) used of it.
     pub budget: BudgetReport,
     /// The census and what to do next, in words.
     pub hint: String,
@@ -87,12 +147,19 @@ impl Reader {
         let budget = self.config.budget;
         let limit = budget.limit();
         let min_share = (limit / MIN_SHARE_DIVISOR).max(1);
+        // The files' text shares the budget but for the share kept for the call's hint.
+        let files_limit = limit.saturating_sub(min_share);
         let mut used = 0u64;
         let mut files = Vec::new();
         let mut left_out = Vec::new();
         for path in paths {
-            let remaining = limit.saturating_sub(used);
-            if remaining < min_share {
+            let remaining = files_limit.saturating_sub(used);
+            let allowance = text_cost(&budget, &header_line(&path))
+                .saturating_add(chars_in_unit(&budget, FRAME_ALLOWANCE_CHARS));
+            // A file is read with at least the minimum share for its window. Once one file is left out, so is every
+            // file after it: the budget left only shrinks.
+            let window_budget = remaining.saturating_sub(allowance);
+            if !left_out.is_empty() || window_budget < min_share {
                 left_out.push(LeftOut { path });
                 continue;
             }
@@ -106,13 +173,16 @@ impl Reader {
                 fs,
                 &file_request,
                 now_ms,
-                remaining_budget(&budget, remaining),
+                remaining_budget(&budget, window_budget),
             );
-            used = used.saturating_add(outcome_cost(&outcome));
-            files.push(ManyFile {
+            let file = ManyFile {
                 requested: path,
                 outcome,
-            });
+            };
+            let cost =
+                outcome_cost(&file.outcome).saturating_add(text_cost(&budget, &file.frame()));
+            used = used.saturating_add(cost);
+            files.push(file);
         }
         warnings.append(&mut self.pending_warnings);
         let report = BudgetReport::of(&budget, limit, used);
@@ -193,6 +263,22 @@ impl Reader {
     }
 }
 
+/// What `text` costs in `budget`'s unit: its characters, or its estimated tokens.
+fn text_cost(budget: &Budget, text: &str) -> u64 {
+    match budget {
+        Budget::Characters(_) => text.chars().count() as u64,
+        Budget::Tokens { .. } => estimate_tokens(text),
+    }
+}
+
+/// `chars` characters of prose in `budget`'s unit (in token mode two characters a token, more than prose costs).
+fn chars_in_unit(budget: &Budget, chars: u64) -> u64 {
+    match budget {
+        Budget::Characters(_) => chars,
+        Budget::Tokens { .. } => chars.div_ceil(2),
+    }
+}
+
 /// `budget` with `remaining` as its limit, in the same unit.
 fn remaining_budget(budget: &Budget, remaining: u64) -> Budget {
     match *budget {
@@ -263,28 +349,39 @@ fn many_hint(files: &[ManyFile], left_out: &[LeftOut], budget: &BudgetReport) ->
         counts.join(", ")
     );
     hint.push_str(&format!(
-        "); the content used {} of the budget of {}.",
+        "); their text used {} of the budget of {}.",
         grouped(budget.used),
         unit_count(budget)
     ));
     if !partial.is_empty() {
         hint.push_str(&format!(
             " Each file read in part says in its own hint the offset that continues it ({}).",
-            partial.join(", ")
+            named_list(&partial)
         ));
     }
     if !left_out.is_empty() {
         let names: Vec<&str> = left_out.iter().map(|file| file.path.as_str()).collect();
+        let last = if files.is_empty() { "all" } else { "the last" };
         hint.push_str(&format!(
-            " Left out for the budget, not read at all: {} ({}). Read them with another read_many of those \
-             paths, or one read of each.",
+            " Left out for the budget, not read at all: {last} {} of the call ({}). Read them with another \
+             read_many of those paths, or one read of each.",
             plural(left_out.len() as u64, "file", "files"),
-            names.join(", ")
+            named_list(&names)
         ));
     } else {
         hint.push_str(" Nothing was left out.");
     }
     hint
+}
+
+/// `names` joined with commas, the first [`MAX_NAMED_IN_HINT`] and then how many more: `a, b, then 3 more`.
+fn named_list(names: &[&str]) -> String {
+    let shown = names.len().min(MAX_NAMED_IN_HINT);
+    let listed = names.get(..shown).unwrap_or(names).join(", ");
+    match names.len() - shown {
+        0 => listed,
+        more => format!("{listed}, then {} more", grouped(more as u64)),
+    }
 }
 
 /// The budget's limit with its unit: `100,000 characters`, `22,500 tokens`.

@@ -241,7 +241,18 @@ fn read_many_of_30_files_under_one_budget_names_what_it_left_out() {
         "{hint}"
     );
     assert!(hint.contains(left_paths[0]), "{hint}");
-    assert!(answer["budget"]["used"].as_u64().unwrap() <= 20_000);
+    assert!(
+        hint.contains(&format!("the last {} files of the call", left_paths.len())),
+        "{hint}"
+    );
+    // The budget holds the whole text: each file's window, its `==> path <==` line and its hint, then the call's.
+    let text = answer["text"].as_str().unwrap();
+    let files_text = text.strip_suffix(hint).unwrap();
+    assert_eq!(
+        answer["budget"]["used"].as_u64(),
+        Some(files_text.chars().count() as u64)
+    );
+    assert!(text.chars().count() <= 20_000, "{}", text.chars().count());
     // What was left out is read by the call the answer names; what was read is a stub now.
     let rest = ask(
         &mut session,
