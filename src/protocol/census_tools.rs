@@ -209,6 +209,16 @@ pub fn read_files_output_schema() -> Value {
             "status": { "type": "string", "enum": ["ok", "error"] },
             "content_returned": { "type": "boolean" },
             "files": { "type": "array", "items": file },
+            "files_total": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "In an MCP reply whose `files` list was cut at its allowance: the files read in all."
+            },
+            "left_out_total": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "In an MCP reply whose `left_out` list was cut: the files left out in all."
+            },
             "left_out": {
                 "type": "array",
                 "description": "Files the budget had no room for, not read at all: read each with these arguments.",

@@ -27,6 +27,25 @@ pub const MAX_LISTED_EMPTY_RANGES: usize = 24;
 /// reply's JSON is at most its text (escaped) plus this.
 pub const FIELDS_ALLOWANCE_BYTES: usize = 12 * 1024;
 
+/// The keys of a `read_files` file a reply keeps: what it is and its cursor (its hint in the text says the rest).
+const FILE_KEYS: &[&str] = &[
+    "requested",
+    "status",
+    "content_returned",
+    "path",
+    "start_line",
+    "end_line",
+    "total_lines",
+    "truncated",
+    "next_offset",
+    "next_column",
+    "error",
+];
+
+/// The bytes of a `read_files` reply's `files` at most, and half as many for `left_out`; past them the lists end
+/// and `files_total` or `left_out_total` counts them (the text names every file).
+pub const FILE_LIST_ALLOWANCE_BYTES: usize = FIELDS_ALLOWANCE_BYTES / 2;
+
 /// The keys of an answer that the reply's text already carries.
 const IN_THE_TEXT: &[&str] = &["content", "text", "hint", "message", "warnings"];
 
@@ -55,15 +74,26 @@ pub fn call_tool_result(answer: Value) -> Value {
     for key in IN_THE_TEXT {
         fields.shift_remove(*key);
     }
-    // A read_many answer: each file's window is in the text already, and its picture goes in a block of its own.
+    // A read_many answer: each file's window is in the text already, and its picture goes in a block of its own;
+    // each file keeps its cursor, and the lists end at their allowance.
     if let Some(Value::Array(files)) = fields.get_mut("files") {
         for file in files.iter_mut().filter_map(Value::as_object_mut) {
             content.extend(image_block(file));
-            for key in IN_THE_TEXT {
-                file.shift_remove(*key);
-            }
+            file.retain(|key, _| FILE_KEYS.contains(&key.as_str()));
         }
     }
+    bound_list(
+        &mut fields,
+        "files",
+        "files_total",
+        FILE_LIST_ALLOWANCE_BYTES,
+    );
+    bound_list(
+        &mut fields,
+        "left_out",
+        "left_out_total",
+        FILE_LIST_ALLOWANCE_BYTES / 2,
+    );
     let window = (
         fields.get("start_line").and_then(Value::as_u64),
         fields.get("end_line").and_then(Value::as_u64),
@@ -83,6 +113,28 @@ pub fn call_tool_result(answer: Value) -> Value {
         "structuredContent": Value::Object(fields),
         "isError": is_error,
     })
+}
+
+/// Ends the list at `key` before the item that would take its JSON past `allowance_bytes` (the first item is always
+/// kept), and then counts the whole list in `total_key`.
+fn bound_list(fields: &mut Map<String, Value>, key: &str, total_key: &str, allowance_bytes: usize) {
+    let Some(Value::Array(items)) = fields.get_mut(key) else {
+        return;
+    };
+    let total = items.len();
+    let mut bytes = 0usize;
+    let kept = items
+        .iter()
+        .position(|item| {
+            bytes = bytes.saturating_add(item.to_string().len() + 1);
+            bytes > allowance_bytes
+        })
+        .unwrap_or(total)
+        .max(1);
+    if kept < total {
+        items.truncate(kept);
+        fields.insert(total_key.into(), json!(total));
+    }
 }
 
 /// An image answer's picture as an MCP `image` content block, its `data` taken out of `fields`; `None` for any
@@ -236,6 +288,44 @@ mod tests {
         );
         assert_eq!(structured["clamped_lines"][63]["line"], json!(64));
         assert_eq!(structured["clamped_lines_total"], json!(100));
+    }
+
+    #[test]
+    fn a_read_files_reply_keeps_each_files_cursor_and_ends_its_lists_at_their_allowance() {
+        let file = |n: u64| {
+            json!({"requested": format!("f{n:03}.txt"), "status": "ok", "content_returned": true,
+                   "path": format!("/w/f{n:03}.txt"), "start_line": 1, "start_column": 0, "end_line": 2,
+                   "lines_returned": 2, "total_lines": 9, "truncated": true, "truncated_by": ["limit"],
+                   "next_offset": 3, "next_column": null, "clamped_lines": [], "file_size": 90,
+                   "encoding": {"encoding": "utf8"}, "budget": {"unit": "characters", "limit": 9, "used": 4}})
+        };
+        let left_out: Vec<Value> = (0..150)
+            .map(|n| json!({"path": format!("/w/g{n:03}.txt"), "arguments": {"path": format!("/w/g{n:03}.txt")}}))
+            .collect();
+        let answer = json!({"status": "ok", "content_returned": true, "files": (0..100).map(file).collect::<Vec<_>>(),
+                            "left_out": left_out, "hint": "h", "text": "t"});
+        let reply = call_tool_result(answer);
+        let fields = &reply["structuredContent"];
+        let files = fields["files"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        assert_eq!(
+            files.first(),
+            Some(
+                &json!({"requested": "f000.txt", "status": "ok", "content_returned": true, "path": "/w/f000.txt",
+                         "start_line": 1, "end_line": 2, "total_lines": 9, "truncated": true, "next_offset": 3,
+                         "next_column": null})
+            )
+        );
+        // 6 KiB holds 34 of these files (179 bytes each and a comma), 3 KiB 52 left-out paths (57 and a comma).
+        assert_eq!(
+            (files.len(), fields["files_total"].clone()),
+            (34, json!(100))
+        );
+        let listed = fields["left_out"].as_array().map_or(0, Vec::len);
+        assert_eq!((listed, fields["left_out_total"].clone()), (52, json!(150)));
+        assert!(fields.to_string().len() <= FIELDS_ALLOWANCE_BYTES);
     }
 
     #[test]

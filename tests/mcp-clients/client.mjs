@@ -145,8 +145,11 @@ async function checkCensus(client) {
   result = await call(client, 'read_files', { paths: ['five.txt', 'tree/d0/*.txt'] });
   const sc = result.structuredContent ?? {};
   problems = noError(result);
-  const total = (sc.files ?? []).length + (sc.left_out ?? []).length;
+  // The lists end at their allowance; `files_total` and `left_out_total` count them then.
+  const read = sc.files_total ?? (sc.files ?? []).length;
+  const total = read + (sc.left_out_total ?? (sc.left_out ?? []).length);
   if (total !== 51) problems.push(`${total} files read or left out, not 51`);
+  if ((result.content[0]?.text ?? '').split('==> ').length - 1 !== read) problems.push('not one ==> path <== line a file read');
   if (!result.content[0]?.text?.startsWith('==> ')) problems.push('the text does not start with a ==> path <== line');
   report('read_files: a path and a pattern, 51 files read or named in left_out', problems);
 }

@@ -333,9 +333,12 @@ async def check_census(session: ClientSession) -> None:
 
     many = await call(session, "read_files", {"paths": ["five.txt", "tree/d0/*.txt"]})
     sc = many.structured_content or {}
-    files, left_out = sc.get("files", []), sc.get("left_out", [])
+    # The lists end at their allowance; `files_total` and `left_out_total` count them then.
+    files = sc.get("files_total", len(sc.get("files", [])))
+    left_out = sc.get("left_out_total", len(sc.get("left_out", [])))
     problems = no_error(many)
-    problems += [] if len(files) + len(left_out) == 51 else [f"{len(files)} files and {len(left_out)} left out"]
+    problems += [] if files + left_out == 51 else [f"{files} files and {left_out} left out"]
+    problems += [] if only_text(many).count("==> ") == files else ["not one ==> path <== line a file read"]
     problems += [] if only_text(many).startswith("==> ") else ["the text does not start with a ==> path <== line"]
     report("read_files: a path and a pattern, 51 files read or named in left_out", problems)
 
