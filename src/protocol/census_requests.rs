@@ -8,10 +8,11 @@ use crate::error::ReadError;
 use crate::read::ReadManyRequest;
 use crate::search::SearchRequest;
 
-/// The fields of `read_many`.
+/// The fields of `read_many`: the `read_files` tool's arguments and `content`, which only a host asks for
+/// ([`HOST_ONLY_FIELDS`](super::requests::HOST_ONLY_FIELDS)).
 pub const READ_MANY_FIELDS: &[&str] = &["paths", "limit", "fresh", "content"];
 
-/// The fields of `search`.
+/// The fields of `search`: the `search` tool's arguments and `content`.
 pub const SEARCH_FIELDS: &[&str] = &[
     "pattern",
     "path",

@@ -267,11 +267,24 @@ pub fn parse_request(value: &Value) -> Result<(Request, Vec<String>), ReadError>
             Vec::new(),
         ));
     }
-    // Read by the session when it builds the answer (`asks_content`); checked here with every other field.
-    fields.opt_bool("content")?;
     let mut notes = Vec::new();
+    // Read again by the session when it builds the answer (`asks_content`); checked here with every other field.
+    fields.lenient_bool("content", &mut notes)?;
     let request = op_request(op, &fields, &mut notes)?;
     Ok((request, notes))
+}
+
+/// Whether `request` (a request object [`parse_request`] took) asks for the window's `content` beside the `text`
+/// that carries it: `"content": true`, or the string `"true"` read as that.
+pub fn asks_content(request: &Value) -> bool {
+    let Some(map) = request.as_object() else {
+        return false;
+    };
+    let fields = Fields { op: "", map };
+    matches!(
+        fields.lenient_bool("content", &mut Vec::new()),
+        Ok(Some(true))
+    )
 }
 
 /// The request of the op `op` (known, its fields checked) from `fields`, with the notes on how model-shaped
@@ -380,6 +393,10 @@ fn call_arguments(
     }
 }
 
+/// The fields of an op that a host asks for and a model's tool call never does: `content` (the text carries the
+/// window).
+pub const HOST_ONLY_FIELDS: &[&str] = &["content"];
+
 /// A `tool_call`: `name` (`read_file` or `check_write`) and `arguments` (see [`call_arguments`]), read as the op
 /// the tool stands for, with refusals that name the tool and its arguments rather than the op.
 fn tool_call(fields: &Fields) -> Result<(Request, Vec<String>), ReadError> {
@@ -406,6 +423,11 @@ fn tool_call(fields: &Fields) -> Result<(Request, Vec<String>), ReadError> {
             )))
         }
     };
+    let allowed: Vec<&str> = allowed
+        .iter()
+        .copied()
+        .filter(|field| !HOST_ONLY_FIELDS.contains(field))
+        .collect();
     if let Some(extra) = arguments
         .keys()
         .find(|key| !allowed.contains(&key.as_str()))

@@ -15,7 +15,7 @@ use super::mcp_server::{
     resolve_roots, roots_json, with_mcp_budget, INSTRUCTIONS, SERVER_NAME, SERVER_VERSION,
 };
 use super::options::options_json;
-use super::requests::{parse_request, CaptureEnd, LinkRefusal, Request};
+use super::requests::{asks_content, parse_request, CaptureEnd, LinkRefusal, Request};
 use super::tools::{definitions, Format};
 use crate::capture::CaptureInput;
 use crate::error::ReadError;
@@ -438,11 +438,6 @@ fn ended(mut result: crate::spill::CaptureResult, end: CaptureEnd) -> crate::spi
     result
 }
 
-/// Whether a request asks for the window's `content` beside the `text` that carries it (`"content": true`).
-fn asks_content(request: &Value) -> bool {
-    request.get("content") == Some(&Value::Bool(true))
-}
-
 /// A tool call's answer always carries `text`, what the model sees: `ok` for a check that passed.
 fn with_text(mut answer: Value) -> Value {
     if let Value::Object(fields) = &mut answer {
@@ -513,7 +508,39 @@ mod tests {
         assert_eq!(refused["error"]["kind"], "invalid_request");
         assert_eq!(
             refused["error"]["message"],
-            "`content` must be a boolean, not a string"
+            "`content` must be true or false, as a JSON boolean, not the string \"yes\""
+        );
+        // A model's call never asks for it: the tools refuse the argument.
+        for (tool, arguments, listed) in [
+            (
+                "read_files",
+                json!({"paths": ["a.txt"], "content": true}),
+                "paths, limit, fresh",
+            ),
+            (
+                "search",
+                json!({"pattern": "one", "content": true}),
+                "pattern, path, regex, case_sensitive, context, offset, limit",
+            ),
+        ] {
+            let call = ask(
+                &mut session,
+                json!({"op": "tool_call", "name": tool, "arguments": arguments}),
+            );
+            assert_eq!(
+                call["error"]["message"],
+                format!("unknown argument `content` for {tool}; its arguments are: {listed}")
+            );
+        }
+        // The string "true" is read as the boolean, with a note, as `fresh` is.
+        let lenient = ask(
+            &mut session,
+            json!({"op": "read", "path": "a.txt", "offset": 3, "content": "true", "fresh": true}),
+        );
+        assert_eq!(lenient["content"], "3|three\n");
+        assert_eq!(
+            lenient["warnings"][0],
+            "`content` was the string \"true\"; it was read as the boolean true. Send booleans as JSON true or false."
         );
     }
 
