@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Per-read latency of the JavaScript host: lines 40-60 of a 100-line source file (the small read of
-// docs/benchmarks.md), median over many calls.
+// docs/benchmarks.md), median over many calls; then a 2,000-line page (200 kB) with its window once (in `text`) and
+// with `content: true` (twice, as every answer was before issue 30), a twentieth as many reads.
 //
 //   node hosts/js/bench.mjs [--runs N]      (default 2001 warm reads; a tenth as many for the fresh-instance rows)
 //
@@ -43,6 +44,21 @@ function check(answer, i) {
   }
 }
 
+/** The median of `runs` reads of the 2,000-line page at `path`, asking for `content` on its own or not. */
+function timePage(session, path, runs, content) {
+  const micros = [];
+  for (let i = 0; i < runs + 5; i += 1) {
+    const start = process.hrtime.bigint();
+    const answer = session.read(path, { limit: 2000, content });
+    const took = Number(process.hrtime.bigint() - start) / 1000;
+    if (answer.status !== 'ok' || answer.lines_returned !== 2000 || (answer.content !== undefined) !== content) {
+      throw new Error(`page read ${i}: not the expected window: ${JSON.stringify(answer).slice(0, 400)}`);
+    }
+    if (i >= 5) micros.push(took);
+  }
+  return { median: median(micros), runs };
+}
+
 function time(runs, call) {
   for (let i = 0; i < 20; i += 1) check(call(i), i);
   const micros = [];
@@ -69,8 +85,9 @@ try {
   const source = sampleSource();
   writeFileSync(join(dir, 'sample.rs'), source);
   const path = join(dir, 'sample.rs');
-  // u32 thresholds: the tripwire warns at the largest value but one and blocks at the largest.
-  const config = { dedup: false, loop_warn_at: 4294967294, loop_block_at: 4294967295 };
+  // u32 thresholds: the tripwire warns at the largest value but one and blocks at the largest; a budget the
+  // 2,000-line page fits in.
+  const config = { dedup: false, loop_warn_at: 4294967294, loop_block_at: 4294967295, budget: { characters: 1_000_000 } };
   const at = (i) => ({ offset: 40 + (i % 2), limit: 21 });
 
   const loadStart = process.hrtime.bigint();
@@ -78,6 +95,10 @@ try {
   const loadMs = Number(process.hrtime.bigint() - loadStart) / 1e6;
 
   const session = reader.session(dir, config);
+  const pageLines = Array.from({ length: 2000 }, (_, n) => `${String(n + 1).padStart(8, '0')} ${'x'.repeat(90)}\n`);
+  writeFileSync(join(dir, 'page.log'), pageLines.join(''));
+  const pagePath = join(dir, 'page.log');
+  const pageRuns = Math.max(1, Math.floor(runs / 20));
   const rows = [
     ['warm session, `session.read`', time(runs, (i) => session.read(path, at(i)))],
     ['stateless, `session.readOnce` (the warm instance)', time(runs, (i) => session.readOnce(path, at(i)))],
@@ -91,6 +112,8 @@ try {
         return answer;
       }),
     ],
+    ['a 2,000-line page (200 kB), the window once (in `text`)', timePage(session, pagePath, pageRuns, false)],
+    ['the same page, `content: true` (the window twice, as before issue 30)', timePage(session, pagePath, pageRuns, true)],
   ];
   console.log(`read-window JS host: lines 40-60 of a 100-line file (${source.length} bytes)`);
   console.log(`Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}); component loaded in ${loadMs.toFixed(1)} ms`);

@@ -4,7 +4,9 @@
 Loads the component once, opens one session (dedup off and the loop tripwire out of reach, so every call returns
 the full window rather than a stub or a refusal), warms it up, then times ``Session.read(path, offset=40,
 limit=21)`` (Python arguments in, the JSON-shaped dict out) call by call, and prints the median with the 10th and
-90th percentiles. Also prints the load time and the median of ``ReadWindow.read_once`` (a fresh store per call).
+90th percentiles. Also prints the load time, the median of ``ReadWindow.read_once`` (a fresh store per call), and
+the median of a 2,000-line page (200 kB) with its window once (in ``text``) and, ``content=True``, twice (``text``
+and ``content``, as every answer was before issue 30).
 
 Usage: PYTHONPATH=hosts/python python hosts/python/bench.py [reads]     (default 5000 reads)
 """
@@ -33,11 +35,20 @@ def main() -> None:
         with open(os.path.join(root, "sample.rs"), "w", encoding="utf-8") as sample:
             for number in range(1, 101):
                 sample.write(f'    let value_{number} = compute({number}, "text {number}"); // line {number}\n')
+        with open(os.path.join(root, "page.log"), "w", encoding="utf-8") as page_file:
+            for number in range(1, 2001):
+                page_file.write(f"{number:08} " + "x" * 90 + "\n")
 
         started = time.perf_counter()
         reader = ReadWindow()
         loaded = time.perf_counter() - started
-        config = {"dedup": False, "loop_warn_at": U32_MAX - 1, "loop_block_at": U32_MAX}
+        # No stubs and no tripwire, so each call returns its window; a budget the 2,000-line page fits in.
+        config = {
+            "dedup": False,
+            "loop_warn_at": U32_MAX - 1,
+            "loop_block_at": U32_MAX,
+            "budget": {"characters": 1000000},
+        }
         session = reader.session({"/w": root}, config)
 
         def read():
@@ -61,11 +72,24 @@ def main() -> None:
             if answer["status"] != "ok":
                 raise SystemExit(f"unexpected answer: {answer}")
 
+        pages = {}
+        for content in (False, True):
+            page_times = []
+            for _ in range(100):
+                began = time.perf_counter()
+                answer = session.read("page.log", limit=2000, content=content)
+                page_times.append(time.perf_counter() - began)
+                if answer["status"] != "ok" or answer["lines_returned"] != 2000 or ("content" in answer) != content:
+                    raise SystemExit(f"unexpected page answer: {str(answer)[:400]}")
+            pages[content] = percentiles(page_times)[0]
+
     median, p10, p90 = percentiles(timings)
     once_median, _, _ = percentiles(once)
     print(f"component load (compile, link): {loaded * 1e3:.0f} ms")
     print(f"Session.read, lines 40-60 of 100, warm, {reads} reads: median {median:.1f} us (p10 {p10:.1f}, p90 {p90:.1f})")
     print(f"ReadWindow.read_once (a fresh store per call), 200 reads: median {once_median:.1f} us")
+    print(f"Session.read, a 2,000-line page (200 kB), 100 reads: median {pages[False]:.0f} us with the window once; "
+          f"{pages[True]:.0f} us with content=True (twice): {pages[True] / pages[False]:.2f}x")
 
 
 if __name__ == "__main__":
