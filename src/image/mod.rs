@@ -88,6 +88,9 @@ impl std::fmt::Display for PixelRegion {
     }
 }
 
+/// Characters of an image window's base64 at most by default: 5 MiB, what the Anthropic API checks.
+pub const MAX_BASE64_BYTES: u64 = 5_242_880;
+
 /// What an image window may hold.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImageBudget {
@@ -104,7 +107,7 @@ impl Default for ImageBudget {
         ImageBudget {
             max_side_px: 1568,
             max_pixels: 1_150_000,
-            max_base64_bytes: 5_242_880,
+            max_base64_bytes: MAX_BASE64_BYTES,
         }
     }
 }

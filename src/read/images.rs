@@ -85,7 +85,8 @@ fn region_refusal(requested: &str, config: &Config, request: &ReadRequest) -> Re
 }
 
 /// The image window of `file` (`format`, the file `resolved`): the region asked for, fitted to the default
-/// budget. Errors: `too_large` (a header over the caps), `malformed_image`, `invalid_request` (a region that
+/// budget with at most `max_base64_bytes` of base64 (less than the default in a `read_many` whose images shared
+/// it). Errors: `too_large` (a header over the caps), `malformed_image`, `invalid_request` (a region that
 /// starts outside the image or is empty), `io`.
 #[cfg(feature = "images")]
 pub(super) fn image_result<S: ByteSource>(
@@ -93,10 +94,14 @@ pub(super) fn image_result<S: ByteSource>(
     format: ImageFormat,
     resolved: &Resolved,
     request: &ReadRequest,
+    max_base64_bytes: u64,
 ) -> Result<ImageResult, ReadError> {
     use crate::image::{ImageBudget, ImageErrorKind};
     let requested = request.path.as_str();
-    let budget = ImageBudget::default();
+    let budget = ImageBudget {
+        max_base64_bytes: max_base64_bytes.min(crate::image::MAX_BASE64_BYTES),
+        ..ImageBudget::default()
+    };
     let size = resolved.stat.size;
     let mut reader = crate::source::SourceReader::new(file, size);
     let decoded = crate::image::read_image(&mut reader, size, format, request.region, &budget);
@@ -135,6 +140,7 @@ pub(super) fn image_result<S: ByteSource>(
     format: ImageFormat,
     _resolved: &Resolved,
     request: &ReadRequest,
+    _max_base64_bytes: u64,
 ) -> Result<ImageResult, ReadError> {
     Err(ReadError::new(
         ErrorKind::Binary,

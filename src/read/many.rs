@@ -20,8 +20,19 @@ const MIN_SHARE_DIVISOR: u64 = 40;
 /// the budget left less this and its `==> path <==` line, then its frame is charged as it came out.
 const FRAME_ALLOWANCE_CHARS: u64 = 320;
 
-/// Names listed in the call's hint for the files read in part and for those left out; the rest are counted.
+/// The images of one call share one picture's base64 ([`MAX_BASE64_BYTES`](crate::image::MAX_BASE64_BYTES)):
+/// each is read with what the images before it left, and once less than this sixteenth is left the files after
+/// are left out.
+const MIN_IMAGE_SHARE_DIVISOR: u64 = 16;
+
+/// Pixels a model token stands for in a picture (Anthropic's `width * height / 750`): what an image costs in
+/// token mode.
+const PIXELS_PER_TOKEN: u64 = 750;
+
+/// Names listed in the call's hint for the files read in part and for those left out, at most, and characters
+/// of names a list holds at most; the rest are counted.
 const MAX_NAMED_IN_HINT: usize = 10;
+const MAX_NAMED_CHARS: usize = 400;
 
 /// One `read_many` call.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -87,9 +98,10 @@ fn tail_after(content: &str, hint: &str, warnings: &[String]) -> String {
     format!("{breaks}{}", window_text("", hint, warnings))
 }
 
-/// `==> path <==` and a line break.
+/// `==> path <==` and a line break, the path as prose writes it (a name holding a line feed is quoted, so it
+/// cannot start a line that looks like another file's).
 fn header_line(path: &str) -> String {
-    format!("==> {path} <==\n")
+    format!("==> {} <==\n", crate::prose::path_in_prose(path))
 }
 
 /// A file `read_many` did not read because the budget was spent.
@@ -150,6 +162,8 @@ impl Reader {
         // The files' text shares the budget but for the share kept for the call's hint.
         let files_limit = limit.saturating_sub(min_share);
         let mut used = 0u64;
+        let mut image_left = crate::image::MAX_BASE64_BYTES;
+        let min_image_share = image_left / MIN_IMAGE_SHARE_DIVISOR;
         let mut files = Vec::new();
         let mut left_out = Vec::new();
         for path in paths {
@@ -159,7 +173,7 @@ impl Reader {
             // A file is read with at least the minimum share for its window. Once one file is left out, so is every
             // file after it: the budget left only shrinks.
             let window_budget = remaining.saturating_sub(allowance);
-            if !left_out.is_empty() || window_budget < min_share {
+            if !left_out.is_empty() || window_budget < min_share || image_left < min_image_share {
                 left_out.push(LeftOut { path });
                 continue;
             }
@@ -173,14 +187,19 @@ impl Reader {
                 fs,
                 &file_request,
                 now_ms,
-                remaining_budget(&budget, window_budget),
+                (remaining_budget(&budget, window_budget), image_left),
             );
+            if let Ok(ReadOutcome::Image(image)) = &outcome {
+                // The picture travels as base64: four characters for each three bytes.
+                let base64 = (image.window.data.len() as u64).div_ceil(3) * 4;
+                image_left = image_left.saturating_sub(base64);
+            }
             let file = ManyFile {
                 requested: path,
                 outcome,
             };
-            let cost =
-                outcome_cost(&file.outcome).saturating_add(text_cost(&budget, &file.frame()));
+            let cost = outcome_cost(&budget, &file.outcome)
+                .saturating_add(text_cost(&budget, &file.frame()));
             used = used.saturating_add(cost);
             files.push(file);
         }
@@ -195,17 +214,19 @@ impl Reader {
         })
     }
 
-    /// One read with the budget `budget` in place of the config's.
+    /// One read with the budget and the characters of an image's base64 of `limits` in place of the session's.
     fn read_under<F: FileSystem + ?Sized>(
         &mut self,
         fs: &mut F,
         request: &ReadRequest,
         now_ms: u64,
-        budget: Budget,
+        limits: (Budget, u64),
     ) -> Result<ReadOutcome, ReadError> {
-        let kept = std::mem::replace(&mut self.config.budget, budget);
+        let kept = std::mem::replace(&mut self.config.budget, limits.0);
+        let kept_image = std::mem::replace(&mut self.image_base64_limit, limits.1);
         let outcome = self.read(fs, request, now_ms);
         self.config.budget = kept;
+        self.image_base64_limit = kept_image;
         outcome
     }
 
@@ -290,36 +311,66 @@ fn remaining_budget(budget: &Budget, remaining: u64) -> Budget {
     }
 }
 
-/// What an answer's content cost of the budget: a window's or an image's used budget, nothing for a stub or an
-/// error.
-fn outcome_cost(outcome: &Result<ReadOutcome, ReadError>) -> u64 {
+/// What an answer's window cost of `budget` (its frame is charged apart): a window's or a listing's used budget,
+/// in token mode an image's pixels at [`PIXELS_PER_TOKEN`] (in character mode a picture holds no characters),
+/// nothing for a stub or an error.
+fn outcome_cost(budget: &Budget, outcome: &Result<ReadOutcome, ReadError>) -> u64 {
     match outcome {
         Ok(ReadOutcome::Window(result)) => result.budget.used,
         Ok(ReadOutcome::Listing(listing)) => listing.budget.used,
-        Ok(ReadOutcome::Unchanged(_) | ReadOutcome::Image(_)) | Err(_) => 0,
+        Ok(ReadOutcome::Image(image)) => match budget {
+            Budget::Tokens { .. } => (u64::from(image.window.width)
+                * u64::from(image.window.height))
+            .div_ceil(PIXELS_PER_TOKEN),
+            Budget::Characters(_) => 0,
+        },
+        Ok(ReadOutcome::Unchanged(_)) | Err(_) => 0,
+    }
+}
+
+/// How a call's files came out: read whole, read in part (their paths), unchanged, refused or failed.
+#[derive(Default)]
+struct Tally<'a> {
+    whole: u64,
+    partial: Vec<&'a str>,
+    unchanged: u64,
+    failed: u64,
+}
+
+impl<'a> Tally<'a> {
+    /// Counts `files` by how each came out.
+    fn of(files: &'a [ManyFile]) -> Tally<'a> {
+        let mut tally = Tally::default();
+        for file in files {
+            match &file.outcome {
+                // A clamped line is read in part too: its clamp marker names the column that continues it.
+                Ok(ReadOutcome::Window(result))
+                    if result.window.next_offset.is_some()
+                        || !result.window.clamped_lines.is_empty() =>
+                {
+                    tally.partial.push(result.path.as_str())
+                }
+                Ok(ReadOutcome::Listing(listing)) if listing.next_offset.is_some() => {
+                    tally.partial.push(listing.path.as_str())
+                }
+                Ok(ReadOutcome::Unchanged(_)) => tally.unchanged += 1,
+                Ok(_) => tally.whole += 1,
+                Err(_) => tally.failed += 1,
+            }
+        }
+        tally
     }
 }
 
 /// The call's hint: how many files were read whole, in part, unchanged or refused, what the budget left out and
 /// the call that reads it.
 fn many_hint(files: &[ManyFile], left_out: &[LeftOut], budget: &BudgetReport) -> String {
-    let mut whole = 0u64;
-    let mut partial = Vec::new();
-    let mut unchanged = 0u64;
-    let mut failed = 0u64;
-    for file in files {
-        match &file.outcome {
-            Ok(ReadOutcome::Window(result)) if result.window.next_offset.is_some() => {
-                partial.push(result.path.as_str())
-            }
-            Ok(ReadOutcome::Listing(listing)) if listing.next_offset.is_some() => {
-                partial.push(listing.path.as_str())
-            }
-            Ok(ReadOutcome::Unchanged(_)) => unchanged += 1,
-            Ok(_) => whole += 1,
-            Err(_) => failed += 1,
-        }
-    }
+    let Tally {
+        whole,
+        partial,
+        unchanged,
+        failed,
+    } = Tally::of(files);
     let total = files.len() + left_out.len();
     if files.is_empty() && left_out.is_empty() {
         return "No file was read in this call: its patterns matched no file that can be read (the warnings say \
@@ -342,30 +393,38 @@ fn many_hint(files: &[ManyFile], left_out: &[LeftOut], budget: &BudgetReport) ->
     if failed > 0 {
         counts.push(format!("{} refused or failed", grouped(failed)));
     }
+    let counted = if counts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", counts.join(", "))
+    };
     let mut hint = format!(
-        "{} of {} read in this call ({}",
+        "{} of {} read in this call{counted}",
         grouped(files.len() as u64),
         plural(total as u64, "file", "files"),
-        counts.join(", ")
     );
     hint.push_str(&format!(
-        "); their text used {} of the budget of {}.",
+        "; their text used {} of the budget of {}.",
         grouped(budget.used),
         unit_count(budget)
     ));
     if !partial.is_empty() {
         hint.push_str(&format!(
-            " Each file read in part says in its own hint the offset that continues it ({}).",
+            " Each file read in part says in its own hint the offset (or the column) that continues it ({}).",
             named_list(&partial)
         ));
     }
     if !left_out.is_empty() {
         let names: Vec<&str> = left_out.iter().map(|file| file.path.as_str()).collect();
-        let last = if files.is_empty() { "all" } else { "the last" };
+        let which = match (files.is_empty(), left_out.len()) {
+            (true, 1) => "the one file".to_owned(),
+            (true, count) => format!("all {} files", grouped(count as u64)),
+            (false, 1) => "the last file".to_owned(),
+            (false, count) => format!("the last {} files", grouped(count as u64)),
+        };
         hint.push_str(&format!(
-            " Left out for the budget, not read at all: {last} {} of the call ({}). Read them with another \
+            " Left out for the budget, not read at all: {which} of the call ({}). Read them with another \
              read_many of those paths, or one read of each.",
-            plural(left_out.len() as u64, "file", "files"),
             named_list(&names)
         ));
     } else {
@@ -374,11 +433,23 @@ fn many_hint(files: &[ManyFile], left_out: &[LeftOut], budget: &BudgetReport) ->
     hint
 }
 
-/// `names` joined with commas, the first [`MAX_NAMED_IN_HINT`] and then how many more: `a, b, then 3 more`.
+/// `names` as prose writes them, joined with commas: the first [`MAX_NAMED_IN_HINT`] within [`MAX_NAMED_CHARS`]
+/// (always the first), then how many more: `a, b, then 3 more`.
 fn named_list(names: &[&str]) -> String {
-    let shown = names.len().min(MAX_NAMED_IN_HINT);
-    let listed = names.get(..shown).unwrap_or(names).join(", ");
-    match names.len() - shown {
+    let mut listed = String::new();
+    let mut shown = 0usize;
+    for name in names.iter().take(MAX_NAMED_IN_HINT) {
+        let name = crate::prose::path_in_prose(name);
+        if shown > 0 && listed.len() + name.len() > MAX_NAMED_CHARS {
+            break;
+        }
+        if shown > 0 {
+            listed.push_str(", ");
+        }
+        listed.push_str(&name);
+        shown += 1;
+    }
+    match names.len().saturating_sub(shown) {
         0 => listed,
         more => format!("{listed}, then {} more", grouped(more as u64)),
     }
@@ -389,5 +460,44 @@ fn unit_count(budget: &BudgetReport) -> String {
     match budget.unit {
         BudgetUnit::Characters => plural(budget.limit, "character", "characters"),
         BudgetUnit::Tokens => plural(budget.limit, "token", "tokens"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_that_read_nothing_counts_what_it_left_out_without_empty_counts() {
+        let left_out: Vec<LeftOut> = ["/w/a", "/w/b"]
+            .into_iter()
+            .map(|path| LeftOut { path: path.into() })
+            .collect();
+        let budget = BudgetReport {
+            unit: BudgetUnit::Characters,
+            limit: 100,
+            used: 0,
+            cap: None,
+        };
+        assert_eq!(
+            many_hint(&[], &left_out, &budget),
+            "0 of 2 files read in this call; their text used 0 of the budget of 100 characters. Left out for the \
+             budget, not read at all: all 2 files of the call (/w/a, /w/b). Read them with another read_many of \
+             those paths, or one read of each."
+        );
+    }
+
+    #[test]
+    fn the_hint_names_ten_files_within_400_characters_then_counts_the_rest() {
+        let short: Vec<String> = (0..25).map(|n| format!("/w/f{n:02}")).collect();
+        let short: Vec<&str> = short.iter().map(String::as_str).collect();
+        assert_eq!(
+            named_list(&short),
+            "/w/f00, /w/f01, /w/f02, /w/f03, /w/f04, /w/f05, /w/f06, /w/f07, /w/f08, /w/f09, then 15 more"
+        );
+        let long = "x".repeat(300);
+        let long = [long.as_str(), long.as_str(), "/w/last"];
+        assert_eq!(named_list(&long), format!("{}, then 2 more", long[0]));
+        assert_eq!(named_list(&["a\nb"]), "\"a\\nb\"");
     }
 }

@@ -302,3 +302,55 @@ fn the_cli_writes_the_picture_with_out_and_takes_a_region() {
         "read-window: --out never.png: nothing written, the answer is not an image\n"
     );
 }
+
+#[test]
+fn the_images_of_a_read_many_share_one_pictures_base64_and_the_files_after_are_left_out() {
+    let sandbox = Sandbox::new();
+    // Noise does not compress: each 1,000 x 1,000 PNG is about 3 MB, 4 MB of base64, and fits alone as it is.
+    let noise = |seed: u32| {
+        rgb_png(1000, 1000, move |x, y| {
+            let n = (x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663) ^ seed)
+                .wrapping_mul(2_654_435_761);
+            [(n >> 8) as u8, (n >> 16) as u8, (n >> 24) as u8]
+        })
+    };
+    let paths: Vec<String> = (1..=4)
+        .map(|n| sandbox.write(&format!("shots/{n}.png"), noise(n)))
+        .collect();
+    let notes = sandbox.write("shots/notes.txt", "one\n");
+    let mut all = paths.clone();
+    all.push(notes.clone());
+    let mut session = sandbox.default_session();
+    let answer = crate::common::ask(&mut session, json!({"op": "read_many", "paths": all}));
+    let files = answer["files"].as_array().unwrap();
+    let base64: Vec<usize> = files
+        .iter()
+        .map(|file| file["data"].as_str().map_or(0, str::len))
+        .collect();
+    // The first is its own bytes; the second is encoded again to fit what the first left (a JPEG: noise has too
+    // many colours for a PNG that small); then less than a sixteenth is left.
+    assert_eq!(files.len(), 2, "{base64:?}");
+    assert!(base64.iter().sum::<usize>() as u64 <= 5 * MIB, "{base64:?}");
+    assert_eq!(files[0]["image"]["mime_type"], "image/png");
+    assert_eq!(
+        base64[0],
+        4 * std::fs::metadata(sandbox.host("shots/1.png"))
+            .unwrap()
+            .len()
+            .div_ceil(3) as usize
+    );
+    assert_eq!(files[1]["image"]["mime_type"], "image/jpeg");
+    let left_out: Vec<&str> = answer["left_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        left_out,
+        [paths[2].as_str(), paths[3].as_str(), notes.as_str()]
+    );
+    // A single read of a file left out gets the whole image budget again.
+    let alone = read(&mut session, &paths[2], json!({}));
+    assert_eq!(alone["image"]["scale"], 1.0, "{}", alone["hint"]);
+}
