@@ -27,7 +27,8 @@ pub const MAX_LISTED_EMPTY_RANGES: usize = 24;
 /// reply's JSON is at most its text (escaped) plus this.
 pub const FIELDS_ALLOWANCE_BYTES: usize = 12 * 1024;
 
-/// The keys of a `read_files` file a reply keeps: what it is and its cursor (its hint in the text says the rest).
+/// The keys of a `read_files` file a reply keeps: what it is (a listing's count, an image's size and region) and
+/// its cursor; its hint in the text says the rest.
 const FILE_KEYS: &[&str] = &[
     "requested",
     "status",
@@ -37,8 +38,12 @@ const FILE_KEYS: &[&str] = &[
     "end_line",
     "total_lines",
     "truncated",
+    "truncated_by",
     "next_offset",
     "next_column",
+    "listing",
+    "total_entries",
+    "image",
     "error",
 ];
 
@@ -314,14 +319,14 @@ mod tests {
             files.first(),
             Some(
                 &json!({"requested": "f000.txt", "status": "ok", "content_returned": true, "path": "/w/f000.txt",
-                         "start_line": 1, "end_line": 2, "total_lines": 9, "truncated": true, "next_offset": 3,
-                         "next_column": null})
+                         "start_line": 1, "end_line": 2, "total_lines": 9, "truncated": true,
+                         "truncated_by": ["limit"], "next_offset": 3, "next_column": null})
             )
         );
-        // 6 KiB holds 34 of these files (179 bytes each and a comma), 3 KiB 52 left-out paths (57 and a comma).
+        // 6 KiB holds 29 of these files (204 bytes each and a comma), 3 KiB 52 left-out paths (57 and a comma).
         assert_eq!(
             (files.len(), fields["files_total"].clone()),
-            (34, json!(100))
+            (29, json!(100))
         );
         let listed = fields["left_out"].as_array().map_or(0, Vec::len);
         assert_eq!((listed, fields["left_out_total"].clone()), (52, json!(150)));
