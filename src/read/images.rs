@@ -85,8 +85,7 @@ fn region_refusal(requested: &str, config: &Config, request: &ReadRequest) -> Re
 }
 
 /// The image window of `file` (`format`, the file `resolved`): the region asked for, fitted to the default
-/// budget with at most `max_base64_bytes` of base64 (less than the default in a `read_many` whose images shared
-/// it). Errors: `too_large` (a header over the caps), `malformed_image`, `invalid_request` (a region that
+/// `budget` (the default, or in `read_many` what the call's images and its token budget left). Errors: `too_large` (a header over the caps), `malformed_image`, `invalid_request` (a region that
 /// starts outside the image or is empty), `io`.
 #[cfg(feature = "images")]
 pub(super) fn image_result<S: ByteSource>(
@@ -94,17 +93,13 @@ pub(super) fn image_result<S: ByteSource>(
     format: ImageFormat,
     resolved: &Resolved,
     request: &ReadRequest,
-    max_base64_bytes: u64,
+    budget: &crate::image::ImageBudget,
 ) -> Result<ImageResult, ReadError> {
-    use crate::image::{ImageBudget, ImageErrorKind};
+    use crate::image::ImageErrorKind;
     let requested = request.path.as_str();
-    let budget = ImageBudget {
-        max_base64_bytes: max_base64_bytes.min(crate::image::MAX_BASE64_BYTES),
-        ..ImageBudget::default()
-    };
     let size = resolved.stat.size;
     let mut reader = crate::source::SourceReader::new(file, size);
-    let decoded = crate::image::read_image(&mut reader, size, format, request.region, &budget);
+    let decoded = crate::image::read_image(&mut reader, size, format, request.region, budget);
     if let Some(error) = reader.take_error() {
         return Err(error.into_read_error(requested));
     }
@@ -123,7 +118,7 @@ pub(super) fn image_result<S: ByteSource>(
             ),
         )
     })?;
-    let hint = crate::image::hint(&window, &resolved.path, &budget);
+    let hint = crate::image::hint(&window, &resolved.path, budget);
     Ok(ImageResult {
         window,
         path: resolved.path.clone(),
@@ -140,7 +135,7 @@ pub(super) fn image_result<S: ByteSource>(
     format: ImageFormat,
     _resolved: &Resolved,
     request: &ReadRequest,
-    _max_base64_bytes: u64,
+    _budget: &crate::image::ImageBudget,
 ) -> Result<ImageResult, ReadError> {
     Err(ReadError::new(
         ErrorKind::Binary,

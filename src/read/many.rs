@@ -5,6 +5,7 @@
 //! stub's or an error's message), with a share kept for the call's own hint.
 
 use super::*;
+use crate::image::ImageBudget;
 use crate::prose::{grouped, plural};
 use crate::text::window_text;
 use crate::tokens::estimate_tokens;
@@ -145,16 +146,7 @@ impl Reader {
         request: &ReadManyRequest,
         now_ms: u64,
     ) -> Result<ReadManyResult, ReadError> {
-        if request.paths.is_empty() {
-            return Err(ReadError::invalid(
-                "`paths` is empty: name at least one file (or a glob pattern such as src/*.rs) to read.",
-            ));
-        }
-        if request.limit == Some(0) {
-            return Err(ReadError::invalid(
-                "limit 0 asks for no lines; give a limit of at least 1, or leave it out for the default.",
-            ));
-        }
+        check_many(request)?;
         let (paths, mut warnings) = self.expanded_paths(fs, &request.paths)?;
         let budget = self.config.budget;
         let limit = budget.limit();
@@ -164,6 +156,8 @@ impl Reader {
         let mut used = 0u64;
         let mut image_left = crate::image::MAX_BASE64_BYTES;
         let min_image_share = image_left / MIN_IMAGE_SHARE_DIVISOR;
+        // Whether the files left out were left out because the images had spent their share.
+        let mut images_spent = false;
         let mut files = Vec::new();
         let mut left_out = Vec::new();
         for path in paths {
@@ -174,6 +168,9 @@ impl Reader {
             // file after it: the budget left only shrinks.
             let window_budget = remaining.saturating_sub(allowance);
             if !left_out.is_empty() || window_budget < min_share || image_left < min_image_share {
+                if left_out.is_empty() {
+                    images_spent = window_budget >= min_share;
+                }
                 left_out.push(LeftOut { path });
                 continue;
             }
@@ -187,13 +184,12 @@ impl Reader {
                 fs,
                 &file_request,
                 now_ms,
-                (remaining_budget(&budget, window_budget), image_left),
+                (
+                    remaining_budget(&budget, window_budget),
+                    image_budget(&budget, window_budget, image_left),
+                ),
             );
-            if let Ok(ReadOutcome::Image(image)) = &outcome {
-                // The picture travels as base64: four characters for each three bytes.
-                let base64 = (image.window.data.len() as u64).div_ceil(3) * 4;
-                image_left = image_left.saturating_sub(base64);
-            }
+            image_left = image_left.saturating_sub(base64_of(&outcome));
             let file = ManyFile {
                 requested: path,
                 outcome,
@@ -206,7 +202,7 @@ impl Reader {
         warnings.append(&mut self.pending_warnings);
         let report = BudgetReport::of(&budget, limit, used);
         Ok(ReadManyResult {
-            hint: many_hint(&files, &left_out, &report),
+            hint: many_hint(&files, &left_out, &report, images_spent),
             files,
             left_out,
             budget: report,
@@ -214,19 +210,19 @@ impl Reader {
         })
     }
 
-    /// One read with the budget and the characters of an image's base64 of `limits` in place of the session's.
+    /// One read with the budget and the image budget of `limits` in place of the session's.
     fn read_under<F: FileSystem + ?Sized>(
         &mut self,
         fs: &mut F,
         request: &ReadRequest,
         now_ms: u64,
-        limits: (Budget, u64),
+        limits: (Budget, ImageBudget),
     ) -> Result<ReadOutcome, ReadError> {
         let kept = std::mem::replace(&mut self.config.budget, limits.0);
-        let kept_image = std::mem::replace(&mut self.image_base64_limit, limits.1);
+        let kept_image = std::mem::replace(&mut self.image_budget, limits.1);
         let outcome = self.read(fs, request, now_ms);
         self.config.budget = kept;
-        self.image_base64_limit = kept_image;
+        self.image_budget = kept_image;
         outcome
     }
 
@@ -300,6 +296,44 @@ fn chars_in_unit(budget: &Budget, chars: u64) -> u64 {
     }
 }
 
+/// Refuses a `read_many` request with no paths or a limit of 0.
+fn check_many(request: &ReadManyRequest) -> Result<(), ReadError> {
+    if request.paths.is_empty() {
+        return Err(ReadError::invalid(
+            "`paths` is empty: name at least one file (or a glob pattern such as src/*.rs) to read.",
+        ));
+    }
+    if request.limit == Some(0) {
+        return Err(ReadError::invalid(
+            "limit 0 asks for no lines; give a limit of at least 1, or leave it out for the default.",
+        ));
+    }
+    Ok(())
+}
+
+/// The characters of an image answer's base64 (four for each three bytes); 0 for any other answer.
+fn base64_of(outcome: &Result<ReadOutcome, ReadError>) -> u64 {
+    match outcome {
+        Ok(ReadOutcome::Image(image)) => (image.window.data.len() as u64).div_ceil(3) * 4,
+        _ => 0,
+    }
+}
+
+/// What an image among a call's files may return: the base64 the images before it left and, in token mode, the
+/// pixels the `remaining` tokens pay for (at [`PIXELS_PER_TOKEN`]), each at most the default.
+fn image_budget(budget: &Budget, remaining: u64, base64_left: u64) -> ImageBudget {
+    let default = ImageBudget::default();
+    let max_pixels = match budget {
+        Budget::Tokens { .. } => remaining.saturating_mul(PIXELS_PER_TOKEN),
+        Budget::Characters(_) => default.max_pixels,
+    };
+    ImageBudget {
+        max_base64_bytes: base64_left.min(default.max_base64_bytes),
+        max_pixels: max_pixels.min(default.max_pixels),
+        ..default
+    }
+}
+
 /// `budget` with `remaining` as its limit, in the same unit.
 fn remaining_budget(budget: &Budget, remaining: u64) -> Budget {
     match *budget {
@@ -364,7 +398,12 @@ impl<'a> Tally<'a> {
 
 /// The call's hint: how many files were read whole, in part, unchanged or refused, what the budget left out and
 /// the call that reads it.
-fn many_hint(files: &[ManyFile], left_out: &[LeftOut], budget: &BudgetReport) -> String {
+fn many_hint(
+    files: &[ManyFile],
+    left_out: &[LeftOut],
+    budget: &BudgetReport,
+    images_spent: bool,
+) -> String {
     let Tally {
         whole,
         partial,
@@ -414,23 +453,40 @@ fn many_hint(files: &[ManyFile], left_out: &[LeftOut], budget: &BudgetReport) ->
             named_list(&partial)
         ));
     }
-    if !left_out.is_empty() {
-        let names: Vec<&str> = left_out.iter().map(|file| file.path.as_str()).collect();
-        let which = match (files.is_empty(), left_out.len()) {
-            (true, 1) => "the one file".to_owned(),
-            (true, count) => format!("all {} files", grouped(count as u64)),
-            (false, 1) => "the last file".to_owned(),
-            (false, count) => format!("the last {} files", grouped(count as u64)),
-        };
-        hint.push_str(&format!(
-            " Left out for the budget, not read at all: {which} of the call ({}). Read them with another \
-             read_many of those paths, or one read of each.",
-            named_list(&names)
-        ));
-    } else {
+    if left_out.is_empty() {
         hint.push_str(" Nothing was left out.");
+    } else {
+        hint.push_str(&left_out_sentence(files.is_empty(), left_out, images_spent));
     }
     hint
+}
+
+/// The hint's sentence on the files left out: which (the last of the call, or all when `none_read`), why (the
+/// budget, or the images' share when `images_spent`) and the call that reads them.
+fn left_out_sentence(none_read: bool, left_out: &[LeftOut], images_spent: bool) -> String {
+    let names: Vec<&str> = left_out.iter().map(|file| file.path.as_str()).collect();
+    let which = match (none_read, left_out.len()) {
+        (true, 1) => "the one file".to_owned(),
+        (true, count) => format!("all {} files", grouped(count as u64)),
+        (false, 1) => "the last file".to_owned(),
+        (false, count) => format!("the last {} files", grouped(count as u64)),
+    };
+    let why = if images_spent {
+        "once the call's images had used their shared 5 MiB of base64"
+    } else {
+        "for the budget"
+    };
+    let next = match (none_read, left_out.len()) {
+        (true, _) => {
+            "Read each with a read of its own: the budget has no room for read_many's frames."
+        }
+        (false, 1) => "Read it with another read_many of that path, or a read of it.",
+        (false, _) => "Read them with another read_many of those paths, or one read of each.",
+    };
+    format!(
+        " Left out {why}, not read at all: {which} of the call ({}). {next}",
+        named_list(&names)
+    )
 }
 
 /// `names` as prose writes them, joined with commas: the first [`MAX_NAMED_IN_HINT`] within [`MAX_NAMED_CHARS`]
@@ -480,10 +536,10 @@ mod tests {
             cap: None,
         };
         assert_eq!(
-            many_hint(&[], &left_out, &budget),
+            many_hint(&[], &left_out, &budget, false),
             "0 of 2 files read in this call; their text used 0 of the budget of 100 characters. Left out for the \
-             budget, not read at all: all 2 files of the call (/w/a, /w/b). Read them with another read_many of \
-             those paths, or one read of each."
+             budget, not read at all: all 2 files of the call (/w/a, /w/b). Read each with a read of its own: the \
+             budget has no room for read_many's frames."
         );
     }
 

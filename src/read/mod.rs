@@ -17,7 +17,7 @@ use crate::error::{ErrorKind, ReadError};
 use crate::guards::{check_device_name, CredentialPolicy};
 use crate::hint::{hint, hint_past_key, push_clamped, ClampedRest, Withheld};
 use crate::ignore_files::IgnoreFiles;
-use crate::image::MAX_BASE64_BYTES;
+use crate::image::ImageBudget;
 use crate::index::{
     fingerprint, print_prefix, FileIdentity, LineEndings, LineIndex, FINGERPRINT_BYTES,
 };
@@ -93,8 +93,8 @@ pub struct Reader {
     legacy: LegacyFiles,
     /// The documents this session extracted, per file version.
     documents: DocumentCache,
-    /// Characters of base64 an image read may return: the default, or in `read_many` what the call's images left.
-    image_base64_limit: u64,
+    /// What an image read may return: the default, or in `read_many` what the call's images and budget left.
+    image_budget: ImageBudget,
 }
 
 /// Reads one window with no session memory: no stubs, no tripwire, no index kept. The outcome is a window of
@@ -155,8 +155,9 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
         {
             Routed::Lines(file) => file,
             Routed::Image(file, format) => {
-                let mut image = image_result(file, format, &resolved, request, MAX_BASE64_BYTES)
-                    .map_err(|error| error.at_path(&resolved.path))?;
+                let mut image =
+                    image_result(file, format, &resolved, request, &ImageBudget::default())
+                        .map_err(|error| error.at_path(&resolved.path))?;
                 image.warnings = warnings;
                 image
                     .warnings
@@ -239,7 +240,7 @@ impl Reader {
             writes: announced::ExpectedWrites::default(),
             legacy: LegacyFiles::new(),
             documents: DocumentCache::new(),
-            image_base64_limit: MAX_BASE64_BYTES,
+            image_budget: ImageBudget::default(),
         }
     }
 

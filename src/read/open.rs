@@ -504,7 +504,7 @@ impl Reader {
         {
             Routed::Lines(file) => file,
             Routed::Image(file, format) => {
-                return image_result(file, format, resolved, request, self.image_base64_limit)
+                return image_result(file, format, resolved, request, &self.image_budget)
                     .map(Windowed::Image)
                     .map_err(|error| error.at_path(&resolved.path));
             }

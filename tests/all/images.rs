@@ -350,7 +350,50 @@ fn the_images_of_a_read_many_share_one_pictures_base64_and_the_files_after_are_l
         left_out,
         [paths[2].as_str(), paths[3].as_str(), notes.as_str()]
     );
+    let hint = answer["hint"].as_str().unwrap();
+    assert!(
+        hint.contains(&format!(
+            "Left out once the call's images had used their shared 5 MiB of base64, not read at all: the last 3 \
+             files of the call ({}, {}, {notes}).",
+            paths[2], paths[3]
+        )),
+        "{hint}"
+    );
     // A single read of a file left out gets the whole image budget again.
     let alone = read(&mut session, &paths[2], json!({}));
     assert_eq!(alone["image"]["scale"], 1.0, "{}", alone["hint"]);
+}
+
+#[test]
+fn in_token_mode_an_image_among_several_files_is_fitted_to_the_tokens_left() {
+    use read_window_host::{Budget, TokenBudget};
+    let sandbox = Sandbox::new();
+    let shot = sandbox.write(
+        "shot.png",
+        rgb_png(1000, 1000, |x, y| screenshot_pixel(x * 3, y * 3)),
+    );
+    let notes = sandbox.write("notes.txt", "one\ntwo\n");
+    let config = Config {
+        budget: Some(Budget::Tokens(TokenBudget {
+            cap: Some(1_000),
+            headroom: None,
+        })),
+        ..Config::default()
+    };
+    let mut session = sandbox.session(config);
+    let answer = crate::common::ask(
+        &mut session,
+        json!({"op": "read_many", "paths": [notes, shot]}),
+    );
+    let budget = &answer["budget"];
+    let image = &answer["files"][1]["image"];
+    let pixels = image["width"].as_u64().unwrap() * image["height"].as_u64().unwrap();
+    // 900 tokens aimed at; the picture is scaled so that its pixels, at 750 a token, fit what the text left.
+    assert_eq!(budget["limit"], 900, "{budget}");
+    assert!(image["scale"].as_f64().unwrap() < 1.0, "{image}");
+    assert!(budget["used"].as_u64().unwrap() <= 900, "{budget}");
+    assert!(
+        pixels.div_ceil(750) <= budget["used"].as_u64().unwrap(),
+        "{pixels} pixels, {budget}"
+    );
 }
