@@ -23,6 +23,15 @@ pub fn into_window_text(mut content: String, hint: &str, warnings: &[String]) ->
     content
 }
 
+/// What [`window_text`] puts after `content`: the line breaks that end it and make the blank line, the hint and
+/// the model's warnings (for a caller that counts what a window's text holds beside its content).
+pub fn window_tail(content: &str, hint: &str, warnings: &[String]) -> String {
+    let mut tail = String::with_capacity(tail_bytes(hint, warnings));
+    tail.push_str(breaks_after(content));
+    push_hint(&mut tail, hint, warnings);
+    tail
+}
+
 /// The warnings meant for the model: those not about the config.
 fn model_warnings(warnings: &[String]) -> impl Iterator<Item = &String> + Clone {
     warnings
@@ -41,12 +50,22 @@ fn tail_bytes(hint: &str, warnings: &[String]) -> usize {
 /// Appends to `text` (the window's content so far) the blank line when there is content, the hint and the model's
 /// warnings.
 fn push_tail(text: &mut String, hint: &str, warnings: &[String]) {
-    if !text.is_empty() {
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push('\n');
+    text.push_str(breaks_after(text));
+    push_hint(text, hint, warnings);
+}
+
+/// The line breaks after `content`: none for an empty window, else one to end its last line when it does not end
+/// in one, and one for the blank line.
+fn breaks_after(content: &str) -> &'static str {
+    match (content.is_empty(), content.ends_with('\n')) {
+        (true, _) => "",
+        (false, true) => "\n",
+        (false, false) => "\n\n",
     }
+}
+
+/// Appends `hint`, then each of the model's warnings on a line of its own.
+fn push_hint(text: &mut String, hint: &str, warnings: &[String]) {
     text.push_str(hint);
     for warning in model_warnings(warnings) {
         text.push('\n');
@@ -92,6 +111,11 @@ mod tests {
             let text = into_window_text(content.to_string(), "h", &warnings);
             assert_eq!(text, expected);
             assert_eq!(text.get(..content.len()), Some(content));
+            // What a window's text holds beside its content, as `read_many` charges it.
+            assert_eq!(
+                format!("{content}{}", window_tail(content, "h", &warnings)),
+                expected
+            );
         }
     }
 }

@@ -250,9 +250,9 @@ export class Session {
   /** {@link Session#answer}, parsed, for a request object (a BigInt as an integer) or its text. @returns {object} */
   request(request) { return JSON.parse(this.answer(typeof request === 'string' ? request : toJson(request))); }
   /**
-   * A `read` of `(path, {offset, limit, column, tail, extract, fresh, region, depth, content})` or `({path, ...})`: a
-   * window, stub or error; an image's window carries its picture in `data` as a `Uint8Array`; a directory's answer
-   * is its listing (`listing: true`, `total_entries`, `entries` by kind, `next_offset`).
+   * A `read` of `(path, {offset, limit, column, tail, extract, fresh, region, depth, content})` or
+   * `({path, ...})`: a window, stub or error; an image's window carries its picture in `data` as a `Uint8Array`; a
+   * directory's answer is its listing (`listing: true`, `total_entries`, `entries` by kind, `next_offset`).
    */
   read(pathOrRequest, options) { return withImageBytes(this.request(readRequest('read', pathOrRequest, options))); }
   /** A `read_once`: a window with the session's config and none of its memory; as {@link Session#read}. */

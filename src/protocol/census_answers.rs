@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use super::answers::{budget_json, error_json, outcome_json};
 use crate::error::ReadError;
 use crate::listing::ListingWindow;
-use crate::read::{ManyFile, ReadManyResult};
+use crate::read::{ManyFile, ReadManyResult, FILE_SEPARATOR};
 use crate::search::SearchResult;
 use crate::text::window_text;
 
@@ -61,7 +61,7 @@ pub fn read_many_json(outcome: &Result<ReadManyResult, ReadError>) -> Value {
     for (file, answer) in result.files.iter().zip(&files) {
         text.push_str(&file.header());
         text.push_str(answer.get("text").and_then(Value::as_str).unwrap_or(""));
-        text.push_str("\n\n");
+        text.push_str(FILE_SEPARATOR);
     }
     text.push_str(&window_text("", &result.hint, &result.warnings));
     let left_out: Vec<Value> = result

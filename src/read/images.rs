@@ -84,9 +84,9 @@ fn region_refusal(requested: &str, config: &Config, request: &ReadRequest) -> Re
     ))
 }
 
-/// The image window of `file` (`format`, the file `resolved`): the region asked for, fitted to the default
-/// `budget` (the default, or in `read_many` what the call's images and its token budget left). Errors: `too_large` (a header over the caps), `malformed_image`, `invalid_request` (a region that
-/// starts outside the image or is empty), `io`.
+/// The image window of `file` (`format`, the file `resolved`): the region asked for, fitted to `budget` (the
+/// default, or in `read_many` what the call's images and its token budget left). Errors: `too_large` (a header
+/// over the caps), `malformed_image`, `invalid_request` (a region that starts outside the image or is empty), `io`.
 #[cfg(feature = "images")]
 pub(super) fn image_result<S: ByteSource>(
     file: ReadAhead<S>,

@@ -7,11 +7,14 @@
 use super::*;
 use crate::image::ImageBudget;
 use crate::prose::{grouped, plural};
-use crate::text::window_text;
+use crate::text::window_tail;
 use crate::tokens::estimate_tokens;
 
 /// Paths a `read_many` call may name, glob matches included.
 pub const MAX_MANY_FILES: usize = 200;
+
+/// What separates one file's text from the next in the answer's text: a blank line.
+pub const FILE_SEPARATOR: &str = "\n\n";
 
 /// A file is still tried while this share of the call's budget is left (1/40: 2,500 of 100,000 characters), and
 /// the same share is kept for the call's hint.
@@ -75,28 +78,17 @@ impl ManyFile {
     fn frame(&self) -> String {
         let tail = match &self.outcome {
             Ok(ReadOutcome::Window(result)) => {
-                tail_after(&result.window.content, &result.hint, &result.warnings)
+                window_tail(&result.window.content, &result.hint, &result.warnings)
             }
             Ok(ReadOutcome::Listing(listing)) => {
-                tail_after(&listing.content, &listing.hint, &listing.warnings)
+                window_tail(&listing.content, &listing.hint, &listing.warnings)
             }
-            Ok(ReadOutcome::Image(image)) => window_text("", &image.hint, &image.warnings),
+            Ok(ReadOutcome::Image(image)) => window_tail("", &image.hint, &image.warnings),
             Ok(ReadOutcome::Unchanged(stub)) => stub.message.clone(),
             Err(error) => error.message.clone(),
         };
-        format!("{}{tail}\n\n", self.header())
+        format!("{}{tail}{FILE_SEPARATOR}", self.header())
     }
-}
-
-/// What [`window_text`] puts after `content`: the line breaks that end it and make the blank line, the hint and
-/// the warnings.
-fn tail_after(content: &str, hint: &str, warnings: &[String]) -> String {
-    let breaks = match (content.is_empty(), content.ends_with('\n')) {
-        (true, _) => "",
-        (false, true) => "\n",
-        (false, false) => "\n\n",
-    };
-    format!("{breaks}{}", window_text("", hint, warnings))
 }
 
 /// `==> path <==` and a line break, the path as prose writes it (a name holding a line feed is quoted, so it

@@ -62,7 +62,9 @@ pub use self::answer::{
 };
 pub use self::images::ImageResult;
 
-pub use self::many::{LeftOut, ManyFile, ReadManyRequest, ReadManyResult, MAX_MANY_FILES};
+pub use self::many::{
+    LeftOut, ManyFile, ReadManyRequest, ReadManyResult, FILE_SEPARATOR, MAX_MANY_FILES,
+};
 pub use self::request::ReadRequest;
 use self::{
     answer::*, census::*, changes::*, images::*, missing::*, open::*, request::*, resolve::*,
