@@ -13,6 +13,7 @@
 //! Directories opened during one walk are kept until the next walk starts ([`FileSystem::begin_walk`]): a walk of
 //! `a/b/c` opens `a` and `a/b` once, and the file is opened through the very `a/b` the walk checked.
 
+use crate::document::{DocumentStore, StoreDirectory, StoredFile};
 use crate::error::FsError;
 use crate::sandbox::{DirectoryListing, FileStat, FileSystem};
 use crate::source::ByteSource;
@@ -62,6 +63,10 @@ pub trait Directory: Sized {
     fn open_file_at(&self, name: &str) -> Result<Self::File, FsError>;
     /// Up to `max` entries of this directory (see [`FileSystem::list_directory`]).
     fn list(&self, max: usize) -> Result<DirectoryListing, FsError>;
+    /// This directory as the document store's (`document_cache_dir`); `None` for a directory that cannot be one.
+    fn into_store(self) -> Option<Box<dyn StoreDirectory>> {
+        None
+    }
 }
 
 /// A directory the spill can create files in.
@@ -71,6 +76,96 @@ pub trait WritableDirectory: Directory {
     /// Creates the regular file `name` exclusively, for writing, never following a link at the name; `Ok(None)`
     /// when the name is taken.
     fn create_new_at(&self, name: &str) -> Result<Option<Self::Writer>, FsError>;
+}
+
+/// A writable directory the document store can keep its entries in: it also renames, removes and touches.
+pub trait StoreCapable: WritableDirectory {
+    /// Renames the entry `from` to `to` in this directory, replacing a file at `to`, following no link.
+    fn rename_at(&self, from: &str, to: &str) -> Result<(), FsError>;
+    /// Removes the file `name` (a link is removed, not followed).
+    fn remove_at(&self, name: &str) -> Result<(), FsError>;
+    /// Sets the modification time of the file `name` to now, following no link.
+    fn touch_at(&self, name: &str) -> Result<(), FsError>;
+}
+
+/// The document store's view of a [`StoreCapable`] directory.
+pub struct StoreOver<D>(pub D);
+
+impl<D: StoreCapable> StoreDirectory for StoreOver<D> {
+    fn read_file(&self, name: &str, max_bytes: u64) -> Result<Option<Vec<u8>>, FsError> {
+        let stat = match self.0.stat_at(name) {
+            Ok(stat) => stat,
+            Err(FsError::NotFound) => return Ok(None),
+            Err(error) => return Err(error),
+        };
+        if stat.kind != crate::sandbox::FileKind::Regular || stat.size > max_bytes {
+            return Ok(None);
+        }
+        let mut file = self.0.open_file_at(name)?;
+        let mut bytes = Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0));
+        let mut chunk = Vec::new();
+        loop {
+            file.read_at(
+                bytes.len() as u64,
+                crate::source::READER_BLOCK_BYTES,
+                &mut chunk,
+            )?;
+            if chunk.is_empty() {
+                break;
+            }
+            bytes.extend_from_slice(&chunk);
+            if bytes.len() as u64 > max_bytes {
+                return Ok(None);
+            }
+        }
+        Ok(Some(bytes))
+    }
+
+    fn write_new(&self, name: &str, bytes: &[u8]) -> Result<bool, FsError> {
+        use crate::sandbox::SpillWriter;
+        match self.0.create_new_at(name)? {
+            Some(mut writer) => writer.append(bytes).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
+        self.0.rename_at(from, to)
+    }
+
+    fn remove(&self, name: &str) -> Result<(), FsError> {
+        self.0.remove_at(name)
+    }
+
+    fn touch(&self, name: &str) -> Result<(), FsError> {
+        self.0.touch_at(name)
+    }
+
+    fn files(&self, max: usize) -> Result<Vec<StoredFile>, FsError> {
+        let listing = self.0.list(max)?;
+        Ok(listing
+            .names
+            .into_iter()
+            .filter_map(|name| {
+                let stat = self.0.stat_at(&name).ok()?;
+                (stat.kind == crate::sandbox::FileKind::Regular).then(|| StoredFile {
+                    name,
+                    size: stat.size,
+                    modified_ns: stat.modified_ns.unwrap_or(0),
+                })
+            })
+            .collect())
+    }
+}
+
+/// `path` relative to the directory `root` (both normalized guest paths), when it lies strictly under it.
+fn relative_under(root: &str, path: &str) -> Option<String> {
+    let rest = if root == "/" {
+        path.strip_prefix('/')
+    } else {
+        path.strip_prefix(root)?.strip_prefix('/')
+    };
+    rest.filter(|rest| !rest.is_empty()).map(str::to_owned)
 }
 
 /// A directory opened during the current walk.
@@ -94,6 +189,11 @@ pub struct Beneath<D> {
     preopens: Vec<D>,
     walked: Vec<Walked<D>>,
     changes: u64,
+    /// The document store, over a preopen taken from `roots` ([`FileSystem::attach_document_store`]).
+    store: Option<DocumentStore>,
+    /// For each root that holds the store's directory, its path relative to that root: the directory is hidden
+    /// there (missing to `stat`, `open` and `read_link`, and left out of its parent's listing).
+    hidden: Vec<Option<String>>,
 }
 
 impl<D: Directory> Beneath<D> {
@@ -105,7 +205,30 @@ impl<D: Directory> Beneath<D> {
             preopens,
             walked: Vec::new(),
             changes: 0,
+            store: None,
+            hidden: Vec::new(),
         }
+    }
+
+    /// Whether `relative` under preopen `root` is the store's directory or inside it.
+    fn hides(&self, root: usize, relative: &str) -> bool {
+        match self.hidden.get(root) {
+            Some(Some(store)) => {
+                relative == store
+                    || relative
+                        .strip_prefix(store.as_str())
+                        .is_some_and(|rest| rest.starts_with('/'))
+            }
+            _ => false,
+        }
+    }
+
+    /// `Err(NotFound)` when `relative` under `root` is hidden ([`Self::hides`]).
+    fn visible(&self, root: usize, relative: &str) -> Result<(), FsError> {
+        if self.hides(root, relative) {
+            return Err(FsError::NotFound);
+        }
+        Ok(())
     }
 
     fn get(&self, handle: Handle) -> Result<&D, FsError> {
@@ -195,6 +318,7 @@ impl<D: Directory> FileSystem for Beneath<D> {
     }
 
     fn stat(&mut self, root: usize, relative: &str) -> Result<FileStat, FsError> {
+        self.visible(root, relative)?;
         if relative.is_empty() {
             return self.get(Handle::Preopen(root))?.stat_self();
         }
@@ -203,12 +327,14 @@ impl<D: Directory> FileSystem for Beneath<D> {
     }
 
     fn read_link(&mut self, root: usize, relative: &str) -> Result<String, FsError> {
+        self.visible(root, relative)?;
         let (handle, name) = self.parent(root, relative)?;
         let target = self.get(handle)?.read_link_at(name);
         self.counted(target)
     }
 
     fn open(&mut self, root: usize, relative: &str) -> Result<D::File, FsError> {
+        self.visible(root, relative)?;
         let (handle, name) = self.parent(root, relative)?;
         let opened = self.get(handle)?.open_file_at(name);
         self.counted(opened)
@@ -220,8 +346,50 @@ impl<D: Directory> FileSystem for Beneath<D> {
         relative: &str,
         max: usize,
     ) -> Result<DirectoryListing, FsError> {
+        self.visible(root, relative)?;
         let handle = self.directory(root, relative)?;
-        self.get(handle)?.list(max)
+        let mut listing = self.get(handle)?.list(max)?;
+        if let Some(Some(store)) = self.hidden.get(root) {
+            let inside = if relative.is_empty() {
+                Some(store.as_str())
+            } else {
+                store
+                    .strip_prefix(relative)
+                    .and_then(|rest| rest.strip_prefix('/'))
+            };
+            if let Some(name) = inside.filter(|name| !name.contains('/')) {
+                listing.names.retain(|listed| listed != name);
+            }
+        }
+        Ok(listing)
+    }
+
+    fn attach_document_store(&mut self, guest: &str) -> Result<(), String> {
+        let guest = crate::sandbox::normalize(guest, "/");
+        let at = self.roots.iter().position(|root| *root == guest).ok_or_else(|| {
+            format!("document_cache_dir {guest:?} is not a directory the host granted, so no document cache is kept")
+        })?;
+        self.walked.clear();
+        self.roots.remove(at);
+        let directory = self.preopens.remove(at);
+        match directory.into_store() {
+            Some(directory) => {
+                self.hidden = self
+                    .roots
+                    .iter()
+                    .map(|root| relative_under(root, &guest))
+                    .collect();
+                self.store = Some(DocumentStore::new(directory, guest));
+                Ok(())
+            }
+            None => Err(format!(
+                "document_cache_dir {guest:?} cannot hold a document cache here, so none is kept"
+            )),
+        }
+    }
+
+    fn document_store(&mut self) -> Option<&mut DocumentStore> {
+        self.store.as_mut()
     }
 }
 

@@ -74,6 +74,16 @@ fn config_input(config: Config) -> ConfigInput {
     }
 }
 
+/// The preopens, with the document store attached when `config` names one, and the warning when it could not be.
+fn preopens_for(config: &Config) -> (WasiFileSystem, Option<String>) {
+    let mut fs = crate::wasi_fs::from_preopens();
+    let warning = config
+        .document_cache_dir
+        .as_deref()
+        .and_then(|dir| crate::sandbox::FileSystem::attach_document_store(&mut fs, dir).err());
+    (fs, warning)
+}
+
 fn wit_region(region: crate::image::PixelRegion) -> PixelRegion {
     PixelRegion {
         x: region.x,
@@ -293,9 +303,12 @@ impl Guest for Component {
     type Capture = Capture;
 
     fn read_once(config: Config, request: ReadRequest) -> Result<ReadOutcome, ReadError> {
-        let mut fs = crate::wasi_fs::from_preopens();
+        let (mut fs, warning) = preopens_for(&config);
         reader::read_once(config_input(config), &mut fs, &core_request(request))
-            .map(wit_outcome)
+            .map(|mut outcome| {
+                outcome.warn(warning);
+                wit_outcome(outcome)
+            })
             .map_err(wit_error)
     }
 }
@@ -308,9 +321,14 @@ struct Session {
 
 impl GuestSession for Session {
     fn new(config: Config) -> Self {
+        let (fs, warning) = preopens_for(&config);
+        let mut reader = Reader::new(config_input(config));
+        if let Some(warning) = warning {
+            reader.warn_once(warning);
+        }
         Session {
-            reader: RefCell::new(Reader::new(config_input(config))),
-            fs: RefCell::new(crate::wasi_fs::from_preopens()),
+            reader: RefCell::new(reader),
+            fs: RefCell::new(fs),
         }
     }
 
@@ -401,11 +419,13 @@ impl GuestSession for Session {
     }
 
     fn stats(&self) -> SessionStats {
-        let stats = self.reader.borrow().stats();
+        let stats = self.reader.borrow().stats(&mut *self.fs.borrow_mut());
         SessionStats {
             positioned_reads: stats.positioned_reads,
             indexed_files: stats.indexed_files,
             index_bytes: stats.index_bytes,
+            documents_extracted: stats.documents_extracted,
+            documents_from_store: stats.documents_from_store,
         }
     }
 }

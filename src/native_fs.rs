@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
-use crate::beneath::{Beneath, Directory, WritableDirectory};
+use crate::beneath::{Beneath, Directory, StoreCapable, StoreOver, WritableDirectory};
 use crate::error::FsError;
 use crate::sandbox::{DirectoryListing, FileKind, FileStat};
 use crate::source::ByteSource;
@@ -152,6 +152,10 @@ impl Directory for NativeDirectory {
         })
     }
 
+    fn into_store(self) -> Option<Box<dyn crate::document::StoreDirectory>> {
+        Some(Box::new(StoreOver(self)))
+    }
+
     fn list(&self, max: usize) -> Result<DirectoryListing, FsError> {
         // `Dir` reads through a descriptor of its own (it opens `.` beneath this one).
         let entries = rustix::fs::Dir::read_from(self.fd()?).map_err(errno_error)?;
@@ -170,6 +174,31 @@ impl Directory for NativeDirectory {
             }
         }
         Ok(listing)
+    }
+}
+
+impl StoreCapable for NativeDirectory {
+    fn rename_at(&self, from: &str, to: &str) -> Result<(), FsError> {
+        rustix::fs::renameat(self.fd()?, from, self.fd()?, to).map_err(errno_error)
+    }
+
+    fn remove_at(&self, name: &str) -> Result<(), FsError> {
+        rustix::fs::unlinkat(self.fd()?, name, AtFlags::empty()).map_err(errno_error)
+    }
+
+    fn touch_at(&self, name: &str) -> Result<(), FsError> {
+        let now = rustix::fs::Timestamps {
+            last_access: rustix::fs::Timespec {
+                tv_sec: 0,
+                tv_nsec: rustix::fs::UTIME_OMIT,
+            },
+            last_modification: rustix::fs::Timespec {
+                tv_sec: 0,
+                tv_nsec: rustix::fs::UTIME_NOW,
+            },
+        };
+        rustix::fs::utimensat(self.fd()?, name, &now, AtFlags::SYMLINK_NOFOLLOW)
+            .map_err(errno_error)
     }
 }
 

@@ -97,6 +97,19 @@ pub trait FileSystem {
     fn changes(&self) -> u64 {
         0
     }
+    /// Takes the preopen at the guest path `guest` away from [`FileSystem::roots`] and keeps extracted documents
+    /// in it ([`crate::document::DocumentStore`]); a preopen above it hides it too (missing, and left out of its
+    /// parent's listing). Errors (a sentence for the config's warnings): no preopen is at `guest`, or this file
+    /// system keeps no store.
+    fn attach_document_store(&mut self, guest: &str) -> Result<(), String> {
+        Err(format!(
+            "document_cache_dir {guest:?}: this file system keeps no document cache"
+        ))
+    }
+    /// The document store attached by [`FileSystem::attach_document_store`], if any.
+    fn document_store(&mut self) -> Option<&mut crate::document::DocumentStore> {
+        None
+    }
 }
 
 /// Entries of a directory as [`FileSystem::list_directory`] lists them.

@@ -3,10 +3,11 @@
 
 use wasi::filesystem::preopens::get_directories;
 use wasi::filesystem::types::{
-    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, NewTimestamp,
+    OpenFlags, PathFlags,
 };
 
-use crate::beneath::{Beneath, Directory, WritableDirectory};
+use crate::beneath::{Beneath, Directory, StoreCapable, StoreOver, WritableDirectory};
 use crate::error::FsError;
 use crate::sandbox::{normalize, DirectoryListing, FileKind, FileStat};
 use crate::source::ByteSource;
@@ -143,6 +144,10 @@ impl Directory for WasiDirectory {
             .map_err(|code| open_error(code, false))
     }
 
+    fn into_store(self) -> Option<Box<dyn crate::document::StoreDirectory>> {
+        Some(Box::new(StoreOver(self)))
+    }
+
     fn list(&self, max: usize) -> Result<DirectoryListing, FsError> {
         let stream = self.descriptor.read_directory().map_err(fs_error)?;
         let mut listing = DirectoryListing::default();
@@ -181,6 +186,29 @@ impl crate::sandbox::SpillWriter for WasiSpillFile {
                 .unwrap_or(&[]);
         }
         Ok(())
+    }
+}
+
+impl StoreCapable for WasiDirectory {
+    fn rename_at(&self, from: &str, to: &str) -> Result<(), FsError> {
+        self.descriptor
+            .rename_at(from, &self.descriptor, to)
+            .map_err(fs_error)
+    }
+
+    fn remove_at(&self, name: &str) -> Result<(), FsError> {
+        self.descriptor.unlink_file_at(name).map_err(fs_error)
+    }
+
+    fn touch_at(&self, name: &str) -> Result<(), FsError> {
+        self.descriptor
+            .set_times_at(
+                PathFlags::empty(),
+                name,
+                NewTimestamp::NoChange,
+                NewTimestamp::Now,
+            )
+            .map_err(fs_error)
     }
 }
 

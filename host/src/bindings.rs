@@ -60,6 +60,7 @@ impl Default for Config {
             ignore_files: None,
             escape_invisible: None,
             images: None,
+            document_cache_dir: None,
         }
     }
 }

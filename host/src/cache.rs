@@ -74,14 +74,9 @@ impl fmt::Debug for CacheStatus {
     }
 }
 
-/// The compiled component for `wasm` (bytes of unknown digest: hashed here), from the cache when a valid entry
-/// exists, else compiled and cached.
-pub(crate) fn load_component(
-    engine: &Engine,
-    wasm: &[u8],
-) -> wasmtime::Result<(Component, CacheStatus)> {
-    let digest = hex(&Sha256::digest(wasm));
-    load_component_digested(engine, wasm, &digest)
+/// The SHA-256 of `bytes`, 64 lowercase hex digits.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
 }
 
 /// The compiled component for `wasm`, whose SHA-256 is `sha256_hex` (64 lowercase hex digits, as build.rs
@@ -223,7 +218,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The first usable of `$XDG_CACHE_HOME/read-window`, `$HOME/.cache/read-window`, `<temp dir>/read-window`.
-fn cache_dir() -> Option<PathBuf> {
+pub(crate) fn cache_dir() -> Option<PathBuf> {
     let absolute = |var: &str| {
         std::env::var_os(var)
             .map(PathBuf::from)
@@ -256,7 +251,7 @@ fn create_dir(dir: &Path) -> std::io::Result<()> {
 
 /// Creates `dir` if it is missing; true when it is a real directory owned by the current user that neither group
 /// nor others can write.
-fn private_dir(dir: &Path) -> bool {
+pub(crate) fn private_dir(dir: &Path) -> bool {
     let meta = match fs::symlink_metadata(dir) {
         Ok(meta) => meta,
         Err(_) => {

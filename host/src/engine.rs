@@ -12,7 +12,7 @@ use wasmtime::{Engine, OptLevel, Strategy};
 
 use crate::error::EPOCH_TICK;
 use crate::session::{self, HostState, Shared};
-use crate::{bindings, cache, settings, timings};
+use crate::{bindings, cache, document_cache, timings};
 use crate::{
     Config, Grants, HostError, ReadError, ReadOutcome, ReadRequest, Session, SessionLimits,
 };
@@ -126,8 +126,9 @@ impl ReadWindow {
     pub fn from_bytes(wasm: &[u8]) -> wasmtime::Result<Self> {
         let engine = new_engine(Allocation::OnDemand)?;
         timings::mark("engine");
-        let loaded = cache::load_component(&engine, wasm)?;
-        Self::assemble(engine, loaded)
+        let digest = cache::sha256_hex(wasm);
+        let loaded = cache::load_component_digested(&engine, wasm, &digest)?;
+        Self::assemble(engine, loaded, &digest)
     }
 
     /// Loads `wasm`, whose SHA-256 is `sha256_hex`, with the disk cache keyed by that digest.
@@ -135,13 +136,15 @@ impl ReadWindow {
         let engine = new_engine(Allocation::OnDemand)?;
         timings::mark("engine");
         let loaded = cache::load_component_digested(&engine, wasm, sha256_hex)?;
-        Self::assemble(engine, loaded)
+        Self::assemble(engine, loaded, sha256_hex)
     }
 
-    /// Links WASI preview 2, pre-instantiates the loaded component and starts the epoch ticker.
+    /// Links WASI preview 2, pre-instantiates the loaded component (whose SHA-256 is `sha256_hex`), finds its
+    /// document cache directory and starts the epoch ticker.
     fn assemble(
         engine: Engine,
         (component, cache): (Component, cache::CacheStatus),
+        sha256_hex: &str,
     ) -> wasmtime::Result<Self> {
         timings::mark(if cache.hit() {
             "cache_hit"
@@ -159,12 +162,17 @@ impl ReadWindow {
         timings::mark("linker");
         spawn_epoch_ticker(&engine)?;
         timings::mark("ticker");
+        let document_cache = document_cache::document_cache_dir(sha256_hex)
+            .and_then(|dir| Grants::new().writable_dir(dir).ok())
+            .and_then(|grants| grants.dirs().first().cloned());
+        timings::mark("document_cache");
         Ok(ReadWindow {
             shared: Arc::new(Shared {
                 engine,
                 linker,
                 pre,
                 cache,
+                document_cache,
             }),
         })
     }
@@ -201,7 +209,7 @@ impl ReadWindow {
         config: Config,
         limits: SessionLimits,
     ) -> Result<Session, HostError> {
-        Session::open(Arc::clone(&self.shared), grants, config, None, limits)
+        Session::open(Arc::clone(&self.shared), grants, config, false, limits)
     }
 
     /// Starts a session that speaks the JSON protocol ([`Session::answer`]): the component parses each request
@@ -216,12 +224,11 @@ impl ReadWindow {
         config: &Config,
         limits: SessionLimits,
     ) -> Result<Session, HostError> {
-        let text = settings::config_record(config).to_json().to_string();
         Session::open(
             Arc::clone(&self.shared),
             grants,
             config.clone(),
-            Some(text),
+            true,
             limits,
         )
     }
@@ -350,14 +357,21 @@ impl ReadWindow {
                         path.display()
                     )
                 })?;
-                cache::load_component(&engine, &wasm)?
+                let digest = cache::sha256_hex(&wasm);
+                (
+                    cache::load_component_digested(&engine, &wasm, &digest)?,
+                    digest,
+                )
             }
-            (_, false) => cache::load_component_digested(
-                &engine,
-                EMBEDDED_COMPONENT,
-                EMBEDDED_COMPONENT_SHA256,
-            )?,
+            (_, false) => (
+                cache::load_component_digested(
+                    &engine,
+                    EMBEDDED_COMPONENT,
+                    EMBEDDED_COMPONENT_SHA256,
+                )?,
+                EMBEDDED_COMPONENT_SHA256.to_string(),
+            ),
         };
-        Self::assemble(engine, loaded)
+        Self::assemble(engine, loaded.0, &loaded.1)
     }
 }

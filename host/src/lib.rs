@@ -49,6 +49,7 @@
 pub mod bindings;
 mod cache;
 pub mod capture;
+mod document_cache;
 mod engine;
 mod error;
 mod grants;

@@ -14,11 +14,11 @@ use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use crate::error::{classify, describe};
 use crate::links::{through_links, walk_links, Refusal};
 use crate::pipe::TailPipe;
-use crate::{bindings, cache, timings};
+use crate::{bindings, cache, settings, timings};
 use crate::{
-    CaptureConfig, CaptureResult, Config, ErrorKind, Grants, HostError, HostErrorKind, ReadError,
-    ReadManyRequest, ReadManyResult, ReadOutcome, ReadRequest, RetryWindow, SearchRequest,
-    SearchResult, SessionLimits, SessionStats,
+    CaptureConfig, CaptureResult, Config, ErrorKind, Grant, Grants, HostError, HostErrorKind,
+    ReadError, ReadManyRequest, ReadManyResult, ReadOutcome, ReadRequest, RetryWindow,
+    SearchRequest, SearchResult, SessionLimits, SessionStats,
 };
 
 /// How much of the guest's stderr a session keeps (its last bytes) to explain a trap.
@@ -36,6 +36,35 @@ pub(crate) struct Shared {
     pub(crate) linker: Linker<HostState>,
     pub(crate) pre: bindings::ReadWindowPre<HostState>,
     pub(crate) cache: cache::CacheStatus,
+    /// The document store's directory ([`crate::document_cache`]), granted read-write to each session whose
+    /// config names none of its own.
+    pub(crate) document_cache: Option<Grant>,
+}
+
+/// `config` with the process's document cache ([`Shared::document_cache`]) named as its `document_cache_dir`, and
+/// the grant that preopens it, when the config names none of its own and no grant is at that path already.
+fn with_document_cache(
+    shared: &Shared,
+    grants: &Grants,
+    config: &Config,
+) -> (Config, Option<Grant>) {
+    let cache = shared.document_cache.as_ref().filter(|cache| {
+        config.document_cache_dir.is_none()
+            && grants
+                .dirs()
+                .iter()
+                .all(|grant| grant.guest() != cache.guest())
+    });
+    match cache {
+        Some(cache) => (
+            Config {
+                document_cache_dir: Some(cache.guest().to_owned()),
+                ..config.clone()
+            },
+            Some(cache.clone()),
+        ),
+        None => (config.clone(), None),
+    }
 }
 
 /// The error of a capture op with no capture open.
@@ -261,6 +290,7 @@ impl Live {
     fn start(
         shared: &Shared,
         grants: &Grants,
+        document_cache: Option<&Grant>,
         limits: SessionLimits,
         start: Start<'_>,
     ) -> wasmtime::Result<Self> {
@@ -268,7 +298,7 @@ impl Live {
         let mut builder = WasiCtxBuilder::new();
         builder.allow_blocking_current_thread(true);
         builder.stderr(stderr.clone());
-        for grant in grants.dirs() {
+        for grant in grants.dirs().iter().chain(document_cache) {
             let perms = if grant.writable {
                 FsPerms::ReadWrite
             } else {
@@ -311,6 +341,7 @@ impl Live {
                 let writable: Vec<String> = grants
                     .dirs()
                     .iter()
+                    .chain(document_cache)
                     .filter(|grant| grant.writable())
                     .map(|grant| grant.guest().to_owned())
                     .collect();
@@ -364,8 +395,10 @@ pub(crate) fn read_once(
         Err(error) => return Ok(Err(error)),
     };
     let limits = SessionLimits::default();
-    let mut live =
-        Live::start(shared, grants, limits, Start::Bare).map_err(|e| HostError::start(&e))?;
+    let (config, document_cache) = with_document_cache(shared, grants, config);
+    let config = &config;
+    let mut live = Live::start(shared, grants, document_cache.as_ref(), limits, Start::Bare)
+        .map_err(|e| HostError::start(&e))?;
     timings::mark("instantiate");
     live.store.set_epoch_deadline(limits.deadline_ticks());
     let runtime = call_runtime();
@@ -399,6 +432,8 @@ pub(crate) fn read_once(
 pub struct Session {
     shared: Arc<Shared>,
     grants: Grants,
+    /// The document cache preopened beside `grants` (the config names it as its `document_cache_dir`).
+    document_cache: Option<Grant>,
     config: Config,
     /// For a pipe ([`ReadWindow::protocol_session`](crate::ReadWindow::protocol_session)): the protocol config in
     /// force, as its constructor takes it.
@@ -428,18 +463,23 @@ impl Session {
         shared: Arc<Shared>,
         grants: &Grants,
         config: Config,
-        protocol_config: Option<String>,
+        protocol: bool,
         limits: SessionLimits,
     ) -> Result<Session, HostError> {
+        let (config, document_cache) = with_document_cache(&shared, grants, &config);
+        let protocol_config =
+            protocol.then(|| settings::config_record(&config).to_json().to_string());
         let start = match &protocol_config {
             Some(text) => Start::Protocol(text),
             None => Start::Typed(&config),
         };
-        let live = Live::start(&shared, grants, limits, start).map_err(|e| HostError::start(&e))?;
+        let live = Live::start(&shared, grants, document_cache.as_ref(), limits, start)
+            .map_err(|e| HostError::start(&e))?;
         timings::mark("instantiate");
         Ok(Session {
             shared,
             grants: grants.clone(),
+            document_cache,
             config,
             protocol_config,
             limits,
@@ -730,8 +770,14 @@ impl Session {
         let live = match self.live.as_mut() {
             Some(live) => live,
             None => {
-                let live = Live::start(&self.shared, &self.grants, self.limits, self.start())
-                    .map_err(|e| HostError::start(&e))?;
+                let live = Live::start(
+                    &self.shared,
+                    &self.grants,
+                    self.document_cache.as_ref(),
+                    self.limits,
+                    self.start(),
+                )
+                .map_err(|e| HostError::start(&e))?;
                 self.live.insert(live)
             }
         };
@@ -839,7 +885,13 @@ impl Session {
             None => (HostErrorKind::Trap, describe(error)),
         };
         self.restarts += 1;
-        match Live::start(&self.shared, &self.grants, self.limits, self.start()) {
+        match Live::start(
+                    &self.shared,
+                    &self.grants,
+                    self.document_cache.as_ref(),
+                    self.limits,
+                    self.start(),
+                ) {
             Ok(live) => {
                 self.live = Some(live);
                 HostError {

@@ -218,6 +218,7 @@ impl Settings {
             ignore_files: (!self.ignore_file.is_empty()).then(|| self.ignore_file.clone()),
             escape_invisible: self.no_escape_invisible.then_some(false),
             images: self.no_images.then_some(false),
+            document_cache_dir: None,
         }
     }
 
@@ -332,6 +333,13 @@ pub fn read_config_file(path: &Path) -> Result<Config, String> {
             })?,
         },
     };
+    if value.get("document_cache_dir").is_some() {
+        return Err(format!(
+            "--config {shown}: `document_cache_dir` is the host's to give (the document cache under the cache \
+             directory, turned off with {}=off), not a config file's",
+            crate::document_cache::DOCUMENT_CACHE_ENV
+        ));
+    }
     config_json::parse_config(&value)
         .map(wit_config)
         .map_err(|e| format!("--config {}: {}", path.display(), e.message))
@@ -403,6 +411,7 @@ pub fn config_record(config: &Config) -> ConfigRecord {
         ignore_files: config.ignore_files.clone(),
         escape_invisible: config.escape_invisible,
         images: config.images,
+        document_cache_dir: config.document_cache_dir.clone(),
     }
 }
 
@@ -430,6 +439,7 @@ pub fn wit_config(record: ConfigRecord) -> Config {
         ignore_files: record.ignore_files,
         escape_invisible: record.escape_invisible,
         images: record.images,
+        document_cache_dir: record.document_cache_dir,
     }
 }
 

@@ -35,6 +35,9 @@ mod pdf;
 pub(crate) mod samples;
 #[cfg(feature = "documents")]
 mod sheets;
+pub(crate) mod store;
+#[cfg(all(test, feature = "documents"))]
+mod store_tests;
 #[cfg(all(test, feature = "documents"))]
 mod tests;
 #[cfg(feature = "documents")]
@@ -55,6 +58,7 @@ use detect::{format_of_name, pdf_header, EMPTY_ZIP_MAGIC, OLE_MAGIC, ZIP_MAGIC};
 pub use facts::DocumentFacts;
 #[cfg(test)]
 use facts::{coverage_warning, empty_page_ranges, ordinal};
+pub(crate) use store::{entry_name, DocumentStore, StoreDirectory, StoredFile};
 
 /// The document formats read-window extracts (their JSON names are lowercase: "ipynb", "docx", ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

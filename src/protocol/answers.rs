@@ -263,14 +263,17 @@ pub fn retry_json(outcome: &Result<RetryWindow, ReadError>) -> Value {
     }
 }
 
-/// Session counters: `{"status":"ok","positioned_reads","indexed_files","index_bytes","peak_memory_bytes"}`;
-/// the peak is the component's linear memory in bytes (it never shrinks, so its size now is its peak).
+/// Session counters: `{"status":"ok","positioned_reads","indexed_files","index_bytes","documents_extracted",
+/// "documents_from_store","peak_memory_bytes"}`; the peak is the component's linear memory in bytes (it never
+/// shrinks, so its size now is its peak).
 pub fn stats_json(stats: &SessionStats, peak_memory_bytes: u64) -> Value {
     json!({
         "status": "ok",
         "positioned_reads": stats.positioned_reads,
         "indexed_files": stats.indexed_files,
         "index_bytes": stats.index_bytes,
+        "documents_extracted": stats.documents_extracted,
+        "documents_from_store": stats.documents_from_store,
         "peak_memory_bytes": peak_memory_bytes,
     })
 }

@@ -37,6 +37,10 @@ pub struct ConfigRecord {
     pub escape_invisible: Option<bool>,
     /// `images`: read images as image windows (default true).
     pub images: Option<bool>,
+    /// `document_cache_dir`: the guest path of a read-write preopen the component keeps extracted documents in
+    /// (the document store), taken away from the model's file system. Set when the session starts; `configure`
+    /// refuses it.
+    pub document_cache_dir: Option<String>,
 }
 
 /// The WIT `budget` variant: characters, or tokens with an optional cap and headroom.
@@ -68,6 +72,7 @@ pub const CONFIG_FIELDS: &[&str] = &[
     "ignore_files",
     "escape_invisible",
     "images",
+    "document_cache_dir",
 ];
 
 /// The config fields a refusal can name, WIT-style (`max-line-length`, `budget.tokens.cap`).
@@ -131,6 +136,7 @@ impl ConfigRecord {
             ignore_files: over.ignore_files.or(self.ignore_files),
             escape_invisible: over.escape_invisible.or(self.escape_invisible),
             images: over.images.or(self.images),
+            document_cache_dir: self.document_cache_dir,
         }
     }
 
@@ -181,6 +187,7 @@ impl ConfigRecord {
         put("ignore_files", json!(self.ignore_files));
         put("escape_invisible", json!(self.escape_invisible));
         put("images", json!(self.images));
+        put("document_cache_dir", json!(self.document_cache_dir));
         Value::Object(map)
     }
 }
@@ -241,6 +248,7 @@ fn config_fields(fields: &Fields) -> Result<ConfigRecord, ReadError> {
         ignore_files: fields.opt_strings("ignore_files")?,
         escape_invisible: fields.opt_bool("escape_invisible")?,
         images: fields.opt_bool("images")?,
+        document_cache_dir: fields.opt_string("document_cache_dir")?,
     })
 }
 
@@ -416,6 +424,11 @@ pub fn configure(
         )));
     }
     let over = config_fields(&fields)?;
+    if over.document_cache_dir.is_some() {
+        return Err(ReadError::invalid(
+            "`document_cache_dir` is given by the host when the session starts; `configure` cannot change it",
+        ));
+    }
     if let Some(BudgetRecord::Tokens {
         cap: None,
         headroom: Some(headroom),
@@ -447,8 +460,9 @@ pub fn configure(
     Ok(config)
 }
 
-/// The config in force as a config object: every field present, defaults filled in, the names
-/// [`parse_config`] reads (so it round-trips). `first_root` stands for an absent working directory.
+/// The config in force as a config object: every field present but the host's `document_cache_dir`, defaults
+/// filled in, the names [`parse_config`] reads (so it round-trips, and a saved copy names no preopen of the
+/// host's). `first_root` stands for an absent working directory.
 pub fn effective_json(config: &ConfigRecord, first_root: Option<&str>) -> Value {
     let (core, _) = Config::resolve(config.input());
     let budget = match core.budget {
@@ -504,7 +518,7 @@ mod tests {
             Some(
                 "unknown config field `colour`; the fields are: max_lines, max_line_length, budget, \
                  working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, \
-                 allow_patterns, ignore_files, escape_invisible, images"
+                 allow_patterns, ignore_files, escape_invisible, images, document_cache_dir"
             )
         );
     }

@@ -41,6 +41,8 @@ pub struct ProtocolSession<F: SpillFs> {
     writable_roots: Vec<String>,
     config: ConfigRecord,
     reader: Reader,
+    /// Why the config's `document_cache_dir` could not be used, said on every `read_once` (a session says it once).
+    store_warning: Option<String>,
     /// The first op that used the session, once one ran: `configure` is refused after it.
     started: Option<&'static str>,
     /// Why the config the session was created with could not be read: every request is answered with it.
@@ -53,7 +55,12 @@ impl<F: SpillFs> ProtocolSession<F> {
     /// of its range falls back to its default with a warning, as the typed session does); `writable_roots` are the
     /// guest paths of the preopens granted for writing. A config that is not a config object leaves the session
     /// answering every request with the `invalid_request` error that says why.
-    pub fn new(fs: F, config: &str, writable_roots: Vec<String>, environment: Environment) -> Self {
+    pub fn new(
+        mut fs: F,
+        config: &str,
+        writable_roots: Vec<String>,
+        environment: Environment,
+    ) -> Self {
         let parsed = if config.trim().is_empty() {
             Ok(ConfigRecord::default())
         } else {
@@ -71,11 +78,33 @@ impl<F: SpillFs> ProtocolSession<F> {
                 ))),
             ),
         };
+        let mut reader = Reader::new(config.input());
+        // Only a preopen the host granted read-write can hold the store: a read-only root named here stays a root.
+        let store_warning = config.document_cache_dir.as_deref().and_then(|dir| {
+            let normalized = crate::sandbox::normalize(dir, "/");
+            if writable_roots
+                .iter()
+                .all(|root| crate::sandbox::normalize(root, "/") != normalized)
+            {
+                return Some(format!(
+                    "document_cache_dir {normalized:?} is not a directory the host granted read-write, so no document cache is kept"
+                ));
+            }
+            fs.attach_document_store(dir).err()
+        });
+        if let Some(warning) = &store_warning {
+            reader.warn_once(warning.clone());
+        }
+        let writable_roots = writable_roots
+            .into_iter()
+            .filter(|root| Some(root) != config.document_cache_dir.as_ref())
+            .collect();
         ProtocolSession {
             fs,
             environment,
             writable_roots,
-            reader: Reader::new(config.input()),
+            reader,
+            store_warning,
             config,
             started: None,
             malformed_config,
@@ -180,7 +209,10 @@ impl<F: SpillFs> ProtocolSession<F> {
             request @ (Request::ReportTokens { .. } | Request::TokenRefusal { .. }) => {
                 self.token_feedback(request)
             }
-            Request::Stats => stats_json(&self.reader.stats(), (self.environment.memory_bytes)()),
+            Request::Stats => stats_json(
+                &self.reader.stats(&mut self.fs),
+                (self.environment.memory_bytes)(),
+            ),
             Request::Config => self.config_answer(),
             Request::Configure(fields) => match self.configure(&fields) {
                 Ok(()) => note_json(),
@@ -251,7 +283,12 @@ impl<F: SpillFs> ProtocolSession<F> {
 
     /// `read_once`: a window with the session's config and none of its memory.
     fn read_once(&mut self, request: &read::ReadRequest) -> Value {
-        outcome_json(&read::read_once(self.config.input(), &mut self.fs, request))
+        let outcome =
+            read::read_once(self.config.input(), &mut self.fs, request).map(|mut outcome| {
+                outcome.warn(self.store_warning.clone());
+                outcome
+            });
+        outcome_json(&outcome)
     }
 
     /// The refusal of a path the host's walk of absolute links stopped, in the words of the component's own walk.

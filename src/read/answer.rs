@@ -106,6 +106,17 @@ impl ReadOutcome {
             ReadOutcome::Unchanged(_) | ReadOutcome::Image(_) | ReadOutcome::Listing(_) => None,
         }
     }
+
+    /// Adds `warning` to the outcome's warnings (a stub has none, so it is dropped there).
+    pub fn warn(&mut self, warning: Option<String>) {
+        let Some(warning) = warning else { return };
+        match self {
+            ReadOutcome::Window(result) => result.warnings.push(warning),
+            ReadOutcome::Image(image) => image.warnings.push(warning),
+            ReadOutcome::Listing(listing) => listing.warnings.push(warning),
+            ReadOutcome::Unchanged(_) => {}
+        }
+    }
 }
 
 /// The window a host should ask for after its engine refused one.
@@ -132,6 +143,10 @@ pub struct SessionStats {
     pub indexed_files: u32,
     /// Bytes the line indexes occupy.
     pub index_bytes: u64,
+    /// Documents extracted (found neither in the session's cache nor in the document store).
+    pub documents_extracted: u64,
+    /// Documents windowed from the document store instead of extracted (the store's hits).
+    pub documents_from_store: u64,
 }
 
 /// A fingerprint of the config values that change how a line is shown: the clamp and the escapes. The budget is

@@ -227,8 +227,16 @@ fn search_file<F: FileSystem + ?Sized>(
         Ok(Routed::Image(..)) => return run.skip(SkipKind::Binary),
         Err(error) => return run.skip(skip_kind(&error)),
     };
-    let mut opened = match open_and_index(file, resolved, &resolved.path, |_| None, documents, true)
-    {
+    let store = fs.document_store();
+    let mut opened = match open_and_index(
+        file,
+        resolved,
+        &resolved.path,
+        |_| None,
+        documents,
+        store,
+        true,
+    ) {
         Ok(opened) => opened,
         Err(error) => return run.skip(skip_kind(&error)),
     };

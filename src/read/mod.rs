@@ -9,8 +9,8 @@ use std::hash::{Hash, Hasher};
 use crate::config::{Budget, Config, ConfigInput};
 use crate::decode::{Decoder, TextEncoding};
 use crate::document::{
-    self, Candidate, DocumentCache, DocumentErrorKind, DocumentFacts, ExtractedDocument,
-    ExtractionLimits,
+    self, Candidate, DocumentCache, DocumentErrorKind, DocumentFacts, DocumentStore,
+    ExtractedDocument, ExtractionLimits,
 };
 use crate::error::FsError;
 use crate::error::{ErrorKind, ReadError};
@@ -173,6 +173,7 @@ fn read_once_as_asked<F: FileSystem + ?Sized>(
             &request.path,
             |_| None,
             &mut DocumentCache::new(),
+            fs.document_store(),
             request.extract != Some(false),
         )
         .map_err(|error| error.at_path(&resolved.path))?;
@@ -244,6 +245,17 @@ impl Reader {
             documents: DocumentCache::new(),
             image_budget: ImageBudget::default(),
         }
+    }
+
+    /// Adds `warning` to those the first result carries (a config value the session could not use).
+    pub fn warn_once(&mut self, warning: String) {
+        self.pending_warnings.push(warning);
+    }
+
+    /// Documents this session extracted (not found in its cache or the document store), for tests.
+    #[cfg(test)]
+    pub(crate) fn extractions(&self) -> u64 {
+        self.documents.extractions
     }
 
     /// The config in force.
@@ -352,12 +364,14 @@ impl Reader {
         self.memory.alias(&absolute).unwrap_or(absolute)
     }
 
-    /// Counters of this session.
-    pub fn stats(&self) -> SessionStats {
+    /// Counters of this session; `fs` holds the document store, whose hits are counted.
+    pub fn stats<F: FileSystem + ?Sized>(&self, fs: &mut F) -> SessionStats {
         SessionStats {
             positioned_reads: self.memory.positioned_reads,
             indexed_files: u32::try_from(self.memory.indexed_files()).unwrap_or(u32::MAX),
             index_bytes: self.memory.index_bytes(),
+            documents_extracted: self.documents.extractions,
+            documents_from_store: fs.document_store().map_or(0, |store| store.hits),
         }
     }
 }

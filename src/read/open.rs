@@ -114,11 +114,12 @@ pub(super) fn open_and_index<S: ByteSource>(
     requested: &str,
     cached: impl FnOnce(View) -> Option<LineIndex>,
     documents: &mut DocumentCache,
+    store: Option<&mut DocumentStore>,
     extract: bool,
 ) -> Result<Opened<FileOrText<ReadAhead<S>>>, ReadError> {
     let io = |error: FsError| error.into_read_error(requested);
     let (file, document) = if extract {
-        document_source(file, resolved, requested, documents)?
+        document_source(file, resolved, requested, documents, store)?
     } else {
         (FileOrText::File(file), None)
     };
@@ -244,12 +245,15 @@ pub(super) type SourceOf<S> = (
 
 /// The source a read windows: the file, or, when its content (then its name) says it is a document, the text
 /// extracted from it (from `documents` when this version was extracted before). Errors: the document's typed
-/// error (`too_large`, `malformed_document`, `encrypted_document`; `binary` for a format not extracted).
+/// error (`too_large`, `malformed_document`, `encrypted_document`; `binary` for a format not extracted). With a
+/// `store`, a version this session has not seen is looked up there (by its SHA-256) before it is extracted, and
+/// an extraction is kept there for the sessions after.
 pub(super) fn document_source<S: ByteSource>(
     mut file: ReadAhead<S>,
     resolved: &Resolved,
     requested: &str,
     documents: &mut DocumentCache,
+    store: Option<&mut DocumentStore>,
 ) -> Result<SourceOf<S>, ReadError> {
     // An empty file holds no document, whatever its name: it reads as the empty file it is (`is empty (0 lines)`),
     // as an empty `.txt` or `.png` does, not as a malformed document.
@@ -289,8 +293,7 @@ pub(super) fn document_source<S: ByteSource>(
                     Some(bytes) => bytes,
                     None => read_whole(&mut file, size).map_err(io)?,
                 };
-                documents.extractions += 1;
-                extract_document(&bytes, &resolved.path, &limits)
+                stored_or_extracted(&bytes, &resolved.path, &limits, documents, store)
             };
             match extraction {
                 Ok(None) => None,
@@ -353,6 +356,31 @@ pub(super) fn document_fingerprint<S: ByteSource>(
         }
     }
     Ok((hasher.finish(), None))
+}
+
+/// The document in `bytes`: the entry `store` holds for them, else extracted (counted in `documents`) and, when
+/// it is a document, kept in `store`.
+fn stored_or_extracted(
+    bytes: &[u8],
+    path: &str,
+    limits: &ExtractionLimits,
+    documents: &mut DocumentCache,
+    store: Option<&mut DocumentStore>,
+) -> Result<Option<ExtractedDocument>, document::DocumentError> {
+    let Some(store) = store else {
+        documents.extractions += 1;
+        return extract_document(bytes, path, limits);
+    };
+    let name = document::entry_name(bytes);
+    if let Some(document) = store.load(&name) {
+        return Ok(Some(document));
+    }
+    documents.extractions += 1;
+    let extraction = extract_document(bytes, path, limits);
+    if let Ok(Some(document)) = &extraction {
+        store.save(&name, document);
+    }
+    extraction
 }
 
 /// Extracts a document (see [`document::extract`]); without the `documents` feature nothing is a document.
@@ -465,7 +493,7 @@ impl Reader {
         extract: bool,
     ) -> Result<Opened<FileOrText<ReadAhead<F::File>>>, ReadError> {
         let file = open_file(fs, resolved, requested)?;
-        self.index_with_kept(file, resolved, requested, extract)
+        self.index_with_kept(file, resolved, requested, extract, fs.document_store())
     }
 
     /// [`open_and_index`] of the opened `file` with the index this session kept for the view read.
@@ -475,6 +503,7 @@ impl Reader {
         resolved: &Resolved,
         requested: &str,
         extract: bool,
+        store: Option<&mut DocumentStore>,
     ) -> Result<Opened<FileOrText<ReadAhead<S>>>, ReadError> {
         let memory = &mut self.memory;
         open_and_index(
@@ -483,6 +512,7 @@ impl Reader {
             requested,
             |view| memory.take_file(&resolved.path, view),
             &mut self.documents,
+            store,
             extract,
         )
     }
@@ -510,7 +540,13 @@ impl Reader {
             }
         };
         let mut opened = self
-            .index_with_kept(file, resolved, requested, request.extract != Some(false))
+            .index_with_kept(
+                file,
+                resolved,
+                requested,
+                request.extract != Some(false),
+                fs.document_store(),
+            )
             .map_err(|error| error.at_path(&resolved.path))?;
         let density = self.memory.density(&resolved.path);
         let outcome = window_result(

@@ -7,6 +7,7 @@ mod common;
 mod capture;
 mod census;
 mod cli;
+mod document_store;
 mod encodings;
 mod guards;
 mod images;

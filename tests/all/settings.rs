@@ -3,7 +3,6 @@
 //! `configure` works before the first read and is refused after it, `tool-schema` matches the request fields,
 //! and `text` is what text mode prints.
 
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 use crate::common::Sandbox;
@@ -21,27 +20,9 @@ fn session(args: &[&str], lines: &[Value]) -> (Output, Vec<Value>) {
 
 /// [`session`] with request lines as they are written (a line JSON values cannot spell: a key given twice).
 fn session_of_lines(args: &[&str], lines: &[String]) -> (Output, Vec<Value>) {
-    let mut child = read_window()
-        .args(args)
-        .arg("session")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    let answers = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
-    (output, answers)
+    let mut command = read_window();
+    command.args(args).arg("session");
+    crate::common::session_answers(command, lines)
 }
 
 /// The effective config a session started with `args` reports.

@@ -212,7 +212,7 @@ describe('answers', () => {
     assert.deepEqual(session.wrote('a.txt'), { status: 'ok' });
     assert.deepEqual(session.resetDedup(), { status: 'ok' });
     const stats = session.stats();
-    assert.deepEqual(Object.keys(stats), ['status', 'positioned_reads', 'indexed_files', 'index_bytes', 'peak_memory_bytes']);
+    assert.deepEqual(Object.keys(stats), ['status', 'positioned_reads', 'indexed_files', 'index_bytes', 'documents_extracted', 'documents_from_store', 'peak_memory_bytes']);
     assert.ok(stats.peak_memory_bytes >= 65536);
   });
 
@@ -379,7 +379,7 @@ describe('requests and config', () => {
       refused({ max_line: 3 }),
       `${prefix}unknown config field \`max_line\`; the fields are: max_lines, max_line_length, budget, ` +
         'working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, allow_patterns, ' +
-        'ignore_files, escape_invisible, images',
+        'ignore_files, escape_invisible, images, document_cache_dir',
     );
     assert.equal(refused({ max_lines: 2 ** 32 }), `${prefix}\`max_lines\` is beyond the largest supported value 4294967295 (got 4294967296)`);
     assert.equal(refused({ dedup: 'yes' }), `${prefix}\`dedup\` must be a boolean, not a string`);

@@ -140,7 +140,7 @@ class HostTest(unittest.TestCase):
         self.assertEqual(list(retry), ["status", "offset", "limit", "refused_tokens", "cap_tokens", "hint"])
         session.read("a.txt")
         stats = session.stats()
-        self.assertEqual(list(stats), ["status", "positioned_reads", "indexed_files", "index_bytes", "peak_memory_bytes"])
+        self.assertEqual(list(stats), ["status", "positioned_reads", "indexed_files", "index_bytes", "documents_extracted", "documents_from_store", "peak_memory_bytes"])
         self.assertEqual(stats["indexed_files"], 1)
         # The component reports its own linear memory (a whole number of 64 KiB pages).
         self.assertGreater(stats["peak_memory_bytes"], 0)
@@ -301,7 +301,7 @@ class HostTest(unittest.TestCase):
                 {"max-lines": 5},
                 "unknown config field `max-lines`; the fields are: max_lines, max_line_length, budget, "
                 "working_directory, dedup, loop_warn_at, loop_block_at, not_found_ttl_ms, deny_patterns, "
-                "allow_patterns, ignore_files, escape_invisible, images",
+                "allow_patterns, ignore_files, escape_invisible, images, document_cache_dir",
             ),
         ]
         for config, message in cases:

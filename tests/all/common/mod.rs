@@ -121,3 +121,32 @@ pub fn error_kind(answer: &Value) -> &str {
 pub fn exists(path: &Path) -> bool {
     path.exists()
 }
+
+/// Runs `command` (a `read-window ... session`) with `lines` on stdin, one request a line: its output and the
+/// answers, one JSON value a line of stdout.
+pub fn session_answers(
+    mut command: std::process::Command,
+    lines: &[String],
+) -> (std::process::Output, Vec<Value>) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let answers = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    (output, answers)
+}

@@ -10,9 +10,10 @@
 //! ```
 //!
 //! Options: `--quick` (or `READ_WINDOW_BENCH_QUICK=1`) makes the big log 100 MB instead of 1 GB; `--dir DIR`
-//! generates the files under DIR instead of the system temp directory; `--only small|pages|one-line|one-shot` runs
-//! one section (repeatable); `one-shot` (section 5) runs the release `read-window` binary beside this one (or
-//! `$READ_WINDOW_BENCH_CLI`) as a whole process; `READ_WINDOW_BENCH_WASM=path.wasm` loads another build of the component (an unstripped
+//! generates the files under DIR instead of the system temp directory; `--only
+//! small|pages|one-line|one-shot|peers|documents` runs one section (repeatable); `one-shot` (section 5) and
+//! `documents` (section 7: a 300-page PDF, the CLI's first and second read against `pdftotext`) run the release
+//! `read-window` binary beside this one (or `$READ_WINDOW_BENCH_CLI`) as a whole process; `READ_WINDOW_BENCH_WASM=path.wasm` loads another build of the component (an unstripped
 //! one lets `perf` name its functions, with `READ_WINDOW_PROFILE=perfmap` so wasmtime writes the perf map). The generated files are removed at exit. See docs/benchmarks.md.
 
 use std::path::PathBuf;
@@ -21,6 +22,7 @@ use std::time::Instant;
 use read_window::NativeFileSystem;
 use read_window_host::{Grants, ReadWindow};
 
+mod documents;
 mod fixtures;
 mod floor;
 mod measure;
@@ -53,7 +55,7 @@ fn main() {
 struct Options {
     quick: bool,
     dir: Option<PathBuf>,
-    /// Run only these sections (`small`, `pages`, `one-line`); all when empty.
+    /// Run only these sections (`small`, `pages`, `one-line`, `one-shot`, `peers`, `documents`); all when empty.
     only: Vec<String>,
 }
 
@@ -78,11 +80,18 @@ impl Options {
                 "--dir" => options.dir = args.next().map(PathBuf::from),
                 "--only" => {
                     let section = args.next().unwrap_or_default();
-                    if !["small", "pages", "one-line", "one-shot", "peers"]
-                        .contains(&section.as_str())
+                    if ![
+                        "small",
+                        "pages",
+                        "one-line",
+                        "one-shot",
+                        "peers",
+                        "documents",
+                    ]
+                    .contains(&section.as_str())
                     {
                         eprintln!(
-                            "read-window-bench: --only takes small, pages, one-line, one-shot or peers"
+                            "read-window-bench: --only takes small, pages, one-line, one-shot, peers or documents"
                         );
                         std::process::exit(2);
                     }
@@ -100,11 +109,11 @@ impl Options {
                 }
                 "-h" | "--help" => {
                     println!(
-                        "read-window-bench [--quick] [--dir DIR] [--only small|pages|one-line|one-shot|peers]...\n\
+                        "read-window-bench [--quick] [--dir DIR] [--only small|pages|one-line|one-shot|peers|documents]...\n\
                          read-window-bench --setup-peers\n\n  --quick    a 100 MB \
                          log instead of 1 GB (also READ_WINDOW_BENCH_QUICK=1)\n  --dir DIR  generate the files under \
                          DIR (default: the system temp directory); they are removed at exit\n  --only S   run only \
-                         section S (repeatable): small (1-2), pages (3), one-line (4), one-shot (5), peers (6)\n  \
+                         section S (repeatable): small (1-2), pages (3), one-line (4), one-shot (5), peers (6), documents (7)\n  \
                          --setup-peers  install the peers of section 6 with npm into target/bench-peers, then exit"
                     );
                     std::process::exit(0);
@@ -146,7 +155,8 @@ struct Fixtures {
 }
 
 /// Runs the sections `options` asks for over files generated in `dir`, printing the Markdown report. Errors: the
-/// component does not load, the grants cannot be made, or the CLI binary of section 5 is missing.
+/// component does not load, the grants cannot be made, the CLI binary of sections 5-7 is missing, or a check of
+/// section 7 fails.
 fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
     print_machine(options);
     let fixtures = write_fixtures(options, dir);
@@ -177,6 +187,9 @@ fn run(options: &Options, dir: &TempDir) -> Result<(), String> {
     }
     if options.wants("peers") {
         peers::peers_section(dir, &one_shot::cli_binary()?);
+    }
+    if options.wants("documents") {
+        documents::documents_section(dir)?;
     }
     Ok(())
 }

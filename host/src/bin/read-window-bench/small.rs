@@ -219,13 +219,17 @@ impl SmallRead<'_, '_> {
             let request = self.core_request(i);
             self.ctx.core_read(&mut reader, &request, "warm-up");
         }
-        let before = reader.stats().positioned_reads;
+        let before = reader
+            .stats(&mut core::NativeFileSystem::mount(&[]))
+            .positioned_reads;
         let samples = time_runs(self.counts.warm, |i| {
             let request = self.core_request(i);
             let result = self.ctx.core_read(&mut reader, &request, "native core");
             check_core(&result, self.at(i), self.lines, "native core");
         });
-        let after = reader.stats().positioned_reads;
+        let after = reader
+            .stats(&mut core::NativeFileSystem::mount(&[]))
+            .positioned_reads;
         let warm = Row::new(
             &self.label,
             "same Rust core compiled natively, warm `Reader` (no wasm)",

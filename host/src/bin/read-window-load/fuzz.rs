@@ -145,6 +145,7 @@ fn random_config(rng: &mut Rng) -> Config {
             .then(|| vec![".gitignore".to_string(), "a/b".to_string()]),
         escape_invisible: None,
         images: None,
+        document_cache_dir: None,
     }
 }
 
