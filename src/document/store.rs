@@ -69,8 +69,6 @@ pub struct DocumentStore {
     directory: Box<dyn StoreDirectory>,
     /// The guest path of the directory (for messages and the config).
     guest: String,
-    /// Entries written by this store, which names its temporary files.
-    written: u64,
     /// Entries found (hits), for tests and stats.
     pub hits: u64,
 }
@@ -101,7 +99,6 @@ impl DocumentStore {
         DocumentStore {
             directory,
             guest,
-            written: 0,
             hits: 0,
         }
     }
@@ -136,10 +133,10 @@ impl DocumentStore {
         if bytes.len() as u64 > MAX_ENTRY_BYTES {
             return;
         }
-        self.written += 1;
-        let temporary = format!(".{name}.{}.tmp", self.written);
+        let temporary = format!(".{name}.tmp");
         // A file at the temporary name is a write that died, or another process's: it is removed and the name
-        // taken once more, so a leftover never keeps a document out of the store.
+        // taken once more, so a leftover never keeps a document out of the store. Should the other process then
+        // rename this one's half-written file into place, the entry fails its checks when read and is redone.
         let mut created = self.directory.write_new(&temporary, &bytes);
         if matches!(created, Ok(false)) && self.directory.remove(&temporary).is_ok() {
             created = self.directory.write_new(&temporary, &bytes);
@@ -461,7 +458,7 @@ mod tests {
         assert_eq!(store.load(&name), None);
         assert!(memory.0.borrow().0.is_empty(), "the bad entry was removed");
         // A write that died left its temporary file: the next write takes the name anyway.
-        let leftover = format!(".{name}.2.tmp");
+        let leftover = format!(".{name}.tmp");
         memory.0.borrow_mut().0.insert(leftover, (Vec::new(), 0));
         store.save(&name, &book());
         assert_eq!(memory.0.borrow().0.keys().collect::<Vec<_>>(), vec![&name]);

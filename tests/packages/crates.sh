@@ -61,6 +61,9 @@ resolver = "2"
 read-window = { path = "read-window-$version" }
 read-window-wasm = { path = "read-window-wasm-$version" }
 read-window-host = { path = "read-window-host-$version" }
+# The repository's lock file holds the patched pdf-extract (vendor/pdf-extract/PATCHES.md); a crates.io user gets
+# the registry's, which extracts the same text, slower.
+pdf-extract = { path = "$repo/vendor/pdf-extract" }
 
 $profiles
 TOML

@@ -13,15 +13,16 @@
 //! as empty. Residual risk: embedded font programs (Type1 `FontFile`, CFF `FontFile3`, CMap streams) are parsed by
 //! pdf-extract's dependencies with `unwrap`s this validation does not reproduce, and lopdf's own parser is trusted.
 
+mod assemble;
 mod fonts;
 mod tokens;
 mod validate;
 
+use assemble::PageAssembler;
 use lopdf::{Document, Object, ObjectId};
 
 use super::{
-    DocumentError, DocumentErrorKind, DocumentFormat, DocumentPart, ExtractedDocument,
-    ExtractionLimits, PartKind,
+    DocumentError, DocumentErrorKind, DocumentFormat, ExtractedDocument, ExtractionLimits,
 };
 #[cfg(test)]
 use tokens::count_tokens;
@@ -62,78 +63,90 @@ pub fn extract_pdf(
         ));
     }
     let count = pages.len();
+    // Every page is checked first, in order, against the content budget. When all pass (the usual case),
+    // pdf-extract reads the document in one `output_doc`, which walks the page tree once; `output_doc_page` walks
+    // it again for each page, so a 300-page PDF walked it 300 times.
     let mut budget = ContentBudget::new(limits.max_pdf_content_bytes);
-    let mut text = String::new();
-    let mut parts = Vec::with_capacity(count);
-    let mut line: u64 = 1;
-    for (&number, &page_id) in &pages {
-        text.push_str(&format!("--- page {number} of {count} ---\n"));
-        let first_line = line;
-        line += 1;
-        let (lines, characters, not_extracted) = match page_text(&doc, number, page_id, &mut budget)
-        {
-            Ok(raw) => {
-                let lines = tidy(&raw);
-                let characters = lines.iter().map(|l| l.chars().count() as u64).sum();
-                (lines, characters, false)
-            }
-            Err(reason) => (
-                vec![format!("[page {number}: text not extracted: {reason}]")],
-                0,
-                true,
+    let checks: Vec<Result<(), String>> = pages
+        .values()
+        .map(|&page_id| validate_page(&doc, page_id, &mut budget))
+        .collect();
+    let whole = if checks.iter().all(Result::is_ok) {
+        whole_document(&doc, count, limits)
+    } else {
+        None
+    };
+    let assembled = match whole {
+        Some(assembled) => assembled,
+        None => page_by_page(&doc, &pages, checks, limits),
+    };
+    if let Some(number) = assembled.capped_at {
+        return Err(error(
+            DocumentErrorKind::TooLarge,
+            format!(
+                "the PDF's text passes the cap of {} bytes (at page {number} of {count})",
+                limits.max_total_uncompressed
             ),
-        };
-        for l in &lines {
-            text.push_str(l);
-            text.push('\n');
-        }
-        line += lines.len() as u64;
-        if text.len() as u64 > limits.max_total_uncompressed {
-            return Err(error(
-                DocumentErrorKind::TooLarge,
-                format!(
-                    "the PDF's text passes the cap of {} bytes (at page {number} of {count})",
-                    limits.max_total_uncompressed
-                ),
-            ));
-        }
-        parts.push(DocumentPart {
-            kind: PartKind::Page,
-            number,
-            name: None,
-            first_line,
-            characters,
-            not_extracted,
-        });
+        ));
     }
     Ok(ExtractedDocument {
         format: DocumentFormat::Pdf,
-        text,
-        parts,
+        text: assembled.text,
+        parts: assembled.parts,
     })
 }
 
-/// The raw text of page `number` (object `page_id`) by pdf-extract, after [`validate_page`]. Errors: the reason the
-/// page was not handed to pdf-extract, or pdf-extract's error (or, natively, its panic).
-fn page_text(
+/// The document's text in one `output_doc`, when it runs to its end (or stops at the text's cap); `None` when
+/// pdf-extract fails on some page (or, natively, panics): the caller then reads page by page, so that one page's
+/// failure costs only that page.
+fn whole_document(
     doc: &Document,
-    number: u32,
-    page_id: ObjectId,
-    budget: &mut ContentBudget,
-) -> Result<String, String> {
-    validate_page(doc, page_id, budget)?;
-    let run = || {
-        let mut raw = String::new();
-        let result = {
-            let mut output = pdf_extract::PlainTextOutput::new(&mut raw);
-            pdf_extract::output_doc_page(doc, &mut output, number)
-        };
-        result.map(|()| raw).map_err(|e| e.to_string())
-    };
+    count: usize,
+    limits: &ExtractionLimits,
+) -> Option<PageAssembler> {
+    let mut assembler = PageAssembler::new(count, limits.max_total_uncompressed);
+    let run = std::panic::AssertUnwindSafe(|| pdf_extract::output_doc(doc, &mut assembler));
+    let finished = std::panic::catch_unwind(run).ok()?;
+    match finished {
+        Ok(()) if assembler.parts.len() == count => Some(assembler),
+        Err(_) if assembler.capped_at.is_some() => Some(assembler),
+        _ => None,
+    }
+}
+
+/// The document's text a page at a time: each page that passed its check read by pdf-extract on its own, each
+/// other page (or one pdf-extract fails on) written as a `[page N: text not extracted: REASON]` line.
+fn page_by_page(
+    doc: &Document,
+    pages: &std::collections::BTreeMap<u32, ObjectId>,
+    checks: Vec<Result<(), String>>,
+    limits: &ExtractionLimits,
+) -> PageAssembler {
+    let mut assembler = PageAssembler::new(pages.len(), limits.max_total_uncompressed);
+    for (&number, check) in pages.keys().zip(checks) {
+        if assembler.capped_at.is_some() {
+            break;
+        }
+        if let Err(reason) = check.and_then(|()| page_text(doc, number, &mut assembler)) {
+            assembler.not_extracted(number, &reason);
+        }
+    }
+    assembler
+}
+
+/// Page `number`, read by pdf-extract into `assembler`, after [`validate_page`] passed. Errors: pdf-extract's
+/// error (or, natively, its panic).
+fn page_text(doc: &Document, number: u32, assembler: &mut PageAssembler) -> Result<(), String> {
+    let run = std::panic::AssertUnwindSafe(|| pdf_extract::output_doc_page(doc, assembler, number));
     // On the component (panic = abort) this cannot catch anything; natively it turns a missed precondition into
     // a page error instead of a crash.
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
-        .unwrap_or_else(|_| Err("the PDF extractor failed on this page".to_string()))
+    match std::panic::catch_unwind(run) {
+        Ok(Ok(())) => Ok(()),
+        // The cap stops the page after it was written: the caller says so.
+        Ok(Err(_)) if assembler.capped_at.is_some() => Ok(()),
+        Ok(Err(error)) => Err(error.to_string()),
+        Err(_) => Err("the PDF extractor failed on this page".to_string()),
+    }
 }
 
 /// A page's lines: control characters other than tab dropped (`\r` and form feeds among them), trailing whitespace
@@ -228,6 +241,73 @@ mod tests {
 
     use super::*;
     use crate::document::fixtures::{self, PdfPage};
+    use crate::document::{DocumentPart, PartKind};
+
+    /// The text of `doc` as the per-page pass with pdf-extract's own `PlainTextOutput` wrote it before the page
+    /// assembler: each page's marker, then its tidied lines.
+    fn plain_text_output_text(doc: &Document) -> String {
+        let pages = doc.get_pages();
+        let mut text = String::new();
+        for &number in pages.keys() {
+            let mut raw = String::new();
+            let mut output = pdf_extract::PlainTextOutput::new(&mut raw);
+            pdf_extract::output_doc_page(doc, &mut output, number).unwrap();
+            text.push_str(&format!("--- page {number} of {} ---\n", pages.len()));
+            for line in tidy(&raw) {
+                text.push_str(&line);
+                text.push('\n');
+            }
+        }
+        text
+    }
+
+    /// The 40-page PDF of the documents scenarios (fpdf2's output, several fonts and sizes).
+    fn scenario_report_pdf() -> Vec<u8> {
+        use base64::Engine as _;
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/scenarios/documents/a_short_window_of_a_long_document_gets_a_short_map.json"
+        );
+        let scenario: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        let encoded = scenario["files"]["report.pdf"]["base64"].as_str().unwrap();
+        base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_whole_document_pass_writes_what_the_page_by_page_pass_and_plain_text_output_write() {
+        let limits = ExtractionLimits::default();
+        for bytes in [
+            fixtures::pdf_three_pages(),
+            fixtures::pdf_scanned_middle(),
+            scenario_report_pdf(),
+        ] {
+            let doc = Document::load_mem(&bytes).unwrap();
+            let pages = doc.get_pages();
+            let whole = whole_document(&doc, pages.len(), &limits).expect("read in one pass");
+            let each = page_by_page(&doc, &pages, vec![Ok(()); pages.len()], &limits);
+            assert_eq!(whole.text, plain_text_output_text(&doc));
+            assert_eq!(each.text, whole.text);
+            assert_eq!(each.parts, whole.parts);
+            assert_eq!(whole.parts.len(), pages.len());
+            assert!(
+                whole.text.lines().count() > pages.len() + 3,
+                "{}",
+                whole.text
+            );
+            // Under a cap both passes stop at the same page.
+            let small = ExtractionLimits {
+                max_total_uncompressed: whole.text.len() as u64 / 2,
+                ..limits
+            };
+            let whole_capped = whole_document(&doc, pages.len(), &small).unwrap();
+            let each_capped = page_by_page(&doc, &pages, vec![Ok(()); pages.len()], &small);
+            assert!(whole_capped.capped_at.is_some());
+            assert_eq!(whole_capped.capped_at, each_capped.capped_at);
+        }
+    }
     use lopdf::dictionary;
 
     #[test]
