@@ -41,6 +41,10 @@ from wasmtime.component import Component
 CACHE_DIR_ENV = "READ_WINDOW_CACHE_DIR"
 #: The environment variable that turns the cache off when set to anything but empty or ``0``.
 NO_CACHE_ENV = "READ_WINDOW_NO_CACHE"
+#: The environment variable that turns the document cache off, as in the Rust host (see ``DOCUMENT_CACHE_OFF``).
+DOCUMENT_CACHE_ENV = "READ_WINDOW_DOCUMENT_CACHE"
+#: The values of ``$READ_WINDOW_DOCUMENT_CACHE`` that turn the document cache off (any case, spaces around).
+DOCUMENT_CACHE_OFF = ("off", "0", "false", "no", "none", "disabled")
 #: How many compiled components the cache directory keeps (each rebuild of the component adds one).
 KEEP_ENTRIES = 8
 #: The suffix of an entry's file name, as the Rust host's (the two hosts share the directory and its bound).
@@ -233,12 +237,43 @@ def _prune(directory: Path, keep: Path) -> None:
             pass
 
 
+def document_cache_dir(wasm_sha256_hex: str, base: Optional[Path] = None,
+                       environ: Mapping[str, str] = os.environ) -> Optional[Path]:
+    """The directory the component keeps extracted documents in (the config's ``document_cache_dir``, the document
+    store: docs/behaviour/documents.md), as the Rust host picks it: ``<base>/documents/<the first 16 hex digits of
+    the component's SHA-256>``, each directory private (see ``private_dir``), its real path. ``base`` is the cache
+    directory (``None`` looks it up with ``cache_dir``). The directories of other builds are removed: the component
+    hides only its own. ``None`` when ``$READ_WINDOW_DOCUMENT_CACHE`` turns it off or no private directory can be
+    had."""
+    if environ.get(DOCUMENT_CACHE_ENV, "").strip().lower() in DOCUMENT_CACHE_OFF:
+        return None
+    if base is None:
+        base, _ = cache_dir(environ)
+    if base is None:
+        return None
+    documents, build = base / "documents", wasm_sha256_hex[:16]
+    if not (private_dir(base) and private_dir(documents) and private_dir(documents / build)):
+        return None
+    import shutil  # only here: a start without documents to cache need not import it
+
+    try:
+        with os.scandir(documents) as entries:
+            for entry in entries:
+                other = entry.name != build and len(entry.name) == 16
+                if other and all(c in "0123456789abcdef" for c in entry.name) and entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+    except OSError:
+        pass
+    return Path(os.path.realpath(documents / build))
+
+
 def load_component(engine: Engine, wasm: bytes, engine_settings: str, *,
-                   directory: Optional[Path] = None,
+                   directory: Optional[Path] = None, wasm_sha256_hex: Optional[str] = None,
                    compile: Callable[[Engine, bytes], Component] = Component) -> Tuple[Component, CacheStatus]:
     """The compiled component of ``wasm`` for ``engine`` (configured as ``engine_settings`` says), deserialized
     from the cache when a trusted entry exists, else compiled (by ``compile``) and cached. ``directory`` is the
-    cache directory (it must be private: see ``private_dir``); ``None`` looks it up with ``cache_dir``. Raises
+    cache directory (it must be private: see ``private_dir``); ``None`` looks it up with ``cache_dir``.
+    ``wasm_sha256_hex`` is the SHA-256 of ``wasm`` when the caller has it (else it is computed). Raises
     ``WasmtimeError`` only when compiling fails; a failure of the cache is never raised."""
     reason = ""
     if directory is None:
@@ -247,7 +282,7 @@ def load_component(engine: Engine, wasm: bytes, engine_settings: str, *,
         directory, reason = None, f"{directory} is not a directory of yours that only you can write"
     if directory is None:
         return compile(engine, wasm), CacheStatus("disabled", None, reason)
-    key = Key.for_component(hashlib.sha256(wasm).hexdigest(), engine_settings)
+    key = Key.for_component(wasm_sha256_hex or hashlib.sha256(wasm).hexdigest(), engine_settings)
     path = directory / key.file_name()
     if trusted_entry(path, key.stamp_ns()):
         try:

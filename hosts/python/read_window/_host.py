@@ -5,6 +5,7 @@ deadline and memory cap of each call, the restart after a trap, and the walk of 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import math
 import os
@@ -246,8 +247,14 @@ class ReadWindow:
         wasm_bytes = self.path.read_bytes()
         if not wasm_bytes.startswith(b"\0asm"):
             raise HostError("start", f"{self.path} is not a WebAssembly component (it lacks the `\\0asm` header)")
+        digest = hashlib.sha256(wasm_bytes).hexdigest()
+        self.document_cache: Optional[Path] = None
+        """The directory sessions keep extracted documents in (``_cache.document_cache_dir``), or ``None``."""
+        if cache is not False:
+            base = None if cache is None or cache is True else Path(cache)
+            self.document_cache = _cache.document_cache_dir(digest, base)
         try:
-            self._component, self.cache_status = self._load(wasm_bytes, cache)
+            self._component, self.cache_status = self._load(wasm_bytes, cache, digest)
             self._linker = Linker(self._engine)
             self._linker.add_wasip2()
         except WasmtimeError as error:
@@ -261,12 +268,14 @@ class ReadWindow:
                 raise HostError("start", f"the component {self.path} lacks `{_FUNCTIONS[key]}` in {INTERFACE}")
         threading.Thread(target=_epoch_ticker, args=(weakref.ref(self),), name="read-window-epoch", daemon=True).start()
 
-    def _load(self, wasm_bytes: bytes, cache: Union[None, bool, PathLike]) -> Tuple[Component, "_cache.CacheStatus"]:
-        """The compiled component, through the cache unless ``cache`` is False."""
+    def _load(self, wasm_bytes: bytes, cache: Union[None, bool, PathLike],
+              digest: str) -> Tuple[Component, "_cache.CacheStatus"]:
+        """The compiled component (whose SHA-256 is ``digest``), through the cache unless ``cache`` is False."""
         if cache is False:
             return Component(self._engine, wasm_bytes), _cache.CacheStatus("disabled", None, "cache=False")
         directory = None if cache is None or cache is True else Path(cache)
-        return _cache.load_component(self._engine, wasm_bytes, ENGINE_SETTINGS, directory=directory)
+        return _cache.load_component(self._engine, wasm_bytes, ENGINE_SETTINGS, directory=directory,
+                                     wasm_sha256_hex=digest)
 
     def host_error_answer(self, request: str, cause: str, message: str) -> str:
         """The component's ``host-error`` answer (text) for the request line ``request`` (an MCP ``tool_call``
@@ -299,6 +308,20 @@ class ReadWindow:
             return session.read_once(path, offset, limit, column, tail, extract, region, content)
 
 
+def _with_document_cache(store: Optional[Path], grants: List[Tuple[str, str]],
+                         config: Optional[Mapping]) -> Optional[Mapping]:
+    """``config`` naming the reader's document cache ``store`` as its ``document_cache_dir`` (granted read-write
+    beside ``grants`` by the caller), when there is one, the config names none of its own and no grant is at that
+    path already; else ``config`` as given."""
+    if store is None or (config is not None and not isinstance(config, Mapping)):
+        return config
+    if config is not None and "document_cache_dir" in config:
+        return config
+    if any(guest == str(store) for guest, _ in grants):
+        return config
+    return {**(config or {}), "document_cache_dir": str(store)}
+
+
 class Session:
     """A reading session: a store with one instance of the component and its protocol ``session`` resource.
 
@@ -319,6 +342,12 @@ class Session:
         self._reader, self._given = reader, _given_roots(dirs)
         self._writable = _grants(writable) if writable else []
         self._grants = _grants(dirs) + self._writable
+        config = _with_document_cache(reader.document_cache, self._grants, config)
+        if reader.document_cache is not None and config is not None and "document_cache_dir" in config:
+            store = str(reader.document_cache)
+            if config["document_cache_dir"] == store:
+                self._writable = self._writable + [(store, store)]
+                self._grants = self._grants + [(store, store)]
         self._set_config("" if config is None else dumps(config))
         self._deadline = _positive("deadline", deadline, (int, float))
         self._ticks = math.ceil(deadline / EPOCH_TICK) + 1

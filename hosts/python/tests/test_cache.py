@@ -15,7 +15,7 @@ from wasmtime import Engine
 from wasmtime.component import Component
 
 from read_window import ReadWindow, _cache
-from read_window._host import ENGINE_SETTINGS
+from read_window._host import ENGINE_SETTINGS, Session
 
 #: The smallest component: the preamble of component-model layer 1 and nothing else. It compiles in milliseconds.
 EMPTY_COMPONENT = b"\0asm\x0d\0\x01\0"
@@ -183,6 +183,59 @@ class ReaderCacheTest(unittest.TestCase):
                 self.assertEqual(session.read("a.txt", content=True)["content"], "1|one\n2|two\n")
             off = ReadWindow(cache=False)
             self.assertEqual(off.cache_status, _cache.CacheStatus("disabled", None, "cache=False"))
+
+
+def report_pdf() -> bytes:
+    """The 40-page PDF the documents scenarios read."""
+    import base64
+    import json
+
+    scenario = Path(__file__).resolve().parents[3] / "tests" / "scenarios" / "documents" / \
+        "a_short_window_of_a_long_document_gets_a_short_map.json"
+    return base64.b64decode(json.loads(scenario.read_text(encoding="utf-8"))["files"]["report.pdf"]["base64"])
+
+
+class DocumentCacheTest(unittest.TestCase):
+    def test_a_later_reader_windows_a_document_from_the_store_and_other_builds_are_removed(self):
+        with tempfile.TemporaryDirectory() as temp:
+            directory, docs = Path(temp) / "cache", Path(temp) / "docs"
+            spill = Path(temp) / "spill"
+            docs.mkdir()
+            spill.mkdir()
+            (docs / "report.pdf").write_bytes(report_pdf())
+            old_build = directory / "documents" / "0123456789abcdef"
+            old_build.mkdir(parents=True, mode=0o700)
+            (old_build / "x.extracted").write_text("an older build's entry", encoding="utf-8")
+            answers = []
+            for expected in ((1, 0), (0, 1)):
+                reader = ReadWindow(cache=directory)
+                self.assertEqual(reader.document_cache.parent, (directory / "documents").resolve())
+                self.assertFalse(old_build.exists())
+                with Session(reader, [docs], writable=[spill]) as session:
+                    answers.append(session.read("report.pdf", limit=5))
+                    stats = session.stats()
+                    self.assertEqual((stats["documents_extracted"], stats["documents_from_store"]), expected)
+                    # The store is no path a request can name, and no grant a message lists.
+                    hidden = session.read(str(reader.document_cache))
+                    self.assertEqual(hidden["error"]["kind"], "outside_sandbox", hidden)
+                    self.assertTrue(hidden["error"]["message"].endswith(
+                        f"may read ({docs.resolve()}, {spill.resolve()}). Read a file under one of them."), hidden)
+                    # The spill still goes to the one writable grant the caller gave.
+                    session.capture_begin({"window_chars": 1000})
+                    session.capture_chunk(("line\n" * 2000).encode())
+                    spilled = session.capture_end()
+                    self.assertEqual(Path(spilled["spill_path"]).parent, spill.resolve(), spilled)
+            self.assertEqual(answers[0], answers[1])
+            self.assertTrue(answers[0]["text"].startswith("1|--- page 1 of 40 ---\n"), answers[0])
+            entries = list(reader.document_cache.iterdir())
+            self.assertEqual([entry.suffix for entry in entries], [".extracted"])
+
+    def test_the_document_cache_is_off_when_asked(self):
+        with tempfile.TemporaryDirectory() as temp:
+            with mock.patch.dict(os.environ, {_cache.DOCUMENT_CACHE_ENV: " Off "}):
+                self.assertIsNone(ReadWindow(cache=Path(temp) / "cache").document_cache)
+            self.assertFalse((Path(temp) / "cache" / "documents").exists())
+            self.assertIsNone(ReadWindow(cache=False).document_cache)
 
 
 if __name__ == "__main__":
