@@ -63,6 +63,11 @@ pub trait Directory: Sized {
     fn open_file_at(&self, name: &str) -> Result<Self::File, FsError>;
     /// Up to `max` entries of this directory (see [`FileSystem::list_directory`]).
     fn list(&self, max: usize) -> Result<DirectoryListing, FsError>;
+    /// Whether this directory can hold the document store (a native mount that opened; every WASI preopen, whose
+    /// grant a protocol session checks against the host's read-write list). One that cannot stays a root.
+    fn can_hold_store(&self) -> bool {
+        false
+    }
     /// This directory as the document store's (`document_cache_dir`); `None` for a directory that cannot be one.
     fn into_store(self) -> Option<Box<dyn StoreDirectory>> {
         None
@@ -77,6 +82,9 @@ pub trait WritableDirectory: Directory {
     /// when the name is taken.
     fn create_new_at(&self, name: &str) -> Result<Option<Self::Writer>, FsError>;
 }
+
+/// Bytes the document store reads of an entry at a time.
+const STORE_READ_BYTES: usize = 64 * 1024;
 
 /// A writable directory the document store can keep its entries in: it also renames, removes and touches.
 pub trait StoreCapable: WritableDirectory {
@@ -105,11 +113,7 @@ impl<D: StoreCapable> StoreDirectory for StoreOver<D> {
         let mut bytes = Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0));
         let mut chunk = Vec::new();
         loop {
-            file.read_at(
-                bytes.len() as u64,
-                crate::source::READER_BLOCK_BYTES,
-                &mut chunk,
-            )?;
+            file.read_at(bytes.len() as u64, STORE_READ_BYTES, &mut chunk)?;
             if chunk.is_empty() {
                 break;
             }
@@ -369,6 +373,11 @@ impl<D: Directory> FileSystem for Beneath<D> {
         let at = self.roots.iter().position(|root| *root == guest).ok_or_else(|| {
             format!("document_cache_dir {guest:?} is not a directory the host granted, so no document cache is kept")
         })?;
+        if !self.preopens.get(at).is_some_and(Directory::can_hold_store) {
+            return Err(format!(
+                "document_cache_dir {guest:?} is not a directory the host granted read-write, so no document cache is kept"
+            ));
+        }
         self.walked.clear();
         self.roots.remove(at);
         let directory = self.preopens.remove(at);

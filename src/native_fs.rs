@@ -152,6 +152,10 @@ impl Directory for NativeDirectory {
         })
     }
 
+    fn can_hold_store(&self) -> bool {
+        self.fd.is_some()
+    }
+
     fn into_store(self) -> Option<Box<dyn crate::document::StoreDirectory>> {
         Some(Box::new(StoreOver(self)))
     }

@@ -144,6 +144,12 @@ impl Directory for WasiDirectory {
             .map_err(|code| open_error(code, false))
     }
 
+    fn can_hold_store(&self) -> bool {
+        // Not asked of WASI (`get-flags`): a session is constructed where a host may not block, as wasmtime-wasi's
+        // synchronous calls do inside an async runtime. The protocol session checks the host's read-write grants.
+        true
+    }
+
     fn into_store(self) -> Option<Box<dyn crate::document::StoreDirectory>> {
         Some(Box::new(StoreOver(self)))
     }

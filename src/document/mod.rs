@@ -60,6 +60,14 @@ pub use facts::DocumentFacts;
 use facts::{coverage_warning, empty_page_ranges, ordinal};
 pub(crate) use store::{entry_name, DocumentStore, StoreDirectory, StoredFile};
 
+/// What the name `path` promises, for a document store entry's name: the JSON name of the format its extension
+/// names (`pdf`), or `none`. Extraction judges the content first, but a name decides some cases (an OLE file is a
+/// workbook only when named `.xls`; a `.docx` that is no Word file is refused), so the same bytes read under a name
+/// that promises another format are another entry.
+pub(crate) fn promised_by_name(path: &str) -> &'static str {
+    detect::format_of_name(path).map_or("none", |(format, _)| format.name())
+}
+
 /// The document formats read-window extracts (their JSON names are lowercase: "ipynb", "docx", ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DocumentFormat {

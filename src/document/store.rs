@@ -4,12 +4,13 @@
 //! The host grants one private directory for it, read-write, and names it in the config (`document_cache_dir`).
 //! The component takes that preopen away from the model's file system and hides it inside any other preopen
 //! ([`crate::beneath::Beneath`]), so no read, listing or search reaches it. Each entry is named by the SHA-256 of
-//! the document's bytes (`<64 hex digits>.extracted`), written to a temporary name created exclusively and renamed
-//! into place, and checked on the way back in: its header names this component's version and the entry's own
-//! name, its text has the length the header gives, a fingerprint covers the name, format, parts and text, and its
-//! parts lie inside the text. An entry that fails a check is removed and the document extracted again. The
-//! directory is bounded ([`MAX_STORE_BYTES`], [`MAX_STORE_ENTRIES`]): after each write the least recently used
-//! entries (by modification time; a hit sets it to now) are removed.
+//! the document's bytes and the format its name promises (`<64 hex digits>.pdf.extracted`), written to a
+//! temporary name created exclusively and renamed into place, and checked on the way back in: its header names
+//! this component's version and the entry's own name, its text has the length the header gives, a fingerprint
+//! covers the name, format, parts and text, and its parts lie inside the text. An entry that fails a check is
+//! removed and the document extracted again. The directory is bounded ([`MAX_STORE_BYTES`],
+//! [`MAX_STORE_ENTRIES`]): after each write the least recently used entries (by modification time; a hit sets it
+//! to now) are removed.
 //! docs/behaviour/documents.md says what a host does for it.
 
 use std::hash::Hasher;
@@ -82,13 +83,17 @@ impl std::fmt::Debug for DocumentStore {
     }
 }
 
-/// The name of the entry of a document whose bytes are `bytes`: their SHA-256 in lowercase hex, then the suffix.
-pub fn entry_name(bytes: &[u8]) -> String {
+/// The name of the entry of a document whose bytes are `bytes`, read under a name that promises `promised` (a
+/// format's JSON name, or `none`: [`super::promised_by_name`]): the bytes' SHA-256 in lowercase hex, a dot, the
+/// promise, then the suffix (`<64 hex>.pdf.extracted`).
+pub fn entry_name(bytes: &[u8], promised: &str) -> String {
     let digest = Sha256::digest(bytes);
-    let mut name = String::with_capacity(64 + ENTRY_SUFFIX.len());
+    let mut name = String::with_capacity(80 + ENTRY_SUFFIX.len());
     for byte in digest {
         name.push_str(&format!("{byte:02x}"));
     }
+    name.push('.');
+    name.push_str(promised);
     name.push_str(ENTRY_SUFFIX);
     name
 }
@@ -396,8 +401,8 @@ mod tests {
     #[test]
     fn the_entry_name_is_the_sha256_of_the_bytes() {
         assert_eq!(
-            entry_name(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad.extracted"
+            entry_name(b"abc", "pdf"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad.pdf.extracted"
         );
     }
 
@@ -444,7 +449,7 @@ mod tests {
     fn a_saved_document_loads_and_a_bad_entry_is_removed() {
         let memory = Memory::default();
         let mut store = DocumentStore::new(Box::new(memory.clone()), "/cache".to_string());
-        let name = entry_name(b"the pdf");
+        let name = entry_name(b"the pdf", "pdf");
         assert_eq!(store.load(&name), None);
         store.save(&name, &book());
         assert_eq!(
@@ -470,7 +475,7 @@ mod tests {
         let memory = Memory::default();
         let mut store = DocumentStore::new(Box::new(memory.clone()), "/cache".to_string());
         let names: Vec<String> = (0..MAX_STORE_ENTRIES + 3)
-            .map(|index| entry_name(index.to_string().as_bytes()))
+            .map(|index| entry_name(index.to_string().as_bytes(), "none"))
             .collect();
         for name in &names {
             store.save(name, &book());

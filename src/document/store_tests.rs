@@ -68,7 +68,7 @@ fn a_later_session_windows_the_stored_extraction_byte_for_byte_without_extractin
     assert_eq!(fs.roots(), ["/w"], "the store's preopen is no root");
     assert_eq!(read(&mut first, &mut fs, "/w/book.pdf").unwrap(), expected);
     assert_eq!(first.extractions(), 1);
-    let name = super::entry_name(&fixtures::pdf_three_pages());
+    let name = super::entry_name(&fixtures::pdf_three_pages(), "pdf");
     assert_eq!(entries(&cache), std::slice::from_ref(&name));
 
     let mut later = Reader::new(ConfigInput::default());
@@ -79,6 +79,13 @@ fn a_later_session_windows_the_stored_extraction_byte_for_byte_without_extractin
 
     let refused = read(&mut later, &mut fs, &format!("/cache/{name}")).unwrap_err();
     assert!(refused.contains("outside"), "{refused}");
+
+    // The same bytes under a name that promises another format are another entry: a name decides some cases.
+    std::fs::copy(work.join("book.pdf"), work.join("book.docx")).unwrap();
+    let renamed = read(&mut later, &mut fs, "/w/book.docx").unwrap();
+    assert_eq!(renamed.window.content, expected.window.content);
+    let other = super::entry_name(&fixtures::pdf_three_pages(), "docx");
+    assert_eq!(entries(&cache), [other, name]);
 }
 
 #[test]
@@ -86,7 +93,7 @@ fn a_damaged_entry_is_extracted_again_and_replaced() {
     let (_top, work, cache) = book_and_store();
     let mut first = Reader::new(ConfigInput::default());
     let expected = read(&mut first, &mut mounted(&work, Some(&cache)), "/w/book.pdf").unwrap();
-    let entry = cache.join(super::entry_name(&fixtures::pdf_three_pages()));
+    let entry = cache.join(super::entry_name(&fixtures::pdf_three_pages(), "pdf"));
     let mut damaged = std::fs::read(&entry).unwrap();
     let last = damaged.len() - 2;
     damaged[last] = b'#';
@@ -131,7 +138,7 @@ fn a_store_inside_a_granted_directory_is_hidden_there() {
     fs.attach_document_store("/w/.cache/documents").unwrap();
     let mut reader = Reader::new(ConfigInput::default());
     read(&mut reader, &mut fs, "/w/book.pdf").unwrap();
-    let name = super::entry_name(&fixtures::pdf_three_pages());
+    let name = super::entry_name(&fixtures::pdf_three_pages(), "pdf");
     assert_eq!(
         entries(&cache),
         std::slice::from_ref(&name),

@@ -371,7 +371,7 @@ fn stored_or_extracted(
         documents.extractions += 1;
         return extract_document(bytes, path, limits);
     };
-    let name = document::entry_name(bytes);
+    let name = document::entry_name(bytes, document::promised_by_name(path));
     if let Some(document) = store.load(&name) {
         return Ok(Some(document));
     }

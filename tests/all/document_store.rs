@@ -100,7 +100,7 @@ fn a_second_process_windows_the_stored_extraction_byte_for_byte_and_a_damaged_en
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert_eq!(
         stored[0].file_name().unwrap().to_str().unwrap(),
-        format!("{digest}.extracted")
+        format!("{digest}.pdf.extracted")
     );
 
     let (second, stats) = read_then_stats(&sandbox, home.path(), &pdf, &[]);
@@ -191,5 +191,28 @@ fn a_config_file_cannot_name_a_document_cache() {
              directory, turned off with READ_WINDOW_DOCUMENT_CACHE=off), not a config file's"
         )),
         "{stderr}"
+    );
+}
+
+#[test]
+fn a_read_only_grant_named_as_the_store_stays_a_root_with_a_warning() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.write("a.txt", "one\n");
+    let root = sandbox.root.display().to_string();
+    let config = read_window_host::Config {
+        document_cache_dir: Some(root.clone()),
+        ..read_window_host::Config::default()
+    };
+    let mut session = sandbox.session(config);
+    let answer = crate::common::ask(
+        &mut session,
+        serde_json::json!({"op": "read", "path": path, "content": true}),
+    );
+    assert_eq!(answer["content"], "1|one\n", "{answer}");
+    assert_eq!(
+        answer["warnings"],
+        serde_json::json!([format!(
+            "document_cache_dir {root:?} is not a directory the host granted read-write, so no document cache is kept"
+        )])
     );
 }
