@@ -39,12 +39,21 @@ const QUOTE_CHARS: usize = 60;
 /// The number is the run of digits at the start: it must be followed by the line's first `|` (which the trim at
 /// the end cannot reach, so the number is checked before it).
 fn gutter_line_hash(line: &str) -> Option<u64> {
-    let line = line.trim_start_matches([' ', '\t']);
+    // A line as a window returned it starts with its digits and ends with a character that is not whitespace:
+    // the trims, which step through characters, are left out then.
+    let line = match line.as_bytes().first() {
+        Some(first) if first.is_ascii_digit() => line,
+        _ => line.trim_start_matches([' ', '\t']),
+    };
     let digits = line.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 || line.as_bytes().get(digits) != Some(&b'|') {
         return None;
     }
-    Some(line_hash(line.trim_end().as_bytes()))
+    let line = match line.as_bytes().last() {
+        Some(&last) if last.is_ascii() && !char::from(last).is_whitespace() => line,
+        _ => line.trim_end(),
+    };
+    Some(line_hash(line.as_bytes()))
 }
 
 /// The pieces of `text` between line feeds, as `text.split('\n')` gives them (the last one empty when `text` ends
@@ -520,6 +529,7 @@ mod tests {
             proptest::collection::vec(
                 prop::sample::select(vec![
                     "1", "42", "|", " ", "\t", "\n", "x", "é", "\u{3000}", "\r", "a|b", "",
+                    "\u{b}", "\u{c}", "\u{85}", "\u{a0}", "\u{1c}", "0",
                 ]),
                 0..24,
             )

@@ -21,6 +21,7 @@
 //! Everything here is pure: the clock is passed in.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
 
 use crate::config::Config;
 use crate::index::LineIndex;
@@ -100,8 +101,19 @@ pub enum Decision {
     },
 }
 
-/// A window read, as the tripwire's history remembers it: the key and the hash of what it returned.
+/// A window read, as the tripwire's history remembers it: its key, and a print of the key with the hash of what it
+/// returned, which the history compares (16 reads a call, up to 5 periods each: a key's path compared byte by byte
+/// that often costs more than the read of a small window).
 type Seen = (DedupKey, u64);
+
+/// The print of a read of `key` whose window hashed to `hash`: equal for equal reads, and for different reads as
+/// unlikely to be equal as two 64-bit window hashes (which dedup already trusts).
+fn read_print(key: &DedupKey, hash: u64) -> u64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    key.hash(&mut hasher);
+    hash.hash(&mut hasher);
+    hasher.finish()
+}
 
 /// How many times the newest read of `history` came round in a repeating run of `period` windows: the reads of
 /// its window in the longest suffix in which every read equals the read `period` before it. A run counts once it
@@ -112,7 +124,7 @@ fn rounds(history: &VecDeque<Seen>, period: usize) -> u32 {
     while index > period {
         index -= 1;
         match (history.get(index), history.get(index - period)) {
-            (Some(newer), Some(older)) if newer == older => matching += 1,
+            (Some((_, newer)), Some((_, older))) if newer == older => matching += 1,
             _ => break,
         }
     }
@@ -183,7 +195,7 @@ impl SessionMemory {
         self.consecutive = consecutive;
         self.last = Some((key.clone(), hash));
         if !instead_of_stub {
-            self.history.push_back((key.clone(), hash));
+            self.history.push_back((key.clone(), read_print(key, hash)));
         }
         while self.history.len() > HISTORY {
             self.history.pop_front();

@@ -336,3 +336,149 @@ proptest::proptest! {
         );
     }
 }
+
+/// Reads `request` of `text` twice, through the fast path and through the general path alone, each in a scanner
+/// and index of its own: the windows (or errors) and the positioned reads must be the same.
+fn fast_and_general(
+    text: &[u8],
+    request: &WindowRequest,
+    settings: &WindowSettings,
+) -> [(Result<Window, ReadError>, u64); 2] {
+    let once = |fast: bool| {
+        let mut source = MemorySource::new(text.to_vec());
+        let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
+        let mut index = LineIndex::new(TextEncoding::Utf8, 0);
+        index.extend(&mut scanner).unwrap();
+        let before = scanner.reads();
+        let window = if fast {
+            read_window(&mut scanner, &mut index, request, settings, "f.txt")
+        } else {
+            walk::read_window_general(&mut scanner, &mut index, request, settings, "f.txt")
+        };
+        (window, scanner.reads() - before)
+    };
+    [once(true), once(false)]
+}
+
+#[test]
+fn the_plain_line_fast_path_answers_what_the_general_path_answers_across_blocks() {
+    // Short ASCII lines across several 64 KiB blocks, with CRLF endings, a lone CR, a control character, non-ASCII
+    // and invisible characters, and ASCII lines past the clamp and past LONG_LINE_BYTES among them.
+    let mut text = Vec::new();
+    for number in 0..6_000u32 {
+        let line = match number % 11 {
+            0 => format!("line {number}\r\n"),
+            1 => format!("caf\u{e9} {number}\n"),
+            2 => format!("zero\u{200b}width {number}\n"),
+            3 => format!("a lone\rreturn {number}\n"),
+            4 => format!("bell\u{7} tab\t{number}\n"),
+            5 if number % 2_000 == 5 => format!("{}\n", "y".repeat(70_000)),
+            6 => format!("{}\n", "z".repeat(150)),
+            7 => format!("\u{4e2d}\u{6587} {number} \u{1f600} \u{2014} \u{2019}quoted\u{2019}\n"),
+            8 => format!("{}\n", "\u{4e2d}".repeat(90)),
+            _ => format!("plain ascii line number {number}\n"),
+        };
+        text.extend_from_slice(line.as_bytes());
+        // An invalid byte now and then, in the middle of a line of plain text.
+        if number % 97 == 3 {
+            text.extend_from_slice(b"bad \xff byte\n");
+        }
+    }
+    text.extend_from_slice(b"last line without a line feed\r");
+    for (offset, limit, max_line_chars, budget) in [
+        (1, 2_000, 100, 400_000),
+        (1_990, 2_000, 100, 400_000),
+        (3_000, 3_001, 2_000, 10_000_000),
+        (5_990, 100, 2_000, 400_000),
+        (1, 2_000, 100, 5_000),
+        (4_000, 2_000, 40, 2_345),
+    ] {
+        let request = WindowRequest {
+            offset,
+            column: 0,
+            limit,
+        };
+        let [fast, general] = fast_and_general(&text, &request, &settings(max_line_chars, budget));
+        assert_eq!(fast, general, "offset {offset}, limit {limit}");
+        assert!(fast.0.unwrap().lines_returned > 0);
+    }
+}
+
+proptest::proptest! {
+    /// The plain-line fast path answers byte for byte what the general path answers: the same content, cursor,
+    /// clamped lines, budget used, invisible and replacement reports, and the same positioned reads.
+    #[test]
+    fn the_plain_line_fast_path_answers_what_the_general_path_answers(
+        lines in proptest::collection::vec(
+            "[a-z \t]{0,30}(\r|\u{e9}|\u{4e2d}|\u{1f600}|\u{1f1fa}\u{1f1f8}|e\u{301}|\u{200b}|\u{200d}|\u{202e}|\u{2066}|\u{2060}|\u{feff}|\u{fffd}|\u{2014}|\u{2019}|\u{206a}|\u{61c}|\u{600}|\u{2028}|\u{e0041}|\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}|\u{1f468}\u{200d}\u{1f469}|\u{0}|\u{1b}|\u{ff}|x{40})*[a-z]{0,5}",
+            1..40,
+        ),
+        endings in proptest::collection::vec(0u8..3, 40),
+        offset in 1u64..45,
+        column in proptest::prop_oneof![4 => proptest::strategy::Just(0u64), 1 => 1u64..8],
+        limit in 1u64..50,
+        max_line_chars in 1u64..60,
+        budget in 1u64..600,
+        escape in proptest::bool::ANY,
+    ) {
+        let mut text = Vec::new();
+        for (line, ending) in lines.iter().zip(&endings) {
+            text.extend_from_slice(line.as_bytes());
+            text.extend_from_slice(match ending { 0 => b"\n".as_slice(), 1 => b"\r\n", _ => b"\xff\n" });
+        }
+        let settings = WindowSettings { escape_invisible: escape, ..settings(max_line_chars, budget) };
+        let request = WindowRequest { offset, column, limit };
+        let [fast, general] = fast_and_general(&text, &request, &settings);
+        proptest::prop_assert_eq!(fast, general);
+    }
+}
+
+/// Every text file under `READ_WINDOW_REAL_FILES` (a directory; files up to 4 MiB), read at its first line, a
+/// middle line and its last 2,000 lines through the fast path and the general path alone: the same windows. Run
+/// on demand: `READ_WINDOW_REAL_FILES=DIR cargo test -p read-window --lib real_files -- --ignored`.
+#[test]
+#[ignore = "reads the files of a directory named by READ_WINDOW_REAL_FILES"]
+fn the_plain_line_fast_path_answers_what_the_general_path_answers_on_real_files() {
+    let root = std::env::var_os("READ_WINDOW_REAL_FILES")
+        .expect("READ_WINDOW_REAL_FILES names the directory whose files this test reads");
+    let mut pending = vec![std::path::PathBuf::from(root)];
+    let (mut files, mut windows) = (0u64, 0u64);
+    while let Some(path) = pending.pop() {
+        let Ok(metadata) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if metadata.is_dir() {
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                pending.extend(entries.flatten().map(|entry| entry.path()));
+            }
+            continue;
+        }
+        if !metadata.is_file() || metadata.len() > 4 << 20 {
+            continue;
+        }
+        let Ok(text) = std::fs::read(&path) else {
+            continue;
+        };
+        if text.contains(&0) {
+            continue;
+        }
+        files += 1;
+        let lines = text.iter().filter(|&&byte| byte == b'\n').count() as u64 + 1;
+        for (offset, max_line_chars, budget) in [
+            (1, 2_000, 100_000),
+            (lines / 2 + 1, 2_000, 100_000),
+            (lines.saturating_sub(1_999).max(1), 120, 40_000),
+        ] {
+            let request = WindowRequest {
+                offset,
+                column: 0,
+                limit: 2_000,
+            };
+            let [fast, general] =
+                fast_and_general(&text, &request, &settings(max_line_chars, budget));
+            assert_eq!(fast, general, "{} at line {offset}", path.display());
+            windows += 1;
+        }
+    }
+    eprintln!("{files} files, {windows} windows: the same through both paths");
+}

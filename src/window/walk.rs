@@ -1,6 +1,8 @@
 //! The walk over a window's lines: from the request's cursor, each line is read into a sink and placed whole,
 //! clamped, or cut by the budget, until the limit, the budget or the end of the file stops it.
 
+use std::ops::{Div, Rem};
+
 use super::cut::best_cut;
 use super::meter::Meter;
 use super::sink::{LineSink, LOOKAHEAD_CHARS, PROJECT_FROM_BYTES};
@@ -9,10 +11,10 @@ use super::{
     WindowSettings, REPLACED_AT_KEPT,
 };
 use crate::config::Budget;
-use crate::decode::Decoder;
+use crate::decode::{Decoder, TextEncoding};
 use crate::error::{ErrorKind, FsError, ReadError};
-use crate::index::{LineIndex, LongLineRecorder};
-use crate::invisible::LineInvisibles;
+use crate::index::{LineIndex, LongLineRecorder, LONG_LINE_BYTES};
+use crate::invisible::{InvisibleKind, LineInvisibles};
 use crate::scan::{LineEnd, Scanner};
 use crate::source::ByteSource;
 
@@ -28,6 +30,31 @@ pub fn read_window<S: ByteSource>(
     settings: &WindowSettings,
     path: &str,
 ) -> Result<Window, ReadError> {
+    walk_window(scanner, index, request, settings, path, true)
+}
+
+/// [`read_window`] with every line taken by the general path (no plain-line fast path): what the fast path must
+/// answer byte for byte.
+#[cfg(test)]
+pub(super) fn read_window_general<S: ByteSource>(
+    scanner: &mut Scanner<S>,
+    index: &mut LineIndex,
+    request: &WindowRequest,
+    settings: &WindowSettings,
+    path: &str,
+) -> Result<Window, ReadError> {
+    walk_window(scanner, index, request, settings, path, false)
+}
+
+/// [`read_window`]; `fast` allows the plain-line fast path (see [`WindowWalk::place_plain_lines`]).
+fn walk_window<S: ByteSource>(
+    scanner: &mut Scanner<S>,
+    index: &mut LineIndex,
+    request: &WindowRequest,
+    settings: &WindowSettings,
+    path: &str,
+    fast: bool,
+) -> Result<Window, ReadError> {
     let shown = crate::prose::path_in_prose(path);
     let path: &str = &shown;
     let window = empty_window(index.total_lines(), request, settings);
@@ -35,17 +62,21 @@ pub fn read_window<S: ByteSource>(
         return empty_or_past_end(window, request, path);
     }
     seek_to_offset(scanner, index, request.offset, path)?;
+    let meter = Meter::of(settings);
+    let plain_lines =
+        fast && index.encoding() == TextEncoding::Utf8 && matches!(meter, Meter::Characters);
     let mut walk = WindowWalk {
         decoder: Decoder::new(index.encoding()),
         scanner,
         index,
         settings,
-        meter: Meter::of(settings),
+        meter,
         path,
         window,
         line: request.offset,
         column: request.column,
         spare: String::new(),
+        plain_lines,
     };
     walk.run(request.limit)?;
     let mut window = walk.window;
@@ -213,6 +244,8 @@ struct WindowWalk<'a, S: ByteSource> {
     /// The kept text of a line shown whole, cleared and handed to the next line's sink: one allocation a window,
     /// not one a line.
     spare: String,
+    /// UTF-8 text metered in characters: its plain lines may take the fast path (`place_plain_lines`).
+    plain_lines: bool,
 }
 
 impl<S: ByteSource> WindowWalk<'_, S> {
@@ -223,6 +256,9 @@ impl<S: ByteSource> WindowWalk<'_, S> {
                 self.window.mark(Truncation::Limit);
                 self.window.next_offset = Some(self.line);
                 return Ok(());
+            }
+            if self.plain_lines && self.column == 0 && self.place_plain_lines(limit)? {
+                continue;
             }
             let remaining_units = self
                 .window
@@ -264,6 +300,60 @@ impl<S: ByteSource> WindowWalk<'_, S> {
             }
         }
         Ok(())
+    }
+
+    /// The fast path of the common lines: from the scanner's position, each line of text with nothing to escape
+    /// or report (see [`plain_chars`]), read from its start and ended by a line feed inside the scanner's block,
+    /// within the clamp, the limit and the budget in characters. Each is shown as the general path shows it (one
+    /// carriage return before the line feed dropped), without the sink's copy and the scans for invisible
+    /// characters. The block is taken a stretch of at most [`PLAIN_STRETCH_BYTES`] at a time, checked as UTF-8
+    /// once. Stops at the first line that is not such a line, which the general path then reads. True when it
+    /// showed a line.
+    fn place_plain_lines(&mut self, limit: u64) -> Result<bool, ReadError> {
+        let path = self.path;
+        let available = self
+            .scanner
+            .fill()
+            .map_err(|error| error.into_read_error(path))?;
+        let mut shown = PlainLines {
+            window: &mut self.window,
+            line: self.line,
+            limit,
+            max_line_chars: self.settings.max_line_chars,
+        };
+        let mut consumed = 0usize;
+        let mut stretch_bytes = PLAIN_STRETCH_FIRST_BYTES;
+        loop {
+            let rest = available.get(consumed..).unwrap_or_default();
+            let stretch = rest.get(..stretch_bytes).unwrap_or(rest);
+            // Whole lines only, and only those that are valid UTF-8: the line with an invalid byte is the general
+            // path's (it shows U+FFFD and reports it).
+            let Some(last_feed) = memchr::memrchr(b'\n', stretch) else {
+                // A line longer than the stretch: a longer one, up to the longest.
+                if stretch.len() < rest.len() && stretch_bytes < PLAIN_STRETCH_BYTES {
+                    stretch_bytes *= 2;
+                    continue;
+                }
+                break;
+            };
+            let whole = stretch.get(..=last_feed).unwrap_or_default();
+            let text = match std::str::from_utf8(whole) {
+                Ok(text) => text,
+                Err(error) => whole
+                    .get(..error.valid_up_to())
+                    .and_then(|valid| std::str::from_utf8(valid).ok())
+                    .unwrap_or_default(),
+            };
+            let (taken, went_on) = shown.place(text);
+            consumed += taken;
+            if !went_on || taken == 0 {
+                break;
+            }
+            stretch_bytes = (stretch_bytes * 2).min(PLAIN_STRETCH_BYTES);
+        }
+        self.line = shown.line;
+        self.scanner.advance(consumed);
+        Ok(consumed > 0)
     }
 
     /// A long line read before: start at its column checkpoint, stop once the window has its characters, and take
@@ -556,6 +646,84 @@ impl<S: ByteSource> WindowWalk<'_, S> {
     }
 }
 
+/// Bytes of the block the plain-line fast path checks as UTF-8 at a time, at most. A stretch starts at
+/// [`PLAIN_STRETCH_FIRST_BYTES`] and doubles while its lines are all plain, so the bytes checked and not shown
+/// (past a line the general path must read) are never more than those shown and a first stretch: a file whose
+/// every other line is not plain costs no more than the general path.
+const PLAIN_STRETCH_BYTES: usize = 16 * 1024;
+/// See [`PLAIN_STRETCH_BYTES`].
+const PLAIN_STRETCH_FIRST_BYTES: usize = 128;
+
+/// The lines the plain-line fast path shows into a window (see [`WindowWalk::place_plain_lines`]).
+struct PlainLines<'w> {
+    window: &'w mut Window,
+    /// The next line's number.
+    line: u64,
+    limit: u64,
+    max_line_chars: u64,
+}
+
+impl PlainLines<'_> {
+    /// Shows the lines of `text` (whole lines, each ended by its line feed) from its start while each is plain and
+    /// fits: the bytes of `text` taken, and whether every line of it was (the next stretch may go on).
+    fn place(&mut self, text: &str) -> (usize, bool) {
+        // An OR of every byte, with no early exit: a loop the compiler vectorizes (`is_ascii` goes a word at a
+        // time). ASCII text has a character a byte and no invisible character.
+        let ascii = text.bytes().fold(0u8, |bits, byte| bits | byte) < 0x80;
+        let window = &mut *self.window;
+        let mut at = 0usize;
+        while at < text.len() {
+            if window.lines_returned >= self.limit {
+                return (at, false);
+            }
+            let rest = text.get(at..).unwrap_or_default();
+            let Some(end) = memchr::memchr(b'\n', rest.as_bytes()) else {
+                return (at, false);
+            };
+            let line = rest.get(..end).unwrap_or_default();
+            let shown = line.strip_suffix('\r').unwrap_or(line);
+            // A line past LONG_LINE_BYTES is remembered in the index by the general path.
+            if shown.len() as u64 > self.max_line_chars.saturating_mul(4)
+                || line.len() as u64 > LONG_LINE_BYTES
+            {
+                return (at, false);
+            }
+            let chars = if ascii {
+                Some(shown.len() as u64)
+            } else {
+                plain_chars(shown)
+            };
+            let Some(chars) = chars else {
+                return (at, false);
+            };
+            let cost = decimal_digits(self.line) + 1 + chars + 1;
+            if chars > self.max_line_chars || window.budget_used + cost > window.budget_limit {
+                return (at, false);
+            }
+            push_line(window, self.line, shown, "");
+            window.budget_used += cost;
+            window.lines_returned += 1;
+            window.end_line = self.line;
+            self.line += 1;
+            at += end + 1;
+        }
+        (at, true)
+    }
+}
+
+/// The characters of `text` when it holds no invisible character ([`InvisibleKind::of`], the characters a window
+/// reports and escapes); `None` for any other text, which the general path reads.
+fn plain_chars(text: &str) -> Option<u64> {
+    let mut chars = 0u64;
+    for character in text.chars() {
+        if InvisibleKind::of(character).is_some() {
+            return None;
+        }
+        chars += 1;
+    }
+    Some(chars)
+}
+
 fn column_past_end(column: u64, line: u64, line_chars: u64, path: &str) -> ReadError {
     let path = crate::prose::path_in_prose(path);
     ReadError::invalid(format!(
@@ -601,25 +769,50 @@ fn push_line(window: &mut Window, line: u64, text: &str, marker: &str) {
     }
     push_gutter(content, line);
     content.push_str(text);
-    content.push_str(marker);
+    if !marker.is_empty() {
+        content.push_str(marker);
+    }
     content.push('\n');
 }
-/// Appends the gutter `N|` of line `line` to `content`: the digits as `format!("{line}|")` writes them, without
-/// the formatting machinery (a page writes 2,000 of them).
-pub(super) fn push_gutter(content: &mut String, line: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = line;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
+/// Writes the decimal digits of `number` into `bytes` before index `end`, the last digit first; returns the index
+/// of the first (`end` less the digits, or 0 when `bytes` runs out first).
+fn write_digits<T>(bytes: &mut [u8], end: usize, mut number: T) -> usize
+where
+    T: Copy + PartialEq + From<u8> + Div<Output = T> + Rem<Output = T>,
+    u8: TryFrom<T>,
+{
+    let (zero, ten) = (T::from(0), T::from(10));
+    let mut at = end;
+    while let Some(before) = at.checked_sub(1) {
+        at = before;
+        if let Some(digit) = bytes.get_mut(at) {
+            *digit = b'0' + u8::try_from(number % ten).unwrap_or(0);
+        }
+        number = number / ten;
+        if number == zero {
             break;
         }
     }
-    for &digit in digits.get(at..).unwrap_or_default() {
-        content.push(char::from(digit));
+    at
+}
+
+/// Appends the gutter `N|` of line `line` to `content`: the digits as `format!("{line}|")` writes them, without
+/// the formatting machinery (a page writes 2,000 of them), in one copy.
+pub(super) fn push_gutter(content: &mut String, line: u64) {
+    // 20 digits hold any u64, then the bar.
+    let mut gutter = [b'|'; 21];
+    let bar = gutter.len() - 1;
+    // Divided as a u32 when it fits: wasm32 has no 64-bit multiply-high, so a u64 divided by 10 compiles to a
+    // hardware division there (tens of cycles a digit), and a u32 to a multiplication.
+    let at = match u32::try_from(line) {
+        Ok(line) => write_digits(&mut gutter, bar, line),
+        Err(_) => write_digits(&mut gutter, bar, line),
+    };
+    // ASCII digits and a bar: always UTF-8.
+    if let Some(text) = gutter
+        .get(at..)
+        .and_then(|bytes| std::str::from_utf8(bytes).ok())
+    {
+        content.push_str(text);
     }
-    content.push('|');
 }
