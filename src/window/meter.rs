@@ -53,6 +53,29 @@ impl Meter {
         }
     }
 
+    /// Whether [`Meter::plain_line_cost`] prices a line as [`Meter::line_cost`] does: always in character mode, and
+    /// in token mode with a density the sink's stop takes (finite and positive).
+    pub(super) fn prices_plain_lines(self) -> bool {
+        match self {
+            Meter::Characters => true,
+            Meter::Tokens { density } => density.is_finite() && density > 0.0,
+        }
+    }
+
+    /// [`Meter::line_cost`] of a whole line `N|text\n` whose text holds no invisible character (so it is shown as
+    /// it is) and carries no marker; `text_chars` is its character count.
+    pub(super) fn plain_line_cost(self, line: u64, text: &str, text_chars: u64) -> u64 {
+        match self {
+            Meter::Characters => decimal_digits(line) + 1 + text_chars + 1,
+            Meter::Tokens { density } => {
+                let mut estimator = TokenEstimator::new();
+                estimator.push_str(text);
+                let raw = gutter_tokens(line) + estimator.tokens() + 1;
+                ((raw as f64) * density).ceil() as u64
+            }
+        }
+    }
+
     /// [`Meter::line_cost`] of a whole line with no marker, given `estimate`, the sink's estimate of exactly
     /// `text` as the window shows it (see `TokenStop::estimate_of_kept`): the text is not priced again. The same
     /// cost (`a_line_costs_the_same_from_the_sinks_estimate`).

@@ -398,9 +398,22 @@ fn the_plain_line_fast_path_answers_what_the_general_path_answers_across_blocks(
             column: 0,
             limit,
         };
-        let [fast, general] = fast_and_general(&text, &request, &settings(max_line_chars, budget));
-        assert_eq!(fast, general, "offset {offset}, limit {limit}");
-        assert!(fast.0.unwrap().lines_returned > 0);
+        for density in [None, Some(1.0), Some(1.37)] {
+            let mut settings = settings(max_line_chars, budget);
+            if let Some(density) = density {
+                settings.budget = Budget::Tokens {
+                    cap: budget / 3,
+                    headroom: 1.0,
+                };
+                settings.density = density;
+            }
+            let [fast, general] = fast_and_general(&text, &request, &settings);
+            assert_eq!(
+                fast, general,
+                "offset {offset}, limit {limit}, density {density:?}"
+            );
+            assert!(fast.0.unwrap().lines_returned > 0);
+        }
     }
 }
 
@@ -420,13 +433,19 @@ proptest::proptest! {
         max_line_chars in 1u64..60,
         budget in 1u64..600,
         escape in proptest::bool::ANY,
+        density in proptest::option::of(0.5f64..3.0),
     ) {
         let mut text = Vec::new();
         for (line, ending) in lines.iter().zip(&endings) {
             text.extend_from_slice(line.as_bytes());
             text.extend_from_slice(match ending { 0 => b"\n".as_slice(), 1 => b"\r\n", _ => b"\xff\n" });
         }
-        let settings = WindowSettings { escape_invisible: escape, ..settings(max_line_chars, budget) };
+        let mut settings = WindowSettings { escape_invisible: escape, ..settings(max_line_chars, budget) };
+        if let Some(density) = density {
+            // Token mode: the budget read as tokens, a line priced by its estimate times the density.
+            settings.budget = Budget::Tokens { cap: budget / 4 + 1, headroom: 1.0 };
+            settings.density = density;
+        }
         let request = WindowRequest { offset, column, limit };
         let [fast, general] = fast_and_general(&text, &request, &settings);
         proptest::prop_assert_eq!(fast, general);
@@ -434,7 +453,8 @@ proptest::proptest! {
 }
 
 /// Every text file under `READ_WINDOW_REAL_FILES` (a directory; files up to 4 MiB), read at its first line, a
-/// middle line and its last 2,000 lines through the fast path and the general path alone: the same windows. Run
+/// middle line and its last 2,000 lines, in characters and in tokens, through the fast path and the general path
+/// alone: the same windows. Run
 /// on demand: `READ_WINDOW_REAL_FILES=DIR cargo test -p read-window --lib real_files -- --ignored`.
 #[test]
 #[ignore = "reads the files of a directory named by READ_WINDOW_REAL_FILES"]
@@ -474,10 +494,16 @@ fn the_plain_line_fast_path_answers_what_the_general_path_answers_on_real_files(
                 column: 0,
                 limit: 2_000,
             };
-            let [fast, general] =
-                fast_and_general(&text, &request, &settings(max_line_chars, budget));
-            assert_eq!(fast, general, "{} at line {offset}", path.display());
-            windows += 1;
+            let mut tokens = settings(max_line_chars, budget);
+            tokens.budget = Budget::Tokens {
+                cap: budget / 4,
+                headroom: 0.9,
+            };
+            for settings in [settings(max_line_chars, budget), tokens] {
+                let [fast, general] = fast_and_general(&text, &request, &settings);
+                assert_eq!(fast, general, "{} at line {offset}", path.display());
+                windows += 1;
+            }
         }
     }
     eprintln!("{files} files, {windows} windows: the same through both paths");

@@ -63,8 +63,7 @@ fn walk_window<S: ByteSource>(
     }
     seek_to_offset(scanner, index, request.offset, path)?;
     let meter = Meter::of(settings);
-    let plain_lines =
-        fast && index.encoding() == TextEncoding::Utf8 && matches!(meter, Meter::Characters);
+    let plain_lines = fast && index.encoding() == TextEncoding::Utf8 && meter.prices_plain_lines();
     let mut walk = WindowWalk {
         decoder: Decoder::new(index.encoding()),
         scanner,
@@ -244,7 +243,8 @@ struct WindowWalk<'a, S: ByteSource> {
     /// The kept text of a line shown whole, cleared and handed to the next line's sink: one allocation a window,
     /// not one a line.
     spare: String,
-    /// UTF-8 text metered in characters: its plain lines may take the fast path (`place_plain_lines`).
+    /// UTF-8 text under a meter that prices a plain line itself: its plain lines may take the fast path
+    /// (`place_plain_lines`).
     plain_lines: bool,
 }
 
@@ -304,7 +304,7 @@ impl<S: ByteSource> WindowWalk<'_, S> {
 
     /// The fast path of the common lines: from the scanner's position, each line of text with nothing to escape
     /// or report (see [`plain_chars`]), read from its start and ended by a line feed inside the scanner's block,
-    /// within the clamp, the limit and the budget in characters. Each is shown as the general path shows it (one
+    /// within the clamp, the limit and the budget. Each is shown as the general path shows it (one
     /// carriage return before the line feed dropped), without the sink's copy and the scans for invisible
     /// characters. The block is taken a stretch of at most [`PLAIN_STRETCH_BYTES`] at a time, checked as UTF-8
     /// once. Stops at the first line that is not such a line, which the general path then reads. True when it
@@ -320,6 +320,7 @@ impl<S: ByteSource> WindowWalk<'_, S> {
             line: self.line,
             limit,
             max_line_chars: self.settings.max_line_chars,
+            meter: self.meter,
         };
         let mut consumed = 0usize;
         let mut stretch_bytes = PLAIN_STRETCH_FIRST_BYTES;
@@ -661,6 +662,7 @@ struct PlainLines<'w> {
     line: u64,
     limit: u64,
     max_line_chars: u64,
+    meter: Meter,
 }
 
 impl PlainLines<'_> {
@@ -696,7 +698,7 @@ impl PlainLines<'_> {
             let Some(chars) = chars else {
                 return (at, false);
             };
-            let cost = decimal_digits(self.line) + 1 + chars + 1;
+            let cost = self.meter.plain_line_cost(self.line, shown, chars);
             if chars > self.max_line_chars || window.budget_used + cost > window.budget_limit {
                 return (at, false);
             }
