@@ -40,6 +40,16 @@ pub(crate) fn document_cache_dir(component_sha256: &str) -> Option<PathBuf> {
     fs::canonicalize(&dir).ok()
 }
 
+/// Makes `dir`, a document cache directory [`document_cache_dir`] returned, again when it is gone (a process
+/// running another build removed it, as this one removes theirs); true when it is there and private. A session
+/// whose cache directory this says false for keeps no documents.
+pub(crate) fn ensure_dir(dir: &Path) -> bool {
+    dir.is_dir()
+        || dir
+            .parent()
+            .is_some_and(|documents| cache::private_dir(documents) && cache::private_dir(dir))
+}
+
 /// Removes the directories of other builds under `documents`: real directories with a 16-hex-digit name other
 /// than `build`. Best effort.
 fn prune_other_builds(documents: &Path, build: &str) {
@@ -61,6 +71,21 @@ fn prune_other_builds(documents: &Path, build: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_directory_another_build_removed_is_made_again() {
+        let top = tempfile::tempdir().unwrap();
+        let documents = top.path().join("documents");
+        let dir = documents.join("0000000000000001");
+        assert!(ensure_dir(&dir));
+        fs::remove_dir_all(&documents).unwrap();
+        assert!(ensure_dir(&dir));
+        assert!(dir.is_dir());
+        // A file where the directory was is not a document cache.
+        fs::remove_dir(&dir).unwrap();
+        fs::write(&dir, b"a file").unwrap();
+        assert!(!ensure_dir(&dir));
+    }
 
     #[test]
     fn the_directories_of_other_builds_are_removed() {

@@ -42,7 +42,8 @@ pub(crate) struct Shared {
 }
 
 /// `config` with the process's document cache ([`Shared::document_cache`]) named as its `document_cache_dir`, and
-/// the grant that preopens it, when the config names none of its own and no grant is at that path already.
+/// the grant that preopens it, when the config names none of its own, no grant is at that path already, and the
+/// directory is there (made again when another build's process removed it).
 fn with_document_cache(
     shared: &Shared,
     grants: &Grants,
@@ -54,6 +55,9 @@ fn with_document_cache(
                 .dirs()
                 .iter()
                 .all(|grant| grant.guest() != cache.guest())
+            // A process of another build removes this build's directory as it starts: made again here, else
+            // this session keeps no documents (it does not fail to start).
+            && crate::document_cache::ensure_dir(&cache.host)
     });
     match cache {
         Some(cache) => (

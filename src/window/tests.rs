@@ -350,11 +350,7 @@ fn fast_and_general(
         let mut index = LineIndex::new(TextEncoding::Utf8, 0);
         index.extend(&mut scanner).unwrap();
         let before = scanner.reads();
-        let window = if fast {
-            read_window(&mut scanner, &mut index, request, settings, "f.txt")
-        } else {
-            walk::read_window_general(&mut scanner, &mut index, request, settings, "f.txt")
-        };
+        let window = walk::walk_window(&mut scanner, &mut index, request, settings, "f.txt", fast);
         (window, scanner.reads() - before)
     };
     [once(true), once(false)]

@@ -33,21 +33,9 @@ pub fn read_window<S: ByteSource>(
     walk_window(scanner, index, request, settings, path, true)
 }
 
-/// [`read_window`] with every line taken by the general path (no plain-line fast path): what the fast path must
-/// answer byte for byte.
-#[cfg(test)]
-pub(super) fn read_window_general<S: ByteSource>(
-    scanner: &mut Scanner<S>,
-    index: &mut LineIndex,
-    request: &WindowRequest,
-    settings: &WindowSettings,
-    path: &str,
-) -> Result<Window, ReadError> {
-    walk_window(scanner, index, request, settings, path, false)
-}
-
-/// [`read_window`]; `fast` allows the plain-line fast path (see [`WindowWalk::place_plain_lines`]).
-fn walk_window<S: ByteSource>(
+/// [`read_window`]; `fast` allows the plain-line fast path (see [`WindowWalk::place_plain_lines`]). Without it
+/// every line takes the general path: what the fast path must answer byte for byte (the tests compare them).
+pub(super) fn walk_window<S: ByteSource>(
     scanner: &mut Scanner<S>,
     index: &mut LineIndex,
     request: &WindowRequest,

@@ -267,6 +267,13 @@ def document_cache_dir(wasm_sha256_hex: str, base: Optional[Path] = None,
     return Path(os.path.realpath(documents / build))
 
 
+def ensure_dir(directory: Path) -> bool:
+    """``directory``, a document cache directory ``document_cache_dir`` returned, made again when it is gone (a
+    process running another build removed it, as this one removes theirs); True when it is there and private. A
+    session whose cache directory this says False for keeps no documents."""
+    return directory.is_dir() or (private_dir(directory.parent) and private_dir(directory))
+
+
 def load_component(engine: Engine, wasm: bytes, engine_settings: str, *,
                    directory: Optional[Path] = None, wasm_sha256_hex: Optional[str] = None,
                    compile: Callable[[Engine, bytes], Component] = Component) -> Tuple[Component, CacheStatus]:

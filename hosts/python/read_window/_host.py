@@ -311,13 +311,18 @@ class ReadWindow:
 def _with_document_cache(store: Optional[Path], grants: List[Tuple[str, str]],
                          config: Optional[Mapping]) -> Optional[Mapping]:
     """``config`` naming the reader's document cache ``store`` as its ``document_cache_dir`` (granted read-write
-    beside ``grants`` by the caller), when there is one, the config names none of its own and no grant is at that
-    path already; else ``config`` as given."""
+    beside ``grants`` by the caller), when there is one, the config names none of its own, no grant is at that
+    path already and the directory is there (made again when another build's process removed it); else ``config``
+    as given."""
     if store is None or (config is not None and not isinstance(config, Mapping)):
         return config
     if config is not None and "document_cache_dir" in config:
         return config
     if any(guest == str(store) for guest, _ in grants):
+        return config
+    # A process of another build removes this build's directory as it starts: made again here, else this session
+    # keeps no documents (it does not fail to start).
+    if not _cache.ensure_dir(store):
         return config
     return {**(config or {}), "document_cache_dir": str(store)}
 

@@ -5,6 +5,7 @@ Run: ``PYTHONPATH=hosts/python python -m unittest discover -s hosts/python/tests
 """
 
 import os
+import shutil
 import stat
 import tempfile
 import unittest
@@ -229,6 +230,18 @@ class DocumentCacheTest(unittest.TestCase):
             self.assertTrue(answers[0]["text"].startswith("1|--- page 1 of 40 ---\n"), answers[0])
             entries = list(reader.document_cache.iterdir())
             self.assertEqual([entry.suffix for entry in entries], [".extracted"])
+
+    def test_a_session_after_another_build_removed_the_store_makes_it_again(self):
+        with tempfile.TemporaryDirectory() as temp:
+            directory, docs = Path(temp) / "cache", Path(temp) / "docs"
+            docs.mkdir()
+            (docs / "report.pdf").write_bytes(report_pdf())
+            reader = ReadWindow(cache=directory)
+            # What a process of another build does as it starts.
+            shutil.rmtree(reader.document_cache)
+            with Session(reader, [docs]) as session:
+                self.assertTrue(session.read("report.pdf", limit=5)["text"].startswith("1|--- page 1 of 40 ---\n"))
+            self.assertEqual([entry.suffix for entry in reader.document_cache.iterdir()], [".extracted"])
 
     def test_the_document_cache_is_off_when_asked(self):
         with tempfile.TemporaryDirectory() as temp:
