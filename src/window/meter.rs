@@ -35,30 +35,28 @@ impl Meter {
         invisibles: &LineInvisibles,
     ) -> u64 {
         match self {
-            Meter::Characters => {
-                decimal_digits(line)
-                    + 1
-                    + text_chars
+            Meter::Characters => chars_cost(
+                line,
+                text_chars
                     + invisibles.extra_chars_before(text.len())
-                    + marker.chars().count() as u64
-                    + 1
-            }
+                    + marker.chars().count() as u64,
+            ),
             Meter::Tokens { density } => {
                 let mut estimator = TokenEstimator::new();
                 estimator.push_str(&invisibles.shown(text));
                 estimator.push_str(marker);
-                let raw = gutter_tokens(line) + estimator.tokens() + 1;
-                ((raw as f64) * density).ceil() as u64
+                tokens_cost(line, &estimator, density)
             }
         }
     }
 
-    /// Whether [`Meter::plain_line_cost`] prices a line as [`Meter::line_cost`] does: always in character mode, and
-    /// in token mode with a density the sink's stop takes (finite and positive).
+    /// Whether a plain line priced by [`Meter::plain_line_cost`] is placed where the general path places it:
+    /// always in character mode, and in token mode with a density of at least 0.5 (the session keeps it in 0.5-3),
+    /// which [`Meter::chars_bound`] assumes.
     pub(super) fn prices_plain_lines(self) -> bool {
         match self {
             Meter::Characters => true,
-            Meter::Tokens { density } => density.is_finite() && density > 0.0,
+            Meter::Tokens { density } => density.is_finite() && density >= 0.5,
         }
     }
 
@@ -66,12 +64,11 @@ impl Meter {
     /// it is) and carries no marker; `text_chars` is its character count.
     pub(super) fn plain_line_cost(self, line: u64, text: &str, text_chars: u64) -> u64 {
         match self {
-            Meter::Characters => decimal_digits(line) + 1 + text_chars + 1,
+            Meter::Characters => chars_cost(line, text_chars),
             Meter::Tokens { density } => {
                 let mut estimator = TokenEstimator::new();
                 estimator.push_str(text);
-                let raw = gutter_tokens(line) + estimator.tokens() + 1;
-                ((raw as f64) * density).ceil() as u64
+                tokens_cost(line, &estimator, density)
             }
         }
     }
@@ -88,10 +85,7 @@ impl Meter {
         estimate: Option<&TokenEstimator>,
     ) -> u64 {
         match (self, estimate) {
-            (Meter::Tokens { density }, Some(estimate)) => {
-                let raw = gutter_tokens(line) + estimate.tokens() + 1;
-                ((raw as f64) * density).ceil() as u64
-            }
+            (Meter::Tokens { density }, Some(estimate)) => tokens_cost(line, estimate, density),
             _ => self.line_cost(line, text, text_chars, "", invisibles),
         }
     }
@@ -133,4 +127,16 @@ impl Meter {
             Meter::Tokens { .. } => units.saturating_mul(16),
         }
     }
+}
+
+/// The characters of the formatted line `N|...\n` of line `line` whose text and marker show `shown_chars`.
+fn chars_cost(line: u64, shown_chars: u64) -> u64 {
+    decimal_digits(line) + 1 + shown_chars + 1
+}
+
+/// The cost in tokens of the formatted line `N|...\n` of line `line` whose text and marker `estimate` priced, at
+/// `density`.
+fn tokens_cost(line: u64, estimate: &TokenEstimator, density: f64) -> u64 {
+    let raw = gutter_tokens(line) + estimate.tokens() + 1;
+    ((raw as f64) * density).ceil() as u64
 }

@@ -683,11 +683,12 @@ impl PlainLines<'_> {
             } else {
                 plain_chars(shown)
             };
-            let Some(chars) = chars else {
+            let Some(chars) = chars.filter(|&chars| chars <= self.max_line_chars) else {
                 return (at, false);
             };
+            // Priced once the line is known to be shown whole (in token mode the estimate is the costly part).
             let cost = self.meter.plain_line_cost(self.line, shown, chars);
-            if chars > self.max_line_chars || window.budget_used + cost > window.budget_limit {
+            if window.budget_used + cost > window.budget_limit {
                 return (at, false);
             }
             push_line(window, self.line, shown, "");
