@@ -129,6 +129,12 @@ fn class_of(character: char) -> Class {
     }
 }
 
+/// Whether ASCII `next` continues a piece of `byte`'s kind with no break: both lower-case letters or both digits.
+fn same_kind(byte: u8, next: u8) -> bool {
+    (byte.is_ascii_lowercase() && next.is_ascii_lowercase())
+        || (byte.is_ascii_digit() && next.is_ascii_digit())
+}
+
 /// The price of one character of the `Other` class.
 fn other_price(character: char) -> u64 {
     match character {
@@ -180,7 +186,8 @@ pub struct TokenEstimator {
     last: Option<Last>,
     /// Other run: the sum of its characters' prices.
     other_milli: u64,
-    /// The highest estimate the open run has had, in thousandths: the estimate never falls as text grows.
+    /// The highest estimate the open run had before its last step that could lower it, in thousandths: with the
+    /// formula now, the highest it has had (`open_run_milli`), so the estimate never falls as text grows.
     open_floor_milli: u64,
 }
 
@@ -211,66 +218,132 @@ impl TokenEstimator {
         }
     }
 
-    /// Adds `text` to the estimate.
+    /// Adds `text` to the estimate: the same as pushing each character, with a stretch of lower-case letters or of
+    /// digits taken at once (`the_estimate_of_a_string_is_that_of_its_characters`).
     pub fn push_str(&mut self, text: &str) {
-        for character in text.chars() {
-            self.push(character);
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while let Some(&byte) = bytes.get(at) {
+            if byte.is_ascii() {
+                self.push(char::from(byte));
+                at += 1;
+                if byte.is_ascii_lowercase() || byte.is_ascii_digit() {
+                    let rest = bytes.get(at..).unwrap_or_default();
+                    let same = rest
+                        .iter()
+                        .take_while(|next| same_kind(byte, **next))
+                        .count();
+                    self.extend_piece(same as u64);
+                    at += same;
+                }
+            } else {
+                let Some(character) = text.get(at..).and_then(|rest| rest.chars().next()) else {
+                    break;
+                };
+                self.push(character);
+                at += character.len_utf8();
+            }
         }
     }
 
+    /// Adds `count` more characters of the kind the open alphanumeric piece ended with (lower-case letters or
+    /// digits): the piece and the run grow, with no break or capital pair.
+    ///
+    /// With its changes fixed, the run is random at the lengths from `RANDOM_MIN_RUN` up to the last its changes
+    /// cover, and its formula grows there: of the steps `push` would take the floor before, the one at the longest
+    /// such length has the highest formula, and is the only one taken here.
+    fn extend_piece(&mut self, mut count: u64) {
+        let last_random = self.changes() / price::RANDOM_CHANGES;
+        let last_step_from = (self.run + count).saturating_sub(1);
+        let until = last_step_from.min(last_random);
+        if count > 0 && until >= self.run.max(price::RANDOM_MIN_RUN) {
+            let steps = until - self.run;
+            self.run += steps;
+            self.piece += steps;
+            count -= steps;
+            self.open_floor_milli = self.open_run_milli();
+        }
+        self.run += count;
+        self.piece += count;
+    }
+
     /// Adds one character.
+    #[inline]
     pub fn push(&mut self, character: char) {
         let class = class_of(character);
         if self.class != Some(class) {
             self.close_run(character);
             self.class = Some(class);
         }
-        self.run += 1;
         match class {
-            Class::Alphanumeric => {
-                let kind = match character {
-                    '0'..='9' => Last::Digit,
-                    'A'..='Z' => Last::Upper,
-                    _ => Last::Lower,
-                };
-                let breaks = match (self.last, kind) {
-                    (None, _) => false,
-                    (Some(Last::Digit), Last::Digit) => false,
-                    (Some(Last::Digit), _) | (Some(_), Last::Digit) => true,
-                    (Some(Last::Lower), Last::Upper) => true,
-                    (Some(_), _) => false,
-                };
-                if breaks {
-                    self.pieces_milli += self.piece_milli();
-                    self.breaks += 1;
-                    self.piece = 0;
-                    self.piece_capitals = 0;
-                }
-                self.piece += 1;
-                match kind {
-                    Last::Lower => self.has_lower = true,
-                    Last::Upper => self.has_capital = true,
-                    Last::Digit => self.has_digit = true,
-                }
-                if kind == Last::Upper {
-                    self.piece_capitals += 1;
-                    if self.last == Some(Last::Upper) {
-                        self.capital_pairs += 1;
-                    }
-                }
-                self.last = Some(kind);
+            Class::Alphanumeric => self.push_alphanumeric(character),
+            Class::Other => {
+                self.run += 1;
+                self.other_milli += other_price(character);
             }
-            Class::Other => self.other_milli += other_price(character),
-            _ => {}
+            // Every other class's formula grows with its run: the floor needs no update.
+            _ => self.run += 1,
         }
-        self.open_floor_milli = self.open_run_milli();
+    }
+
+    /// Adds a letter or digit to the open alphanumeric run.
+    ///
+    /// The run's formula falls at one step only: a character after which the run no longer changes often enough to
+    /// be random. Before such a step the floor takes the formula; between them the formula does not fall, so the
+    /// highest estimate of every prefix is the floor or the formula now (`open_run_milli`), as
+    /// `tokens_is_the_highest_prefix_estimate` checks. (A piece's second capital switches it to the upper-case
+    /// price, but capitals open a piece, so that is its second letter, where both prices are `WORD`.)
+    fn push_alphanumeric(&mut self, character: char) {
+        let kind = match character {
+            '0'..='9' => Last::Digit,
+            'A'..='Z' => Last::Upper,
+            _ => Last::Lower,
+        };
+        if self.changes_often() {
+            self.open_floor_milli = self.open_run_milli();
+        }
+        self.run += 1;
+        let breaks = match (self.last, kind) {
+            (None, _) => false,
+            (Some(Last::Digit), Last::Digit) => false,
+            (Some(Last::Digit), _) | (Some(_), Last::Digit) => true,
+            (Some(Last::Lower), Last::Upper) => true,
+            (Some(_), _) => false,
+        };
+        if breaks {
+            self.pieces_milli += self.piece_milli();
+            self.breaks += 1;
+            self.piece = 0;
+            self.piece_capitals = 0;
+        }
+        self.piece += 1;
+        match kind {
+            Last::Lower => self.has_lower = true,
+            Last::Upper => self.has_capital = true,
+            Last::Digit => self.has_digit = true,
+        }
+        if kind == Last::Upper {
+            self.piece_capitals += 1;
+            if self.last == Some(Last::Upper) {
+                self.capital_pairs += 1;
+            }
+        }
+        self.last = Some(kind);
+    }
+
+    /// Whether the open alphanumeric run changes case and kind often enough to be random text (`RANDOM_CHANGES`).
+    fn changes_often(&self) -> bool {
+        self.run >= price::RANDOM_MIN_RUN && self.changes() >= price::RANDOM_CHANGES * self.run
+    }
+
+    /// The open alphanumeric run's changes, in thousandths: its piece breaks and its capitals after a capital.
+    fn changes(&self) -> u64 {
+        self.breaks * 1000 + self.capital_pairs * price::CAPITAL_PAIR
     }
 
     /// The estimate of all text pushed, in whole tokens (rounded up).
     pub fn tokens(&self) -> u64 {
-        // `push` leaves `open_floor_milli` at `open_run_milli()`, and nothing else changes the open run: the
-        // formula need not run again (`tokens_is_the_formula_after_every_push`).
-        (self.finished_milli + self.open_floor_milli).div_ceil(1000)
+        (self.finished_milli + self.open_run_milli()).div_ceil(1000)
     }
 
     fn open_run_milli(&self) -> u64 {
@@ -296,9 +369,7 @@ impl TokenEstimator {
             None => 0,
             Some(Class::Alphanumeric) => {
                 let pieces = self.pieces_milli + self.piece_milli();
-                let changes = self.breaks * 1000 + self.capital_pairs * price::CAPITAL_PAIR;
-                let changes_often =
-                    run >= price::RANDOM_MIN_RUN && changes >= price::RANDOM_CHANGES * run;
+                let changes_often = self.changes_often();
                 let long_mixed = run >= price::RANDOM_LONG_RUN
                     && self.has_lower
                     && (self.has_capital || self.has_digit);
@@ -423,16 +494,94 @@ mod tests {
         }
     }
 
-    #[test]
-    fn tokens_is_the_formula_after_every_push() {
-        let text = "  \tx  if a.b_c(d) { e += 0x9b, 17798; } \u{1b}[1;31mERROR\u{1b}[0m \\r\r\n AbcDEFghIJK1l2m3 \
-                    QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZn/+== ひらがなカタカナ漢字、。（） Москва 안녕 👨\u{200d}👩 ├── …";
+    /// The estimate after each character of `text` as the estimator kept it before it skipped steps: the floor
+    /// taken after every character.
+    fn floored_after_every_character(text: &str) -> Vec<u64> {
         let mut estimator = TokenEstimator::new();
-        assert_eq!(estimator.tokens(), 0);
-        for character in text.chars().chain(text.chars().rev()) {
-            estimator.push(character);
-            let formula = (estimator.finished_milli + estimator.open_run_milli()).div_ceil(1000);
-            assert_eq!(estimator.tokens(), formula, "after {character:?}");
+        text.chars()
+            .map(|character| {
+                estimator.push(character);
+                estimator.open_floor_milli = estimator.open_run_milli();
+                estimator.tokens()
+            })
+            .collect()
+    }
+
+    /// The estimate after each character of `text`.
+    fn after_every_character(text: &str) -> Vec<u64> {
+        let mut estimator = TokenEstimator::new();
+        text.chars()
+            .map(|character| {
+                estimator.push(character);
+                estimator.tokens()
+            })
+            .collect()
+    }
+
+    /// The estimate of `text` pushed a character at a time.
+    fn pushed_by_character(text: &str) -> u64 {
+        let mut estimator = TokenEstimator::new();
+        text.chars().for_each(|character| estimator.push(character));
+        estimator.tokens()
+    }
+
+    #[test]
+    fn the_estimate_of_a_string_is_that_of_its_characters() {
+        // Runs that become random inside a stretch of lower case and stop being so later in it, and random runs of
+        // lower-case letters and digits.
+        for text in [
+            "AAAAAAAAaaaaa ",
+            "AAAAAAAAAAAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.",
+            "a1b2c3d4e5f6g7h8i9j0kkkkkkkkkkkkkkkkkkkkkkkk",
+            "A1B2C3D4E5F6G7H8I9J0K1L2333333333333333333 x",
+            "plain words, 12345 numbers; camelCase and SHOUT. é日😀\tend\r\n",
+        ] {
+            assert_eq!(estimate_tokens(text), pushed_by_character(text), "{text:?}");
+            let mut estimator = TokenEstimator::new();
+            let (head, tail) = text.split_at(text.len() / 2);
+            estimator.push_str(head);
+            estimator.push_str(tail);
+            assert_eq!(
+                estimator.tokens(),
+                pushed_by_character(text),
+                "{text:?} in two"
+            );
+        }
+    }
+
+    #[test]
+    fn tokens_is_the_highest_prefix_estimate() {
+        // Second capitals after long lower-case pieces, random runs that stop being random, every class.
+        let text = "  \tx  if a.b_c(d) { e += 0x9b, 17798; } \u{1b}[1;31mERROR\u{1b}[0m \\r\r\n AbcDEFghIJK1l2m3 \
+                    QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZn/+== ひらがなカタカナ漢字、。（） Москва 안녕 👨\u{200d}👩 ├── … \
+                    abcdefghijKLmnop a1B2c3D4e5F6g7h8iiiiiiiiiiiiiiiiiiiiiiiiiiiiii XyzzyQQQQQQQQQQQQ";
+        let reversed: String = text.chars().rev().collect();
+        for text in [text, reversed.as_str()] {
+            assert_eq!(
+                after_every_character(text),
+                floored_after_every_character(text)
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn tokens_is_the_highest_prefix_estimate_of_any_text(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    6 => "[a-z]{1,12}",
+                    4 => "[A-Z]{1,6}",
+                    4 => "[0-9]{1,5}",
+                    3 => "[a-zA-Z0-9]{1,40}",
+                    2 => "[ \t._(/+=-]{1,3}",
+                    1 => "[\n\u{1b}漢カ、éЖ€😀]",
+                ],
+                0..60,
+            )
+        ) {
+            let text = pieces.concat();
+            proptest::prop_assert_eq!(after_every_character(&text), floored_after_every_character(&text));
+            proptest::prop_assert_eq!(estimate_tokens(&text), pushed_by_character(&text));
         }
     }
 

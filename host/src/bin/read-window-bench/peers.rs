@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -27,8 +28,14 @@ pub(super) const PEERS: [(&str, &str, &str); 2] = [
 
 /// The first line of the generated source file: in an answer to a window that starts later, it shows a head.
 const SOURCE_FIRST_LINE: &str = "//! A generated sample source file for read-window-bench.";
-/// Timed calls of each task per server (after one warm-up call).
-const CALLS: usize = 7;
+/// Timed calls of each task per server (after one warm-up call): at least `MIN_CALLS`, then more while the task's
+/// calls have taken less than `CALLS_TIME`, up to `MAX_CALLS` (a fast server's median is then one of steady
+/// state, a slow one's still ends in seconds).
+const MIN_CALLS: usize = 5;
+/// The most timed calls of a task per server.
+const MAX_CALLS: usize = 31;
+/// How long a server's timed calls of one task may go on past `MIN_CALLS`.
+const CALLS_TIME: Duration = Duration::from_secs(2);
 /// Lines of the big log: 100 bytes each, 100 MB.
 const BIG_LOG_LINES: u64 = 1_000_000;
 /// The middle window's first line and length.
@@ -409,8 +416,9 @@ struct Measured {
 fn measure(contender: &mut Contender, task: &Task, files: &PeerFiles) -> Result<Measured, String> {
     let (tool, arguments) = (contender.arguments)(task);
     let mut last = contender.server.call(tool, arguments.clone())?;
-    let mut times = Vec::with_capacity(CALLS);
-    for _ in 0..CALLS {
+    let mut times = Vec::with_capacity(MAX_CALLS);
+    let started = Instant::now();
+    while times.len() < MIN_CALLS || (times.len() < MAX_CALLS && started.elapsed() < CALLS_TIME) {
         last = contender.server.call(tool, arguments.clone())?;
         times.push(last.elapsed);
     }
@@ -449,8 +457,8 @@ fn run_peers(bench_dir: &TempDir, cli: &Path, node: &Path, peers: &Path) -> Resu
     println!(
         "Each server is granted one directory (read-window `--root`, the filesystem server its argument, Desktop \
          Commander `allowedDirectories` in its config, telemetry off) and asked with its own tool's defaults; the \
-         filesystem server has no offset, so a window is the `head` that ends with it. {CALLS} timed calls a task after \
-         one warm-up, medians; read-window runs with dedup off so each call returns the window. ⏱ times; ÷ is the \
+         filesystem server has no offset, so a window is the `head` that ends with it. {MIN_CALLS} to {MAX_CALLS} timed calls a task \
+         after one warm-up (more while they take under {CALLS_TIME:?}), medians; read-window runs with dedup off so each call returns the window. ⏱ times; ÷ is the \
          median ÷ read-window's on the same task.\n"
     );
     println!("| task | server | median ⏱ | ÷ read-window ⏱ | what came back |");

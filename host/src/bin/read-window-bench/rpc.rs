@@ -1,10 +1,15 @@
 //! A JSON-RPC 2.0 client over a child process's stdin and stdout (MCP's stdio transport: one JSON object a line),
 //! the one client section 6 drives every MCP server with.
+//!
+//! Replies are read on the calling thread, so a call's time has no hand-off of the client's own in it (a reader
+//! thread added one to every server's time alike, which shrank the ratios). A watchdog thread kills a server that
+//! has not answered within [`REPLY_TIMEOUT`]; the read then ends.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -14,10 +19,17 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// An MCP server running as a child process, initialized.
 pub(super) struct McpServer {
-    child: Child,
+    child: Arc<Mutex<Child>>,
+    pid: u32,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    stdout: BufReader<ChildStdout>,
     next_id: u64,
+    /// When the request in flight must be answered by (`None` between requests), for the watchdog.
+    deadline: Arc<Mutex<Option<Instant>>>,
+    /// Set by the watchdog when it killed the server for a late reply.
+    timed_out: Arc<AtomicBool>,
+    /// Set on drop: the watchdog ends.
+    dropped: Arc<AtomicBool>,
 }
 
 /// One `tools/call` answer: its `result` (or the JSON-RPC `error` as `{"isError": true, "content": [..]}`) and
@@ -67,21 +79,18 @@ impl McpServer {
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
         let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if sender.send(line).is_err() {
-                    return;
-                }
-            }
-        });
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
         let mut server = McpServer {
-            child,
+            pid: child.id(),
+            child: Arc::new(Mutex::new(child)),
             stdin,
-            lines,
+            stdout,
             next_id: 1,
+            deadline: Arc::new(Mutex::new(None)),
+            timed_out: Arc::new(AtomicBool::new(false)),
+            dropped: Arc::new(AtomicBool::new(false)),
         };
+        server.watch();
         let init = json!({
             "protocolVersion": "2025-06-18",
             "capabilities": {},
@@ -90,6 +99,35 @@ impl McpServer {
         server.request("initialize", init)?;
         server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
         Ok(server)
+    }
+
+    /// Starts the watchdog: every 50 ms, it kills the server when the request in flight is past its deadline.
+    fn watch(&self) {
+        let (child, deadline) = (Arc::clone(&self.child), Arc::clone(&self.deadline));
+        let (timed_out, dropped) = (Arc::clone(&self.timed_out), Arc::clone(&self.dropped));
+        std::thread::spawn(move || {
+            while !dropped.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(50));
+                let late = deadline
+                    .lock()
+                    .map(|deadline| deadline.is_some_and(|at| Instant::now() > at))
+                    .unwrap_or(false);
+                if late {
+                    timed_out.store(true, Ordering::Relaxed);
+                    if let Ok(mut child) = child.lock() {
+                        let _ = child.kill();
+                    }
+                    return;
+                }
+            }
+        });
+    }
+
+    /// Sets (or, with `None`, clears) the deadline the watchdog holds the server to.
+    fn set_deadline(&self, at: Option<Instant>) {
+        if let Ok(mut deadline) = self.deadline.lock() {
+            *deadline = at;
+        }
     }
 
     fn send(&mut self, message: &Value) -> Result<(), String> {
@@ -105,33 +143,43 @@ impl McpServer {
         self.next_id += 1;
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let start = Instant::now();
-        self.send(&message)?;
+        self.set_deadline(Some(start + REPLY_TIMEOUT));
+        let reply = self
+            .send(&message)
+            .and_then(|()| self.read_reply(id, method));
+        let elapsed = start.elapsed();
+        self.set_deadline(None);
+        let reply = reply?;
+        let result = match reply.get("error") {
+            Some(error) => json!({
+                "isError": true,
+                "content": [{"type": "text", "text": error["message"].as_str().unwrap_or("error")}],
+            }),
+            None => reply["result"].clone(),
+        };
+        Ok(Reply { result, elapsed })
+    }
+
+    /// Reads lines until the reply to request `id`, skipping notifications, requests from the server and lines
+    /// that are not JSON.
+    fn read_reply(&mut self, id: u64, method: &str) -> Result<Value, String> {
+        let mut line = String::new();
         loop {
-            let left = REPLY_TIMEOUT.saturating_sub(start.elapsed());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(format!("no reply to {method} in {REPLY_TIMEOUT:?}"))
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(format!("the server exited before it answered {method}"))
-                }
-            };
+            line.clear();
+            let read = self.stdout.read_line(&mut line);
+            if !matches!(read, Ok(count) if count > 0) {
+                return Err(if self.timed_out.load(Ordering::Relaxed) {
+                    format!("no reply to {method} in {REPLY_TIMEOUT:?}")
+                } else {
+                    format!("the server exited before it answered {method}")
+                });
+            }
             let Ok(reply) = serde_json::from_str::<Value>(&line) else {
                 continue;
             };
-            if reply["id"].as_u64() != Some(id) || reply.get("method").is_some() {
-                continue;
+            if reply["id"].as_u64() == Some(id) && reply.get("method").is_none() {
+                return Ok(reply);
             }
-            let elapsed = start.elapsed();
-            let result = match reply.get("error") {
-                Some(error) => json!({
-                    "isError": true,
-                    "content": [{"type": "text", "text": error["message"].as_str().unwrap_or("error")}],
-                }),
-                None => reply["result"].clone(),
-            };
-            return Ok(Reply { result, elapsed });
         }
     }
 
@@ -142,7 +190,7 @@ impl McpServer {
 
     /// The server process's peak resident set (`VmHWM`), in bytes, when the system reports it.
     pub(super) fn peak_rss_bytes(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid)).ok()?;
         let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
         let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
         Some(kib * 1024)
@@ -151,7 +199,10 @@ impl McpServer {
 
 impl Drop for McpServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.dropped.store(true, Ordering::Relaxed);
+        if let Ok(mut child) = self.child.lock() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }

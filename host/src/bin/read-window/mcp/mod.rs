@@ -35,8 +35,10 @@
 //! removed.
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use read_window::protocol::mcp_server::{INSTRUCTIONS, SERVER_NAME, SERVER_VERSION};
@@ -50,9 +52,11 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
-use tokio::sync::Mutex;
+use tokio::sync::{mpsc, oneshot, Mutex};
 
 mod roots;
+#[cfg(target_os = "linux")]
+mod stdio;
 
 pub use roots::{check_fallback, Roots};
 use roots::{client_grants, describe_grants, describe_roots, ClientRoots};
@@ -76,21 +80,89 @@ pub fn run(reader: ReadWindow, roots: Roots, config: Config) -> Result<(), Strin
         .enable_all()
         .build()
         .map_err(|e| format!("could not start the async runtime: {e}"))?;
-    let server = McpServer::new(reader, roots, config);
-    let result = runtime.block_on(async move {
-        let service = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| format!("the MCP handshake failed: {e}"))?;
-        service
-            .waiting()
-            .await
-            .map(|_| ())
-            .map_err(|e| format!("the MCP server stopped: {e}"))
-    });
+    let (server, mut calls) = McpServer::new(reader, roots, config);
+    let result = serve(&runtime, server, &mut calls);
     // A read of stdin cannot be cancelled: do not wait for the blocking pool when the client is gone.
     runtime.shutdown_background();
     result
+}
+
+/// Runs the server on `runtime` until the client disconnects, and each call into the component between two turns
+/// of it, on this thread.
+///
+/// The component's WASI calls enter Tokio themselves (wasmtime-wasi's synchronous bindings), which they may not do
+/// inside a runtime: a call runs when the runtime has handed it over (`calls`), not inside a task. Nothing crosses
+/// threads on the way (the stdio transport waits on the same runtime, [`stdio`]), which a call handed to
+/// Tokio's blocking pool did twice. The runtime's other tasks (a `ping`, a cancellation) wait for the call meanwhile.
+fn serve(
+    runtime: &tokio::runtime::Runtime,
+    server: McpServer,
+    calls: &mut mpsc::UnboundedReceiver<Call>,
+) -> Result<(), String> {
+    let service = runtime
+        // The transport registers stdin and stdout with the runtime's reactor: it is made inside the runtime.
+        .block_on(async { server.serve(transport()).await })
+        .map_err(|e| format!("the MCP handshake failed: {e}"))?;
+    let mut waiting = Box::pin(service.waiting());
+    loop {
+        let next = runtime.block_on(std::future::poll_fn(|cx| {
+            if let Poll::Ready(call) = calls.poll_recv(cx) {
+                return Poll::Ready(Ok(call));
+            }
+            waiting.as_mut().poll(cx).map(Err)
+        }));
+        match next {
+            Ok(Some(call)) => call.run(),
+            // Every server is gone: the service is ending.
+            Ok(None) => {
+                return runtime
+                    .block_on(waiting.as_mut())
+                    .map(|_| ())
+                    .map_err(|e| format!("the MCP server stopped: {e}"));
+            }
+            Err(stopped) => {
+                return stopped
+                    .map(|_| ())
+                    .map_err(|e| format!("the MCP server stopped: {e}"));
+            }
+        }
+    }
+}
+
+/// stdin and stdout for rmcp: read and written on the runtime's thread where the platform allows ([`stdio`]).
+#[cfg(target_os = "linux")]
+fn transport() -> (stdio::Input, stdio::Output) {
+    stdio::transport()
+}
+
+/// stdin and stdout for rmcp: read and written on the runtime's thread where the platform allows ([`stdio`]).
+#[cfg(not(target_os = "linux"))]
+fn transport() -> (rmcp::transport::StdioReader, rmcp::transport::StdioWriter) {
+    rmcp::transport::stdio_pipes()
+}
+
+/// One call into the component, handed by a tool call's task to the thread that runs the runtime.
+struct Call {
+    /// The call: starts the session when it must, then answers the line.
+    work: Box<dyn FnOnce() -> CallToolResult + Send>,
+    /// Where the result goes back to the task.
+    answer: oneshot::Sender<CallToolResult>,
+}
+
+impl Call {
+    /// Makes the call and sends its result back; a panic of the host is a `trap` result.
+    fn run(self) {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(self.work))
+            .unwrap_or_else(|_| {
+                host_error_result(
+                    &call_line(&Value::Null, &Value::Null),
+                    "trap",
+                    "the call into the read-window session failed (the host panicked)",
+                )
+            });
+        // The task is gone when its request was cancelled: nobody waits for the result.
+        let _ = self.answer.send(result);
+    }
 }
 
 /// The MCP server: the tools, and the connection's read-window session.
@@ -102,21 +174,29 @@ pub struct McpServer {
     tools: Arc<[Tool]>,
     session: Arc<Mutex<Option<Session>>>,
     roots_changed: Arc<AtomicBool>,
+    calls: mpsc::UnboundedSender<Call>,
 }
 
 impl McpServer {
     /// A server whose session (started at the first tool call) reads through `reader`, with `config`, over
-    /// the directories `roots` says.
-    pub fn new(reader: ReadWindow, roots: Roots, config: Config) -> Self {
+    /// the directories `roots` says, and the calls into the component it hands over (to run with [`Call::run`]).
+    fn new(
+        reader: ReadWindow,
+        roots: Roots,
+        config: Config,
+    ) -> (Self, mpsc::UnboundedReceiver<Call>) {
         let tools = Arc::from(tools_for(&read_window_host::settings::resolved(&config)));
-        McpServer {
+        let (calls, handed_over) = mpsc::unbounded_channel();
+        let server = McpServer {
             reader,
             roots,
             config,
             tools,
             session: Arc::new(Mutex::new(None)),
             roots_changed: Arc::new(AtomicBool::new(false)),
-        }
+            calls,
+        };
+        (server, handed_over)
     }
 
     /// The grants and config for a new session, or `None` when the current session (over `current`) may go
@@ -195,8 +275,7 @@ impl McpServer {
             }
         };
         let reader = self.reader.clone();
-        // Calls into the component block (up to the session's deadline): run them off the async threads.
-        let joined = tokio::task::spawn_blocking(move || {
+        let work = Box::new(move || {
             if let Some((grants, config)) = wanted {
                 *slot = None;
                 match reader.protocol_session(&grants, &config, SessionLimits::default()) {
@@ -210,13 +289,19 @@ impl McpServer {
                 Some(session) => tool_result(&session.answer(&line)),
                 None => host_error_result(&line, "trap", "the read-window session is missing"),
             }
-        })
-        .await;
-        joined.unwrap_or_else(|error| {
+        });
+        let (answer, answered) = oneshot::channel();
+        let handed_over = self.calls.send(Call { work, answer }).is_ok();
+        let result = if handed_over {
+            answered.await.ok()
+        } else {
+            None
+        };
+        result.unwrap_or_else(|| {
             host_error_result(
                 &call_line(&Value::Null, &Value::Null),
                 "trap",
-                &format!("the call into the read-window session failed: {error}"),
+                "the call into the read-window session failed: the server is stopping",
             )
         })
     }
