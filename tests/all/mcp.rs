@@ -778,3 +778,90 @@ fn base64_decode(text: &str) -> Vec<u8> {
         .decode(text)
         .unwrap()
 }
+
+/// A server whose stdin and stdout are one end of a socket pair (as Node's `child_process` starts one), and the
+/// other end: its reply lines, and a writer of request lines.
+fn over_a_socket_pair(
+    root: &Path,
+) -> (
+    std::process::Child,
+    impl Iterator<Item = std::io::Result<String>>,
+    std::os::unix::net::UnixStream,
+) {
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let child = Command::new(BIN)
+        .args(["--root", root.to_str().unwrap(), "mcp"])
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(
+            theirs.try_clone().unwrap(),
+        )))
+        .stdout(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+        .spawn()
+        .unwrap();
+    let writer = ours.try_clone().unwrap();
+    (child, BufReader::new(ours).lines(), writer)
+}
+
+#[test]
+fn over_a_socket_pair_reads_and_a_cancelled_call_gets_no_answer() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.write("a.txt", "one\ntwo\nthree\n");
+    // A search through 4 MB that finds nothing: long enough for the cancellation to come while it runs.
+    for n in 0..400 {
+        sandbox.write(
+            &format!("tree/{n}.txt"),
+            "some words on a line\n".repeat(500),
+        );
+    }
+    let (mut child, mut lines, mut writer) = over_a_socket_pair(&sandbox.root);
+    let mut send = |value: Value| writeln!(writer, "{value}").unwrap();
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "socket", "version": "0"}}}),
+    );
+    assert_eq!(
+        answer(&mut lines, 1)["result"]["serverInfo"]["name"],
+        "read-window"
+    );
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let read = |offset: u64| {
+        json!({"jsonrpc": "2.0", "id": 10 + offset, "method": "tools/call", "params": {
+        "name": "read_file", "arguments": {"path": path, "offset": offset, "limit": 2}}})
+    };
+    send(read(1));
+    assert_eq!(
+        answer(&mut lines, 11)["result"]["content"][0]["text"],
+        format!("1|one\n2|two\n\nShowing lines 1-2 of 3 in {path} (the limit of 2 lines). Use offset=3 to continue.")
+    );
+
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "search", "arguments": {"pattern": "zzqq", "path": "tree"}}}),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}),
+    );
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    // The ping is answered, and the cancelled search never is (whether it was cancelled before or while it ran).
+    let mut ids = Vec::new();
+    for line in lines.by_ref() {
+        let value: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        ids.push(value["id"].clone());
+        if value["id"] == 3 {
+            assert_eq!(value["result"], json!({}));
+            break;
+        }
+    }
+    assert_eq!(ids, [json!(3)]);
+    // The session goes on.
+    send(read(3));
+    assert_eq!(
+        answer(&mut lines, 13)["result"]["content"][0]["text"],
+        format!("3|three\n\nShowing line 3 of 3 in {path}: the end of the file.")
+    );
+
+    writer.shutdown(std::net::Shutdown::Write).unwrap();
+    assert!(child.wait().unwrap().success());
+}

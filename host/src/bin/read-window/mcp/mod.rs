@@ -39,7 +39,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use read_window::protocol::mcp_server::{INSTRUCTIONS, SERVER_NAME, SERVER_VERSION};
 use read_window_host::{Budget, Config, Grants, ReadWindow, Session, SessionLimits, TokenBudget};
@@ -92,8 +92,10 @@ pub fn run(reader: ReadWindow, roots: Roots, config: Config) -> Result<(), Strin
 ///
 /// The component's WASI calls enter Tokio themselves (wasmtime-wasi's synchronous bindings), which they may not do
 /// inside a runtime: a call runs when the runtime has handed it over (`calls`), not inside a task. Nothing crosses
-/// threads on the way (the stdio transport waits on the same runtime, [`stdio`]), which a call handed to
-/// Tokio's blocking pool did twice. The runtime's other tasks (a `ping`, a cancellation) wait for the call meanwhile.
+/// threads on the way (the stdio transport waits on the same runtime, [`stdio`]); a call handed to Tokio's
+/// blocking pool crossed twice, 50 to 250 µs a call on two cores (`docs/benchmarks.md`). The cost: what the client
+/// sends during a call (a `ping`, `tools/list`, a cancellation) is read when it ends. Tool calls wait for each other
+/// either way (one session), and a long call's cancellation is still honoured ([`Call::run`]).
 fn serve(
     runtime: &tokio::runtime::Runtime,
     server: McpServer,
@@ -112,7 +114,7 @@ fn serve(
             waiting.as_mut().poll(cx).map(Err)
         }));
         match next {
-            Ok(Some(call)) => call.run(),
+            Ok(Some(call)) => call.run(runtime),
             // Every server is gone: the service is ending.
             Ok(None) => {
                 return runtime
@@ -151,7 +153,12 @@ struct Call {
 
 impl Call {
     /// Makes the call and sends its result back; a panic of the host is a `trap` result.
-    fn run(self) {
+    ///
+    /// After a long call, `runtime` first turns (`CATCH_UP_TURNS`) so that what the client sent meanwhile is read:
+    /// a cancellation of this call drops its task, and the result is not sent (MCP: a cancelled request gets no
+    /// response).
+    fn run(self, runtime: &tokio::runtime::Runtime) {
+        let started = Instant::now();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(self.work))
             .unwrap_or_else(|_| {
                 host_error_result(
@@ -160,10 +167,24 @@ impl Call {
                     "the call into the read-window session failed (the host panicked)",
                 )
             });
+        if started.elapsed() >= LONG_CALL {
+            runtime.block_on(async {
+                for _ in 0..CATCH_UP_TURNS {
+                    tokio::task::yield_now().await;
+                }
+            });
+        }
         // The task is gone when its request was cancelled: nobody waits for the result.
         let _ = self.answer.send(result);
     }
 }
+
+/// A call at least this long lets the runtime read what came meanwhile before its result goes back.
+const LONG_CALL: Duration = Duration::from_millis(1);
+
+/// How many times the runtime turns after a long call: reading the input, rmcp's handling of a cancellation, and
+/// the cancelled task's end each take one.
+const CATCH_UP_TURNS: usize = 8;
 
 /// The MCP server: the tools, and the connection's read-window session.
 #[derive(Clone)]
