@@ -143,6 +143,18 @@ fn transport() -> (rmcp::transport::StdioReader, rmcp::transport::StdioWriter) {
     rmcp::transport::stdio_pipes()
 }
 
+/// Whether stdin has bytes the server has not read yet.
+#[cfg(target_os = "linux")]
+fn input_waiting() -> bool {
+    stdio::input_waiting()
+}
+
+/// Whether stdin has bytes the server has not read yet: not known here (the long-call rule alone applies).
+#[cfg(not(target_os = "linux"))]
+fn input_waiting() -> bool {
+    false
+}
+
 /// One call into the component, handed by a tool call's task to the thread that runs the runtime.
 struct Call {
     /// The call: starts the session when it must, then answers the line.
@@ -154,9 +166,10 @@ struct Call {
 impl Call {
     /// Makes the call and sends its result back; a panic of the host is a `trap` result.
     ///
-    /// After a long call, `runtime` first turns (`CATCH_UP_TURNS`) so that what the client sent meanwhile is read:
-    /// a cancellation of this call drops its task, and the result is not sent (MCP: a cancelled request gets no
-    /// response).
+    /// When the client sent something during the call (stdin has bytes waiting), or the call was long (where stdin
+    /// is read ahead on another thread, a terminal or a file), `runtime` first turns (`CATCH_UP_TURNS`) so that it is
+    /// read: a cancellation of this call drops its task, and the result is not sent (MCP: a cancelled request gets
+    /// no response). A call that overlapped nothing costs one `poll` for this.
     fn run(self, runtime: &tokio::runtime::Runtime) {
         let started = Instant::now();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(self.work))
@@ -167,7 +180,7 @@ impl Call {
                     "the call into the read-window session failed (the host panicked)",
                 )
             });
-        if started.elapsed() >= LONG_CALL {
+        if started.elapsed() >= LONG_CALL || input_waiting() {
             runtime.block_on(async {
                 for _ in 0..CATCH_UP_TURNS {
                     tokio::task::yield_now().await;
@@ -179,7 +192,8 @@ impl Call {
     }
 }
 
-/// A call at least this long lets the runtime read what came meanwhile before its result goes back.
+/// A call at least this long lets the runtime read what came meanwhile before its result goes back, whether or not
+/// stdin shows bytes waiting.
 const LONG_CALL: Duration = Duration::from_millis(1);
 
 /// How many times the runtime turns after a long call: reading the input, rmcp's handling of a cancellation, and

@@ -46,6 +46,18 @@ pub fn transport() -> (Input, Output) {
     (Input::Stdio(input), Output::Stdio(output))
 }
 
+/// Whether stdin has bytes waiting to be read (or its end), without reading them: `poll` with no timeout.
+pub fn input_waiting() -> bool {
+    let mut stdin = libc::pollfd {
+        fd: io::stdin().as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid `pollfd`, for the length of the call.
+    let ready = unsafe { libc::poll(&mut stdin, 1, 0) };
+    ready > 0 && stdin.revents != 0
+}
+
 /// Stdin and stdout as sockets, when both are.
 fn socket_pair() -> Option<(SocketHalf, SocketHalf)> {
     let stdin = io::stdin();
