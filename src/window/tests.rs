@@ -356,6 +356,74 @@ fn fast_and_general(
     [once(true), once(false)]
 }
 
+/// The window of `request` through the fast path, and how many of its lines the fast path showed.
+fn shown_by_the_fast_path(
+    text: &[u8],
+    request: &WindowRequest,
+    settings: &WindowSettings,
+) -> (Window, u64) {
+    walk::PLAIN_LINES_SHOWN.with(|count| count.set(0));
+    let mut source = MemorySource::new(text.to_vec());
+    let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
+    let mut index = LineIndex::new(TextEncoding::Utf8, 0);
+    index.extend(&mut scanner).unwrap();
+    let window =
+        walk::walk_window(&mut scanner, &mut index, request, settings, "f.txt", true).unwrap();
+    (window, walk::PLAIN_LINES_SHOWN.with(std::cell::Cell::get))
+}
+
+#[test]
+fn plain_lines_take_the_fast_path_and_the_others_do_not() {
+    // 100 lines: line 50 holds a zero-width space (reported), line 70 an invalid byte (shown as U+FFFD), line 90 is
+    // past the clamp; every other line is plain, ASCII or not.
+    let mut text = Vec::new();
+    for number in 1..=100u32 {
+        match number {
+            50 => text.extend_from_slice(format!("zero\u{200b}width {number}\n").as_bytes()),
+            70 => text.extend_from_slice(b"bad \xff byte\n"),
+            90 => text.extend_from_slice(format!("{}\n", "x".repeat(300)).as_bytes()),
+            _ if number % 3 == 0 => {
+                text.extend_from_slice(format!("caf\u{e9} \u{2014} {number}\n").as_bytes())
+            }
+            _ => text.extend_from_slice(format!("plain line {number}\r\n").as_bytes()),
+        }
+    }
+    let request = WindowRequest {
+        offset: 1,
+        column: 0,
+        limit: 100,
+    };
+    let characters = settings(200, 1_000_000);
+    let tokens = WindowSettings {
+        budget: Budget::Tokens {
+            cap: 100_000,
+            headroom: 1.0,
+        },
+        ..settings(200, 1_000_000)
+    };
+    for settings in [characters, tokens] {
+        let (window, fast) = shown_by_the_fast_path(&text, &request, &settings);
+        assert_eq!((window.lines_returned, window.end_line), (100, 100));
+        assert_eq!(
+            window
+                .clamped_lines
+                .iter()
+                .map(|clamped| clamped.line)
+                .collect::<Vec<_>>(),
+            [90]
+        );
+        assert_eq!(fast, 97, "{:?}", settings.budget);
+    }
+    // A window from line 71 with room for 5 lines: all five are the fast path's.
+    let request = WindowRequest {
+        offset: 71,
+        column: 0,
+        limit: 5,
+    };
+    let (window, fast) = shown_by_the_fast_path(&text, &request, &settings(200, 1_000_000));
+    assert_eq!((window.start_line, window.end_line, fast), (71, 75, 5));
+}
+
 #[test]
 fn the_plain_line_fast_path_answers_what_the_general_path_answers_across_blocks() {
     // Short ASCII lines across several 64 KiB blocks, with CRLF endings, a lone CR, a control character, non-ASCII

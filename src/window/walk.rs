@@ -643,6 +643,12 @@ const PLAIN_STRETCH_BYTES: usize = 16 * 1024;
 /// See [`PLAIN_STRETCH_BYTES`].
 const PLAIN_STRETCH_FIRST_BYTES: usize = 128;
 
+#[cfg(test)]
+thread_local! {
+    /// Lines the plain-line fast path has shown on this thread: the tests read it to know which path a line took.
+    pub(super) static PLAIN_LINES_SHOWN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// The lines the plain-line fast path shows into a window (see [`WindowWalk::place_plain_lines`]).
 struct PlainLines<'w> {
     window: &'w mut Window,
@@ -692,6 +698,8 @@ impl PlainLines<'_> {
                 return (at, false);
             }
             push_line(window, self.line, shown, "");
+            #[cfg(test)]
+            PLAIN_LINES_SHOWN.with(|count| count.set(count.get() + 1));
             window.budget_used += cost;
             window.lines_returned += 1;
             window.end_line = self.line;
