@@ -520,9 +520,7 @@ mod tests {
 
     /// The estimate of `text` pushed a character at a time.
     fn pushed_by_character(text: &str) -> u64 {
-        let mut estimator = TokenEstimator::new();
-        text.chars().for_each(|character| estimator.push(character));
-        estimator.tokens()
+        after_every_character(text).last().copied().unwrap_or(0)
     }
 
     #[test]

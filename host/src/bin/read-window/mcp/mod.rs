@@ -113,21 +113,18 @@ fn serve(
             }
             waiting.as_mut().poll(cx).map(Err)
         }));
-        match next {
-            Ok(Some(call)) => call.run(runtime),
+        let stopped = match next {
+            Ok(Some(call)) => {
+                call.run(runtime);
+                continue;
+            }
             // Every server is gone: the service is ending.
-            Ok(None) => {
-                return runtime
-                    .block_on(waiting.as_mut())
-                    .map(|_| ())
-                    .map_err(|e| format!("the MCP server stopped: {e}"));
-            }
-            Err(stopped) => {
-                return stopped
-                    .map(|_| ())
-                    .map_err(|e| format!("the MCP server stopped: {e}"));
-            }
-        }
+            Ok(None) => runtime.block_on(waiting.as_mut()),
+            Err(stopped) => stopped,
+        };
+        return stopped
+            .map(|_| ())
+            .map_err(|e| format!("the MCP server stopped: {e}"));
     }
 }
 
@@ -196,8 +193,8 @@ impl Call {
 /// stdin shows bytes waiting.
 const LONG_CALL: Duration = Duration::from_millis(1);
 
-/// How many times the runtime turns after a long call: reading the input, rmcp's handling of a cancellation, and
-/// the cancelled task's end each take one.
+/// How many times the runtime turns after a call that overlapped input or was long: reading the input, rmcp's
+/// handling of a cancellation, and the cancelled task's end each take one.
 const CATCH_UP_TURNS: usize = 8;
 
 /// The MCP server: the tools, and the connection's read-window session.
