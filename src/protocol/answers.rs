@@ -18,9 +18,9 @@ pub fn note_json() -> Value {
     json!({ "status": "ok" })
 }
 
-/// A window: its content and cursor, the hint, the encoding, the budget, `warnings` (only when there are some),
-/// `document` (only for a document read as its extracted text) and `text`.
-pub fn window_json(result: &ReadResult) -> Value {
+/// A window: `content` (only when `copies` is `Window::Twice`), its cursor, the hint, the encoding, the budget,
+/// `warnings` (only when there are some), `document` (only for a document read as its extracted text) and `text`.
+pub fn window_json(result: &ReadResult, copies: Window) -> Value {
     let window = &result.window;
     let truncated_by: Vec<&str> = window.truncated_by.iter().map(|t| t.name()).collect();
     let clamped: Vec<Value> = window
@@ -38,7 +38,9 @@ pub fn window_json(result: &ReadResult) -> Value {
     let mut map = Map::new();
     map.insert("status".into(), json!("ok"));
     map.insert("content_returned".into(), json!(true));
-    map.insert("content".into(), json!(window.content));
+    if copies == Window::Twice {
+        map.insert("content".into(), json!(window.content));
+    }
     map.insert("path".into(), json!(result.path));
     map.insert("start_line".into(), json!(window.start_line));
     map.insert("start_column".into(), json!(window.start_column));
@@ -229,10 +231,19 @@ pub fn host_error_json(cause: &str, message: &str, session_restarted: bool) -> V
     })
 }
 
-/// A session read's answer: a window, a stub, an image, a directory's listing or an error.
-pub fn outcome_json(outcome: &Result<ReadOutcome, ReadError>) -> Value {
+/// How often an answer carries its window: in `text` alone, or also on its own as `content` (`"content": true`;
+/// `docs/protocol.md`, "The window once").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    Once,
+    Twice,
+}
+
+/// A session read's answer: a window (with `content` as `window` says), a stub, an image, a directory's listing or
+/// an error.
+pub fn outcome_json(outcome: &Result<ReadOutcome, ReadError>, window: Window) -> Value {
     match outcome {
-        Ok(ReadOutcome::Window(result)) => window_json(result),
+        Ok(ReadOutcome::Window(result)) => window_json(result, window),
         Ok(ReadOutcome::Listing(listing)) => super::census_answers::listing_json(listing),
         Ok(ReadOutcome::Unchanged(stub)) => stub_json(stub),
         Ok(ReadOutcome::Image(result)) => image_json(result),

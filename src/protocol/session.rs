@@ -5,11 +5,12 @@ use serde_json::Value;
 
 use super::answers::{
     capture_json, error_json, note_json, outcome_json, retry_json, stats_json, unit_json,
-    window_once, with_id, with_notes,
+    window_once, with_id, with_notes, Window,
 };
 use super::census_answers::{read_many_json, search_json};
 use super::config_json::{configure, effective_json, parse_config, ConfigRecord};
 use super::json_in::parse_strict;
+use super::json_out::json_text;
 use super::mcp::{call_tool_result, wants_mcp_reply};
 use super::mcp_server::{
     resolve_roots, roots_json, with_mcp_budget, INSTRUCTIONS, SERVER_NAME, SERVER_VERSION,
@@ -126,7 +127,7 @@ impl<F: SpillFs> ProtocolSession<F> {
     /// Answers one request line with one answer line (a JSON object, the request's `id` first when it had one).
     /// Never fails: a malformed request is answered with an `invalid_request` error.
     pub fn answer(&mut self, line: &str) -> String {
-        self.answer_value(line).to_string()
+        json_text(&self.answer_value(line))
     }
 
     /// [`Self::answer`] as a JSON value.
@@ -147,11 +148,11 @@ impl<F: SpillFs> ProtocolSession<F> {
             (Some(error), _) => error_json(error),
             (None, Err(error)) => error_json(&error),
             (None, Ok((request, notes))) => {
-                let answer = self.run(request, value.get("op").and_then(Value::as_str));
+                let op = value.get("op").and_then(Value::as_str);
                 let answer = if asks_content(&value) {
-                    answer
+                    self.run(request, op, Window::Twice)
                 } else {
-                    window_once(answer)
+                    window_once(self.run(request, op, Window::Once))
                 };
                 with_notes(answer, notes)
             }
@@ -167,10 +168,11 @@ impl<F: SpillFs> ProtocolSession<F> {
 
     /// Pushes a command's output bytes into the open capture: `{"status":"ok"}` or the error (no capture open).
     pub fn push_output(&mut self, chunk: &[u8]) -> String {
-        unit_json(&self.capture_chunk(chunk)).to_string()
+        json_text(&unit_json(&self.capture_chunk(chunk)))
     }
 
-    fn run(&mut self, request: Request, op: Option<&str>) -> Value {
+    /// Runs one request; a window goes in its answer as `window` says.
+    fn run(&mut self, request: Request, op: Option<&str>, window: Window) -> Value {
         if let Request::ToolCall(call) = request {
             let op = match *call {
                 Request::CheckWrite { .. } => "check_write",
@@ -178,7 +180,7 @@ impl<F: SpillFs> ProtocolSession<F> {
                 Request::Search(_) => "search",
                 _ => "read",
             };
-            return with_text(self.run(*call, Some(op)));
+            return with_text(self.run(*call, Some(op), window));
         }
         if request.uses_session() && !matches!(request, Request::ReadOnce(_)) {
             self.started.get_or_insert(op_name(op));
@@ -186,10 +188,10 @@ impl<F: SpillFs> ProtocolSession<F> {
         match request {
             Request::Read(read) => {
                 let now_ms = (self.environment.now_ms)();
-                outcome_json(&self.reader.read(&mut self.fs, &read, now_ms))
+                outcome_json(&self.reader.read(&mut self.fs, &read, now_ms), window)
             }
-            Request::ReadOnce(read) => self.read_once(&read),
-            Request::ReadMany(many) => self.read_many(&many),
+            Request::ReadOnce(read) => self.read_once(&read, window),
+            Request::ReadMany(many) => self.read_many(&many, window),
             Request::Search(search) => self.search(&search),
             Request::OtherTool => {
                 self.reader.note_other_tool();
@@ -270,9 +272,12 @@ impl<F: SpillFs> ProtocolSession<F> {
     }
 
     /// `read_many`: each file's window under the one budget of the call.
-    fn read_many(&mut self, request: &read::ReadManyRequest) -> Value {
+    fn read_many(&mut self, request: &read::ReadManyRequest, window: Window) -> Value {
         let now_ms = (self.environment.now_ms)();
-        read_many_json(&self.reader.read_many(&mut self.fs, request, now_ms))
+        read_many_json(
+            &self.reader.read_many(&mut self.fs, request, now_ms),
+            window,
+        )
     }
 
     /// `search`: a page of matches and the census, under the search's deadline on the session's clock.
@@ -282,13 +287,13 @@ impl<F: SpillFs> ProtocolSession<F> {
     }
 
     /// `read_once`: a window with the session's config and none of its memory.
-    fn read_once(&mut self, request: &read::ReadRequest) -> Value {
+    fn read_once(&mut self, request: &read::ReadRequest, window: Window) -> Value {
         let outcome =
             read::read_once(self.config.input(), &mut self.fs, request).map(|mut outcome| {
                 outcome.warn(self.store_warning.clone());
                 outcome
             });
-        outcome_json(&outcome)
+        outcome_json(&outcome, window)
     }
 
     /// The refusal of a path the host's walk of absolute links stopped, in the words of the component's own walk.
@@ -443,7 +448,7 @@ pub fn host_error_answer(
         Some(request) if wants_mcp_reply(&request) => call_tool_result(answer),
         _ => answer,
     };
-    with_id(id, answer).to_string()
+    json_text(&with_id(id, answer))
 }
 
 /// A finished capture with what the host said of the command's end: the timeout that stopped it (one sentence
