@@ -10,6 +10,7 @@ mod census_requests;
 pub mod census_tools;
 pub mod config_json;
 mod json_in;
+mod json_out;
 pub mod mcp;
 pub mod mcp_server;
 pub mod options;
@@ -19,5 +20,6 @@ pub mod tools;
 
 pub use answers::{error_json, host_error_json, note_json, with_id};
 pub use json_in::parse_strict;
+pub use json_out::json_text;
 pub use requests::{parse_request, LinkRefusal};
 pub use session::{host_error_answer, Environment, ProtocolSession};
