@@ -583,6 +583,44 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Stretches taken at once cost what they cost a character at a time, wherever the text is cut between
+        /// `push_str` calls.
+        #[test]
+        fn the_estimate_of_any_text_in_any_cuts_is_that_of_its_characters(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    4 => "[a-z]{1,8}",
+                    3 => "[A-Z][a-z]{0,6}",
+                    2 => "[A-Z]{1,4}",
+                    3 => "[0-9]{1,5}",
+                    2 => "[a-zA-Z0-9]{8,30}",
+                    5 => "[ \t]{1,4}",
+                    5 => r#"[-.,;:(){}<>!?/*+=_\\"'#@]{1,4}"#,
+                    1 => "\r?\n|\u{1b}\\[[0-9;]{1,4}m",
+                    1 => "[éЖ€😀漢カ、\u{200b}]{1,2}",
+                ],
+                0..40,
+            ),
+            cuts in proptest::collection::vec(0usize..400, 0..4),
+        ) {
+            let text = pieces.concat();
+            let mut bounds: Vec<usize> = cuts
+                .iter()
+                .map(|cut| cut % (text.len() + 1))
+                .filter(|cut| text.is_char_boundary(*cut))
+                .collect();
+            bounds.push(0);
+            bounds.push(text.len());
+            bounds.sort_unstable();
+            let mut estimator = TokenEstimator::new();
+            for pair in bounds.windows(2) {
+                estimator.push_str(&text[pair[0]..pair[1]]);
+            }
+            proptest::prop_assert_eq!(estimator.tokens(), pushed_by_character(&text));
+        }
+    }
+
     #[test]
     fn estimate_never_decreases_in_any_class() {
         let text = "  \tx  if a.b_c(d) { e += 0x9b, 17798; } \u{1b}[1;31mERROR\u{1b}[0m \\r\r\n AbcDEFghIJK1l2m3n4o5p6q7r8s9 \
