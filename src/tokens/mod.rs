@@ -108,7 +108,7 @@ enum Class {
     Other,
 }
 
-fn class_of(character: char) -> Class {
+const fn class_of(character: char) -> Class {
     match character {
         'a'..='z' | 'A'..='Z' | '0'..='9' => Class::Alphanumeric,
         ' ' | '\t' => Class::Space,
@@ -127,6 +127,22 @@ fn class_of(character: char) -> Class {
         | '\u{20000}'..='\u{3ffff}' => Class::Han,
         _ => Class::Other,
     }
+}
+
+/// The class of each ASCII byte.
+const ASCII_CLASS: [Class; 128] = {
+    let mut table = [Class::Control; 128];
+    let mut byte = 0;
+    while byte < 128 {
+        table[byte] = class_of(byte as u8 as char);
+        byte += 1;
+    }
+    table
+};
+
+/// The class of an ASCII byte; `None` for a byte of a multi-byte character.
+fn ascii_class(byte: u8) -> Option<Class> {
+    ASCII_CLASS.get(usize::from(byte)).copied()
 }
 
 /// Whether ASCII `next` continues a piece of `byte`'s kind with no break: both lower-case letters or both digits.
@@ -155,6 +171,104 @@ enum Last {
     Lower,
     Upper,
     Digit,
+}
+
+impl Last {
+    /// The kind of an ASCII letter or digit.
+    fn of(character: char) -> Last {
+        match character {
+            '0'..='9' => Last::Digit,
+            'A'..='Z' => Last::Upper,
+            _ => Last::Lower,
+        }
+    }
+}
+
+/// Whether a letter or digit of `kind` after `last` starts a new piece: letters to digits and back, lower case to
+/// upper case.
+fn is_piece_break(last: Option<Last>, kind: Last) -> bool {
+    match (last, kind) {
+        (None, _) | (Some(Last::Digit), Last::Digit) => false,
+        (Some(Last::Digit), _) | (Some(_), Last::Digit) => true,
+        (Some(Last::Lower), Last::Upper) => true,
+        (Some(_), _) => false,
+    }
+}
+
+/// The price of a piece of `length` characters with `capitals` capitals, whose last character was `last`.
+fn piece_milli(length: u64, capitals: u64, last: Option<Last>) -> u64 {
+    if length == 0 {
+        0
+    } else if last == Some(Last::Digit) {
+        length.div_ceil(3) * price::DIGITS
+    } else if capitals >= 2 {
+        price::WORD + length.saturating_sub(price::CAPS_FREE) * price::CAPS_EXTRA
+    } else {
+        price::WORD + length.saturating_sub(price::WORD_FREE) * price::WORD_EXTRA
+    }
+}
+
+/// The formula of a run of `run` characters of a class priced by its length alone (any but `Alphanumeric` and
+/// `Other`), before the 1/8 floor.
+fn uniform_run_milli(class: Class, run: u64) -> u64 {
+    match class {
+        Class::Space if run == 1 => price::SPACE,
+        Class::Space => price::SPACES,
+        Class::Control => run * price::CONTROL,
+        Class::Symbol => price::SYMBOL + run.saturating_sub(1) * price::SYMBOL_EXTRA,
+        Class::Han => run * price::HAN,
+        Class::Kana => run * price::KANA,
+        Class::WideSymbol => run * price::WIDE_SYMBOL,
+        Class::Alphanumeric | Class::Other => 0,
+    }
+}
+
+/// What a finished run of `run` characters of `class` costs beyond its formula because of the byte `next` after
+/// it (the first byte of the next character): a lone space before a digit, punctuation that joins no word.
+fn alone_milli(class: Class, run: u64, next: u8) -> u64 {
+    match class {
+        Class::Symbol if run > 1 || !next.is_ascii_alphabetic() => price::SYMBOL_ALONE,
+        Class::Space if run == 1 && next.is_ascii_digit() => price::SPACE_BEFORE_DIGIT,
+        _ => 0,
+    }
+}
+
+/// How many bytes at the start of `bytes` are ASCII of `class`.
+fn ascii_run_length(bytes: &[u8], class: Class) -> usize {
+    bytes
+        .iter()
+        .take_while(|byte| ascii_class(**byte) == Some(class))
+        .count()
+}
+
+/// The length and estimate of the alphanumeric run `bytes` start with, when it is shorter than `RANDOM_MIN_RUN`
+/// (which no random-text rule reaches): its pieces, at least the 1/8 floor; `None` for a longer run. The same as
+/// pushing its characters (`push_alphanumeric`) and closing it.
+fn short_alphanumeric_run(bytes: &[u8]) -> Option<(u64, u64)> {
+    let (mut pieces, mut piece, mut capitals, mut last) = (0, 0, 0, None);
+    let mut length = 0;
+    for &byte in bytes {
+        if !byte.is_ascii_alphanumeric() {
+            break;
+        }
+        if length + 1 == price::RANDOM_MIN_RUN {
+            return None;
+        }
+        let kind = Last::of(char::from(byte));
+        if is_piece_break(last, kind) {
+            pieces += piece_milli(piece, capitals, last);
+            piece = 0;
+            capitals = 0;
+        }
+        piece += 1;
+        capitals += u64::from(kind == Last::Upper);
+        last = Some(kind);
+        length += 1;
+    }
+    Some((
+        length,
+        (pieces + piece_milli(piece, capitals, last)).max(length * price::FLOOR),
+    ))
 }
 
 /// An incremental estimate: push text, read the estimate of everything pushed so far.
@@ -218,13 +332,24 @@ impl TokenEstimator {
         }
     }
 
-    /// Adds `text` to the estimate: the same as pushing each character, with a stretch of lower-case letters or of
-    /// digits taken at once (`the_estimate_of_a_string_is_that_of_its_characters`).
+    /// Adds `text` to the estimate: the same as pushing each character
+    /// (`the_estimate_of_a_string_is_that_of_its_characters`), with the ASCII runs that end inside `text` priced
+    /// whole where they can be (`price_whole_runs`) and a stretch of lower-case letters or of digits taken at once.
     pub fn push_str(&mut self, text: &str) {
         let bytes = text.as_bytes();
         let mut at = 0;
         while let Some(&byte) = bytes.get(at) {
-            if byte.is_ascii() {
+            if let Some(class) = ascii_class(byte) {
+                if self.class != Some(class) {
+                    self.close_run(char::from(byte));
+                    at = self.price_whole_runs(bytes, at);
+                    if bytes.get(at).is_none_or(|byte| !byte.is_ascii()) {
+                        continue;
+                    }
+                }
+                let Some(&byte) = bytes.get(at) else {
+                    break;
+                };
                 self.push(char::from(byte));
                 at += 1;
                 if byte.is_ascii_lowercase() || byte.is_ascii_digit() {
@@ -244,6 +369,35 @@ impl TokenEstimator {
                 at += character.len_utf8();
             }
         }
+    }
+
+    /// With no run open, prices whole each ASCII run from `at` that ends inside `bytes` (an alphanumeric one only
+    /// while shorter than `RANDOM_MIN_RUN`) and returns where the first run it leaves starts: the one that reaches
+    /// the end, a longer alphanumeric one, or a non-ASCII character. The same as pushing their characters.
+    fn price_whole_runs(&mut self, bytes: &[u8], mut at: usize) -> usize {
+        let mut finished_milli = 0;
+        while let Some(class) = bytes.get(at).and_then(|byte| ascii_class(*byte)) {
+            let rest = bytes.get(at..).unwrap_or_default();
+            let (length, run_milli) = if class == Class::Alphanumeric {
+                match short_alphanumeric_run(rest) {
+                    Some(run) => run,
+                    None => break,
+                }
+            } else {
+                let length = ascii_run_length(rest, class) as u64;
+                (
+                    length,
+                    uniform_run_milli(class, length).max(length * price::FLOOR),
+                )
+            };
+            let Some(&next) = rest.get(length as usize) else {
+                break;
+            };
+            finished_milli += run_milli + alone_milli(class, length, next);
+            at += length as usize;
+        }
+        self.finished_milli += finished_milli;
+        at
     }
 
     /// Adds `count` more characters of the kind the open alphanumeric piece ended with (lower-case letters or
@@ -294,23 +448,12 @@ impl TokenEstimator {
     /// `tokens_is_the_highest_prefix_estimate` checks. (A piece's second capital switches it to the upper-case
     /// price, but capitals open a piece, so that is its second letter, where both prices are `WORD`.)
     fn push_alphanumeric(&mut self, character: char) {
-        let kind = match character {
-            '0'..='9' => Last::Digit,
-            'A'..='Z' => Last::Upper,
-            _ => Last::Lower,
-        };
+        let kind = Last::of(character);
         if self.changes_often() {
             self.open_floor_milli = self.open_run_milli();
         }
         self.run += 1;
-        let breaks = match (self.last, kind) {
-            (None, _) => false,
-            (Some(Last::Digit), Last::Digit) => false,
-            (Some(Last::Digit), _) | (Some(_), Last::Digit) => true,
-            (Some(Last::Lower), Last::Upper) => true,
-            (Some(_), _) => false,
-        };
-        if breaks {
+        if is_piece_break(self.last, kind) {
             self.pieces_milli += self.piece_milli();
             self.breaks += 1;
             self.piece = 0;
@@ -352,15 +495,7 @@ impl TokenEstimator {
 
     /// The open piece of an alphanumeric run.
     fn piece_milli(&self) -> u64 {
-        if self.piece == 0 {
-            0
-        } else if self.last == Some(Last::Digit) {
-            self.piece.div_ceil(3) * price::DIGITS
-        } else if self.piece_capitals >= 2 {
-            price::WORD + self.piece.saturating_sub(price::CAPS_FREE) * price::CAPS_EXTRA
-        } else {
-            price::WORD + self.piece.saturating_sub(price::WORD_FREE) * price::WORD_EXTRA
-        }
+        piece_milli(self.piece, self.piece_capitals, self.last)
     }
 
     fn run_formula_milli(&self) -> u64 {
@@ -379,29 +514,17 @@ impl TokenEstimator {
                     pieces
                 }
             }
-            Some(Class::Space) if run == 1 => price::SPACE,
-            Some(Class::Space) => price::SPACES,
-            Some(Class::Control) => run * price::CONTROL,
-            Some(Class::Symbol) => price::SYMBOL + (run - 1) * price::SYMBOL_EXTRA,
-            Some(Class::Han) => run * price::HAN,
-            Some(Class::Kana) => run * price::KANA,
-            Some(Class::WideSymbol) => run * price::WIDE_SYMBOL,
             Some(Class::Other) => price::OTHER_RUN + self.other_milli,
+            Some(class) => uniform_run_milli(class, run),
         };
         formula.max(run * price::FLOOR)
     }
 
     /// Ends the open run before `next`: what follows decides whether a lone space or symbol stands alone.
     fn close_run(&mut self, next: char) {
-        let alone = match self.class {
-            Some(Class::Symbol) if self.run > 1 || !next.is_ascii_alphabetic() => {
-                price::SYMBOL_ALONE
-            }
-            Some(Class::Space) if self.run == 1 && next.is_ascii_digit() => {
-                price::SPACE_BEFORE_DIGIT
-            }
-            _ => 0,
-        };
+        let alone = self.class.map_or(0, |class| {
+            alone_milli(class, self.run, u8::try_from(next).unwrap_or(0x80))
+        });
         self.finished_milli += self.open_run_milli() + alone;
         self.open_floor_milli = 0;
         self.class = None;
@@ -468,215 +591,4 @@ fn number_before(message: &str, marker: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dense_text_costs_more_than_prose_per_character() {
-        let prose = "The quick brown fox jumps over the lazy dog and keeps running.";
-        let base64 = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2";
-        let prose_density = prose.chars().count() as f64 / estimate_tokens(prose) as f64;
-        let base64_density = base64.chars().count() as f64 / estimate_tokens(base64) as f64;
-        assert!(prose_density > 3.0, "{prose_density}");
-        assert!(base64_density < 2.6, "{base64_density}");
-        assert!(estimate_tokens("中文的文本") >= 5);
-    }
-
-    #[test]
-    fn estimate_never_decreases_as_text_grows() {
-        let text = "fn main() { let x = 42; println!(\"{x}\"); } // 中文 QUJDREVGR0hJSktMTU5PUFFS 12345678";
-        let mut estimator = TokenEstimator::new();
-        let mut last = 0;
-        for character in text.chars() {
-            estimator.push(character);
-            assert!(estimator.tokens() >= last);
-            last = estimator.tokens();
-        }
-    }
-
-    /// The estimate after each character of `text` as the estimator kept it before it skipped steps: the floor
-    /// taken after every character.
-    fn floored_after_every_character(text: &str) -> Vec<u64> {
-        let mut estimator = TokenEstimator::new();
-        text.chars()
-            .map(|character| {
-                estimator.push(character);
-                estimator.open_floor_milli = estimator.open_run_milli();
-                estimator.tokens()
-            })
-            .collect()
-    }
-
-    /// The estimate after each character of `text`.
-    fn after_every_character(text: &str) -> Vec<u64> {
-        let mut estimator = TokenEstimator::new();
-        text.chars()
-            .map(|character| {
-                estimator.push(character);
-                estimator.tokens()
-            })
-            .collect()
-    }
-
-    /// The estimate of `text` pushed a character at a time.
-    fn pushed_by_character(text: &str) -> u64 {
-        after_every_character(text).last().copied().unwrap_or(0)
-    }
-
-    #[test]
-    fn the_estimate_of_a_string_is_that_of_its_characters() {
-        // Runs that become random inside a stretch of lower case and stop being so later in it, and random runs of
-        // lower-case letters and digits.
-        for text in [
-            "AAAAAAAAaaaaa ",
-            "AAAAAAAAAAAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.",
-            "a1b2c3d4e5f6g7h8i9j0kkkkkkkkkkkkkkkkkkkkkkkk",
-            "A1B2C3D4E5F6G7H8I9J0K1L2333333333333333333 x",
-            "plain words, 12345 numbers; camelCase and SHOUT. é日😀\tend\r\n",
-        ] {
-            assert_eq!(estimate_tokens(text), pushed_by_character(text), "{text:?}");
-            let mut estimator = TokenEstimator::new();
-            let (head, tail) = text.split_at(text.len() / 2);
-            estimator.push_str(head);
-            estimator.push_str(tail);
-            assert_eq!(
-                estimator.tokens(),
-                pushed_by_character(text),
-                "{text:?} in two"
-            );
-        }
-    }
-
-    #[test]
-    fn tokens_is_the_highest_prefix_estimate() {
-        // Second capitals after long lower-case pieces, random runs that stop being random, every class.
-        let text = "  \tx  if a.b_c(d) { e += 0x9b, 17798; } \u{1b}[1;31mERROR\u{1b}[0m \\r\r\n AbcDEFghIJK1l2m3 \
-                    QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZn/+== ひらがなカタカナ漢字、。（） Москва 안녕 👨\u{200d}👩 ├── … \
-                    abcdefghijKLmnop a1B2c3D4e5F6g7h8iiiiiiiiiiiiiiiiiiiiiiiiiiiiii XyzzyQQQQQQQQQQQQ";
-        let reversed: String = text.chars().rev().collect();
-        for text in [text, reversed.as_str()] {
-            assert_eq!(
-                after_every_character(text),
-                floored_after_every_character(text)
-            );
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn tokens_is_the_highest_prefix_estimate_of_any_text(
-            pieces in proptest::collection::vec(
-                proptest::prop_oneof![
-                    6 => "[a-z]{1,12}",
-                    4 => "[A-Z]{1,6}",
-                    4 => "[0-9]{1,5}",
-                    3 => "[a-zA-Z0-9]{1,40}",
-                    2 => "[ \t._(/+=-]{1,3}",
-                    1 => "[\n\u{1b}漢カ、éЖ€😀]",
-                ],
-                0..60,
-            )
-        ) {
-            let text = pieces.concat();
-            proptest::prop_assert_eq!(after_every_character(&text), floored_after_every_character(&text));
-            proptest::prop_assert_eq!(estimate_tokens(&text), pushed_by_character(&text));
-        }
-    }
-
-    proptest::proptest! {
-        /// Stretches taken at once cost what they cost a character at a time, wherever the text is cut between
-        /// `push_str` calls.
-        #[test]
-        fn the_estimate_of_any_text_in_any_cuts_is_that_of_its_characters(
-            pieces in proptest::collection::vec(
-                proptest::prop_oneof![
-                    4 => "[a-z]{1,8}",
-                    3 => "[A-Z][a-z]{0,6}",
-                    2 => "[A-Z]{1,4}",
-                    3 => "[0-9]{1,5}",
-                    2 => "[a-zA-Z0-9]{8,30}",
-                    5 => "[ \t]{1,4}",
-                    5 => r#"[-.,;:(){}<>!?/*+=_\\"'#@]{1,4}"#,
-                    1 => "\r?\n|\u{1b}\\[[0-9;]{1,4}m",
-                    1 => "[éЖ€😀漢カ、\u{200b}]{1,2}",
-                ],
-                0..40,
-            ),
-            cuts in proptest::collection::vec(0usize..400, 0..4),
-        ) {
-            let text = pieces.concat();
-            let mut bounds: Vec<usize> = cuts
-                .iter()
-                .map(|cut| cut % (text.len() + 1))
-                .filter(|cut| text.is_char_boundary(*cut))
-                .collect();
-            bounds.push(0);
-            bounds.push(text.len());
-            bounds.sort_unstable();
-            let mut estimator = TokenEstimator::new();
-            for pair in bounds.windows(2) {
-                estimator.push_str(&text[pair[0]..pair[1]]);
-            }
-            proptest::prop_assert_eq!(estimator.tokens(), pushed_by_character(&text));
-        }
-    }
-
-    #[test]
-    fn estimate_never_decreases_in_any_class() {
-        let text = "  \tx  if a.b_c(d) { e += 0x9b, 17798; } \u{1b}[1;31mERROR\u{1b}[0m \\r\r\n AbcDEFghIJK1l2m3n4o5p6q7r8s9 \
-                    QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZn/+== ひらがなカタカナ漢字、。（） Москва für naïve ελληνικά \
-                    שלום नमस्ते 안녕하세요 👨\u{200d}👩\u{200d}👧 🇯🇵 ├── € … 3.14e-5,2024-01-02";
-        let mut estimator = TokenEstimator::new();
-        let mut last = 0;
-        for character in text.chars() {
-            estimator.push(character);
-            assert!(estimator.tokens() >= last, "fell at {character:?}");
-            last = estimator.tokens();
-        }
-    }
-
-    #[test]
-    fn no_character_costs_less_than_an_eighth_of_a_token() {
-        let long_word = "a".repeat(500);
-        let spaces = " ".repeat(300);
-        let tabs = "\t".repeat(300);
-        let symbols = "=".repeat(300);
-        let accents = "é".repeat(300);
-        let combining = "e\u{301}".repeat(150);
-        let digits = "7".repeat(300);
-        let capitals = "Q".repeat(300);
-        let mixed = "ab ".repeat(100);
-        for text in [
-            &long_word, &spaces, &tabs, &symbols, &accents, &combining, &digits, &capitals, &mixed,
-        ] {
-            let chars = text.chars().count() as u64;
-            assert!(
-                estimate_tokens(text) * 8 >= chars,
-                "{chars} characters of {:?}",
-                &text[..4]
-            );
-        }
-    }
-
-    #[test]
-    fn numbers_and_base64_are_priced_as_tokenizers_cut_them() {
-        // Three digits a group: "12345678" is 123|456|78 to both tokenizers.
-        assert!(estimate_tokens("12345678") >= 3);
-        // A long mixed-case run is random text, about a token for 1.2 to 1.5 characters.
-        let base64 = "IGluIHdvdWxkIHdhcyAtIHRvIHRoYXQgYXMgZmFjZSB0aGF0IC06IFRvIGZvciBiZWNhdXNlIHdl";
-        assert!(estimate_tokens(base64) as f64 >= base64.len() as f64 / 1.5);
-        // A common word is about one token.
-        assert!(estimate_tokens("window") <= 2);
-    }
-
-    #[test]
-    fn refusal_text_is_parsed() {
-        let message = "File content (31204 tokens) exceeds maximum allowed tokens (25000). Use offset and limit.";
-        assert_eq!(parse_refusal(message), Some((31_204, 25_000)));
-        assert_eq!(
-            parse_refusal("(1,234 tokens) exceeds maximum allowed tokens (1,000)"),
-            Some((1_234, 1_000))
-        );
-        assert_eq!(parse_refusal("something else"), None);
-    }
-}
+mod tests;
