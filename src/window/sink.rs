@@ -230,10 +230,11 @@ fn keep_within_tokens(
 ) -> (usize, u64) {
     let mut trial = stop.estimator.clone();
     let (byte, taken) = prefix_of_chars(text, room);
-    let mut priced_visible_forms = false;
-    for character in text.get(..byte).unwrap_or_default().chars() {
-        priced_visible_forms |= push_shown(&mut trial, character, stop.escape);
-    }
+    let priced_visible_forms = push_shown_text(
+        &mut trial,
+        text.get(..byte).unwrap_or_default(),
+        stop.escape,
+    );
     if !over_budget(&trial, stop) {
         stop.estimator = trial;
         stop.priced_visible_forms |= priced_visible_forms;
@@ -286,6 +287,28 @@ fn push_shown(estimator: &mut TokenEstimator, character: char, escape: bool) -> 
             false
         }
     }
+}
+
+/// Prices `text` as it is shown, as [`push_shown`] does a character at a time, with the stretches between the
+/// invisible characters it escapes pushed whole (`TokenEstimator::push_str` estimates a text as its characters):
+/// whether it priced a visible form.
+fn push_shown_text(estimator: &mut TokenEstimator, text: &str, escape: bool) -> bool {
+    if !escape {
+        estimator.push_str(text);
+        return false;
+    }
+    let mut priced_visible_forms = false;
+    let mut stretch_start = 0;
+    for (at, character) in text.char_indices() {
+        if crate::invisible::InvisibleKind::of(character).is_some() {
+            estimator.push_str(text.get(stretch_start..at).unwrap_or_default());
+            estimator.push_str(&crate::invisible::visible_form(character));
+            priced_visible_forms = true;
+            stretch_start = at + character.len_utf8();
+        }
+    }
+    estimator.push_str(text.get(stretch_start..).unwrap_or_default());
+    priced_visible_forms
 }
 
 /// Whether `estimator`'s text costs more than the budget `stop` has left.
