@@ -1,14 +1,14 @@
 //! Section 6: the peers. read-window's MCP server and the two MCP file servers people install instead (npm's
 //! `@modelcontextprotocol/server-filesystem` and `@wonderwhy-er/desktop-commander`, pinned in [`PEERS`]), driven
 //! through one JSON-RPC client ([`crate::rpc`]) on the same files and windows, each server granted the same
-//! directory. Per task: the median latency, its ratio to read-window's, the characters returned and what the
-//! answer said of the rest. `--setup-peers` installs the peers with npm into `target/bench-peers`; without them (or
+//! directory, the calls of a task interleaved across the servers ([`measure_task`]). Per task: the median latency,
+//! its ratio to read-window's, the characters returned and what the answer said of the rest. `--setup-peers` installs the peers with npm into `target/bench-peers`; without them (or
 //! without Node) the section says so and is skipped.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -413,19 +413,69 @@ struct Measured {
     said: String,
 }
 
-fn measure(contender: &mut Contender, task: &Task, files: &PeerFiles) -> Result<Measured, String> {
-    let (tool, arguments) = (contender.arguments)(task);
-    let mut last = contender.server.call(tool, arguments.clone())?;
-    let mut times = Vec::with_capacity(MAX_CALLS);
-    let started = Instant::now();
-    while times.len() < MIN_CALLS || (times.len() < MAX_CALLS && started.elapsed() < CALLS_TIME) {
-        last = contender.server.call(tool, arguments.clone())?;
-        times.push(last.elapsed);
+/// One server's calls of a task so far: their times and the last reply, or why a call failed.
+struct Calls {
+    times: Vec<Duration>,
+    last: Result<Reply, String>,
+}
+
+impl Calls {
+    /// Whether this server is called again: until `MIN_CALLS`, then while its calls have taken less than
+    /// `CALLS_TIME` in all, up to `MAX_CALLS`; never after a failure.
+    fn wants_more(&self) -> bool {
+        let taken: Duration = self.times.iter().sum();
+        self.last.is_ok()
+            && (self.times.len() < MIN_CALLS
+                || (self.times.len() < MAX_CALLS && taken < CALLS_TIME))
     }
-    Ok(Measured {
-        median_ms: median(&times).as_secs_f64() * 1e3,
-        said: describe(task, files, &last),
-    })
+}
+
+/// Times `task` on every server, interleaved: after one warm-up call each, each round calls every server that
+/// still [`Calls::wants_more`] once, the first server of a round going round in turn, so a drift in the machine's
+/// state while the task runs falls on every server alike.
+fn measure_task(contenders: &mut [Contender], task: &Task, files: &PeerFiles) -> Vec<Measured> {
+    let mut calls: Vec<Calls> = contenders
+        .iter_mut()
+        .map(|contender| {
+            let (tool, arguments) = (contender.arguments)(task);
+            Calls {
+                times: Vec::with_capacity(MAX_CALLS),
+                last: contender.server.call(tool, arguments),
+            }
+        })
+        .collect();
+    let servers = contenders.len();
+    for round in 0.. {
+        if !calls.iter().any(Calls::wants_more) {
+            break;
+        }
+        for index in (0..servers).map(|turn| (round + turn) % servers) {
+            let (Some(contender), Some(calls)) = (contenders.get_mut(index), calls.get_mut(index))
+            else {
+                continue;
+            };
+            if calls.wants_more() {
+                let (tool, arguments) = (contender.arguments)(task);
+                calls.last = contender.server.call(tool, arguments);
+                if let Ok(reply) = &calls.last {
+                    calls.times.push(reply.elapsed);
+                }
+            }
+        }
+    }
+    calls
+        .into_iter()
+        .map(|calls| match calls.last {
+            Ok(reply) => Measured {
+                median_ms: median(&calls.times).as_secs_f64() * 1e3,
+                said: describe(task, files, &reply),
+            },
+            Err(why) => Measured {
+                median_ms: f64::NAN,
+                said: format!("failed: {why}"),
+            },
+        })
+        .collect()
 }
 
 /// Section 6. `cli` is the release `read-window` binary. Prints the table, the targets (at least 3× faster than
@@ -458,23 +508,16 @@ fn run_peers(bench_dir: &TempDir, cli: &Path, node: &Path, peers: &Path) -> Resu
         "Each server is granted one directory (read-window `--root`, the filesystem server its argument, Desktop \
          Commander `allowedDirectories` in its config, telemetry off) and asked with its own tool's defaults; the \
          filesystem server has no offset, so a window is the `head` that ends with it. {MIN_CALLS} to {MAX_CALLS} timed calls a task \
-         after one warm-up (more while they take under {CALLS_TIME:?}), medians; read-window runs with dedup off so each call returns the window. ⏱ times; ÷ is the \
+         after one warm-up (more while they take under {CALLS_TIME:?}), interleaved: each round calls every server once, medians; read-window runs with dedup off so each call returns the window. ⏱ times; ÷ is the \
          median ÷ read-window's on the same task.\n"
     );
     println!("| task | server | median ⏱ | ÷ read-window ⏱ | what came back |");
     println!("|---|---|---:|---:|---|");
     let mut ratios = Vec::new();
     for task in &tasks {
-        let mut medians = Vec::new();
-        for contender in servers.iter_mut() {
-            let cell = match measure(contender, task, &files) {
-                Ok(measured) => measured,
-                Err(why) => Measured {
-                    median_ms: f64::NAN,
-                    said: format!("failed: {why}"),
-                },
-            };
-            medians.push(cell.median_ms);
+        let cells = measure_task(&mut servers, task, &files);
+        let medians: Vec<f64> = cells.iter().map(|cell| cell.median_ms).collect();
+        for (contender, cell) in servers.iter().zip(&cells) {
             println!(
                 "| {} | {} | {:.2} ms | {} | {} |",
                 task.name,
