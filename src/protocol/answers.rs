@@ -235,7 +235,9 @@ pub fn host_error_json(cause: &str, message: &str, session_restarted: bool) -> V
 /// `docs/protocol.md`, "The window once").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Window {
+    /// In `text` alone: what every request gets unless it asks.
     Once,
+    /// In `text` and on its own as `content`.
     Twice,
 }
 
