@@ -36,6 +36,9 @@ const MIN_CALLS: usize = 5;
 const MAX_CALLS: usize = 31;
 /// How long a server's timed calls of one task may go on past `MIN_CALLS`.
 const CALLS_TIME: Duration = Duration::from_secs(2);
+/// A server whose warm-up call of a task takes less than this is timed interleaved with the other fast ones; a
+/// slower one is timed on its own after them ([`measure_task`]).
+const PACED_TOGETHER: Duration = Duration::from_millis(10);
 /// Lines of the big log: 100 bytes each, 100 MB.
 const BIG_LOG_LINES: u64 = 1_000_000;
 /// The middle window's first line and length.
@@ -430,9 +433,12 @@ impl Calls {
     }
 }
 
-/// Times `task` on every server, interleaved: after one warm-up call each, each round calls every server that
-/// still [`Calls::wants_more`] once, the first server of a round going round in turn, so a drift in the machine's
-/// state while the task runs falls on every server alike.
+/// Times `task` on every server. After one warm-up call each, the servers whose warm-up took less than
+/// [`PACED_TOGETHER`] are timed interleaved, each round calling every one of them that still
+/// [`Calls::wants_more`] once (the first of a round going round in turn), so a drift in the machine's state while
+/// the task runs falls on them alike; then each slower server is timed on its own, so its calls of a tenth of a
+/// second and more do not leave the fast servers idle between theirs (on this VM an idle process's next call is
+/// slower, and the fast servers would pay it on every call).
 fn measure_task(contenders: &mut [Contender], task: &Task, files: &PeerFiles) -> Vec<Measured> {
     let mut calls: Vec<Calls> = contenders
         .iter_mut()
@@ -444,24 +450,15 @@ fn measure_task(contenders: &mut [Contender], task: &Task, files: &PeerFiles) ->
             }
         })
         .collect();
-    let servers = contenders.len();
-    for round in 0.. {
-        if !calls.iter().any(Calls::wants_more) {
-            break;
-        }
-        for index in (0..servers).map(|turn| (round + turn) % servers) {
-            let (Some(contender), Some(calls)) = (contenders.get_mut(index), calls.get_mut(index))
-            else {
-                continue;
-            };
-            if calls.wants_more() {
-                let (tool, arguments) = (contender.arguments)(task);
-                calls.last = contender.server.call(tool, arguments);
-                if let Ok(reply) = &calls.last {
-                    calls.times.push(reply.elapsed);
-                }
-            }
-        }
+    let (fast, slow): (Vec<usize>, Vec<usize>) = (0..calls.len()).partition(|&index| {
+        calls
+            .get(index)
+            .and_then(|calls| calls.last.as_ref().ok())
+            .is_some_and(|reply| reply.elapsed < PACED_TOGETHER)
+    });
+    time_in_rounds(contenders, &mut calls, &fast, task);
+    for index in slow {
+        time_in_rounds(contenders, &mut calls, &[index], task);
     }
     calls
         .into_iter()
@@ -476,6 +473,40 @@ fn measure_task(contenders: &mut [Contender], task: &Task, files: &PeerFiles) ->
             },
         })
         .collect()
+}
+
+/// Calls `task` on the servers at `indices` in rounds, one call each a round while it [`Calls::wants_more`], the
+/// first of a round going round in turn; each call's time goes into its server's `calls`.
+fn time_in_rounds(
+    contenders: &mut [Contender],
+    calls: &mut [Calls],
+    indices: &[usize],
+    task: &Task,
+) {
+    for round in 0.. {
+        if !indices
+            .iter()
+            .any(|&index| calls.get(index).is_some_and(Calls::wants_more))
+        {
+            break;
+        }
+        for turn in 0..indices.len() {
+            let Some(&index) = indices.get((round + turn) % indices.len()) else {
+                continue;
+            };
+            let (Some(contender), Some(calls)) = (contenders.get_mut(index), calls.get_mut(index))
+            else {
+                continue;
+            };
+            if calls.wants_more() {
+                let (tool, arguments) = (contender.arguments)(task);
+                calls.last = contender.server.call(tool, arguments);
+                if let Ok(reply) = &calls.last {
+                    calls.times.push(reply.elapsed);
+                }
+            }
+        }
+    }
 }
 
 /// Section 6. `cli` is the release `read-window` binary. Prints the table, the targets (at least 3× faster than
@@ -508,7 +539,7 @@ fn run_peers(bench_dir: &TempDir, cli: &Path, node: &Path, peers: &Path) -> Resu
         "Each server is granted one directory (read-window `--root`, the filesystem server its argument, Desktop \
          Commander `allowedDirectories` in its config, telemetry off) and asked with its own tool's defaults; the \
          filesystem server has no offset, so a window is the `head` that ends with it. {MIN_CALLS} to {MAX_CALLS} timed calls a task \
-         after one warm-up (more while they take under {CALLS_TIME:?}), interleaved: each round calls every server once, medians; read-window runs with dedup off so each call returns the window. ⏱ times; ÷ is the \
+         after one warm-up (more while they take under {CALLS_TIME:?}), the servers whose warm-up took under {PACED_TOGETHER:?} interleaved (each round calls each once), a slower one on its own after them, medians; read-window runs with dedup off so each call returns the window. ⏱ times; ÷ is the \
          median ÷ read-window's on the same task.\n"
     );
     println!("| task | server | median ⏱ | ÷ read-window ⏱ | what came back |");
