@@ -18,9 +18,9 @@ pub fn note_json() -> Value {
     json!({ "status": "ok" })
 }
 
-/// A window: `content` (only when `copies` is `Window::Twice`), its cursor, the hint, the encoding, the budget,
+/// A window: `content` (only when `copies` is `WindowCopies::Twice`), its cursor, the hint, the encoding, the budget,
 /// `warnings` (only when there are some), `document` (only for a document read as its extracted text) and `text`.
-pub fn window_json(result: &ReadResult, copies: Window) -> Value {
+pub fn window_json(result: &ReadResult, copies: WindowCopies) -> Value {
     let window = &result.window;
     let truncated_by: Vec<&str> = window.truncated_by.iter().map(|t| t.name()).collect();
     let clamped: Vec<Value> = window
@@ -38,7 +38,7 @@ pub fn window_json(result: &ReadResult, copies: Window) -> Value {
     let mut map = Map::new();
     map.insert("status".into(), json!("ok"));
     map.insert("content_returned".into(), json!(true));
-    if copies == Window::Twice {
+    if copies == WindowCopies::Twice {
         map.insert("content".into(), json!(window.content));
     }
     map.insert("path".into(), json!(result.path));
@@ -234,18 +234,18 @@ pub fn host_error_json(cause: &str, message: &str, session_restarted: bool) -> V
 /// How often an answer carries its window: in `text` alone, or also on its own as `content` (`"content": true`;
 /// `docs/protocol.md`, "The window once").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Window {
+pub enum WindowCopies {
     /// In `text` alone: what every request gets unless it asks.
     Once,
     /// In `text` and on its own as `content`.
     Twice,
 }
 
-/// A session read's answer: a window (with `content` as `window` says), a stub, an image, a directory's listing or
+/// A session read's answer: a window (with `content` as `copies` says), a stub, an image, a directory's listing or
 /// an error.
-pub fn outcome_json(outcome: &Result<ReadOutcome, ReadError>, window: Window) -> Value {
+pub fn outcome_json(outcome: &Result<ReadOutcome, ReadError>, copies: WindowCopies) -> Value {
     match outcome {
-        Ok(ReadOutcome::Window(result)) => window_json(result, window),
+        Ok(ReadOutcome::Window(result)) => window_json(result, copies),
         Ok(ReadOutcome::Listing(listing)) => super::census_answers::listing_json(listing),
         Ok(ReadOutcome::Unchanged(stub)) => stub_json(stub),
         Ok(ReadOutcome::Image(result)) => image_json(result),

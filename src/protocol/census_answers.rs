@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::answers::{budget_json, error_json, outcome_json, Window};
+use super::answers::{budget_json, error_json, outcome_json, WindowCopies};
 use crate::error::ReadError;
 use crate::listing::ListingWindow;
 use crate::read::{ManyFile, ReadManyResult, FILE_SEPARATOR};
@@ -51,7 +51,7 @@ pub fn listing_json(listing: &ListingWindow) -> Value {
 /// A `read_many` answer: `{"status":"ok","files":[answer...],"left_out":[{"path","arguments":{"path"}}],
 /// "budget","hint","warnings"?,"text"}`; each file's answer is a read's, with `requested` first. `text` is each
 /// file's text under a `==> path <==` line, then the hint; each window's `content` as `copies` says.
-pub fn read_many_json(outcome: &Result<ReadManyResult, ReadError>, copies: Window) -> Value {
+pub fn read_many_json(outcome: &Result<ReadManyResult, ReadError>, copies: WindowCopies) -> Value {
     let result = match outcome {
         Ok(result) => result,
         Err(error) => return error_json(error),
@@ -88,7 +88,7 @@ pub fn read_many_json(outcome: &Result<ReadManyResult, ReadError>, copies: Windo
 }
 
 /// One file of a `read_many` answer: `requested`, then the read's answer.
-fn file_json(file: &ManyFile, copies: Window) -> Value {
+fn file_json(file: &ManyFile, copies: WindowCopies) -> Value {
     let mut answer = outcome_json(&file.outcome, copies);
     if let Value::Object(map) = &mut answer {
         map.shift_insert(0, "requested".into(), json!(file.requested));

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::answers::{
     capture_json, error_json, note_json, outcome_json, retry_json, stats_json, unit_json,
-    window_once, with_id, with_notes, Window,
+    window_once, with_id, with_notes, WindowCopies,
 };
 use super::census_answers::{read_many_json, search_json};
 use super::config_json::{configure, effective_json, parse_config, ConfigRecord};
@@ -150,9 +150,9 @@ impl<F: SpillFs> ProtocolSession<F> {
             (None, Ok((request, notes))) => {
                 let op = value.get("op").and_then(Value::as_str);
                 let answer = if asks_content(&value) {
-                    self.run(request, op, Window::Twice)
+                    self.run(request, op, WindowCopies::Twice)
                 } else {
-                    window_once(self.run(request, op, Window::Once))
+                    window_once(self.run(request, op, WindowCopies::Once))
                 };
                 with_notes(answer, notes)
             }
@@ -171,8 +171,8 @@ impl<F: SpillFs> ProtocolSession<F> {
         json_text(&unit_json(&self.capture_chunk(chunk)))
     }
 
-    /// Runs one request; a window goes in its answer as `window` says.
-    fn run(&mut self, request: Request, op: Option<&str>, window: Window) -> Value {
+    /// Runs one request; a window goes in its answer as `copies` says.
+    fn run(&mut self, request: Request, op: Option<&str>, copies: WindowCopies) -> Value {
         if let Request::ToolCall(call) = request {
             let op = match *call {
                 Request::CheckWrite { .. } => "check_write",
@@ -180,7 +180,7 @@ impl<F: SpillFs> ProtocolSession<F> {
                 Request::Search(_) => "search",
                 _ => "read",
             };
-            return with_text(self.run(*call, Some(op), window));
+            return with_text(self.run(*call, Some(op), copies));
         }
         if request.uses_session() && !matches!(request, Request::ReadOnce(_)) {
             self.started.get_or_insert(op_name(op));
@@ -188,10 +188,10 @@ impl<F: SpillFs> ProtocolSession<F> {
         match request {
             Request::Read(read) => {
                 let now_ms = (self.environment.now_ms)();
-                outcome_json(&self.reader.read(&mut self.fs, &read, now_ms), window)
+                outcome_json(&self.reader.read(&mut self.fs, &read, now_ms), copies)
             }
-            Request::ReadOnce(read) => self.read_once(&read, window),
-            Request::ReadMany(many) => self.read_many(&many, window),
+            Request::ReadOnce(read) => self.read_once(&read, copies),
+            Request::ReadMany(many) => self.read_many(&many, copies),
             Request::Search(search) => self.search(&search),
             Request::OtherTool => {
                 self.reader.note_other_tool();
@@ -272,11 +272,11 @@ impl<F: SpillFs> ProtocolSession<F> {
     }
 
     /// `read_many`: each file's window under the one budget of the call.
-    fn read_many(&mut self, request: &read::ReadManyRequest, window: Window) -> Value {
+    fn read_many(&mut self, request: &read::ReadManyRequest, copies: WindowCopies) -> Value {
         let now_ms = (self.environment.now_ms)();
         read_many_json(
             &self.reader.read_many(&mut self.fs, request, now_ms),
-            window,
+            copies,
         )
     }
 
@@ -287,13 +287,13 @@ impl<F: SpillFs> ProtocolSession<F> {
     }
 
     /// `read_once`: a window with the session's config and none of its memory.
-    fn read_once(&mut self, request: &read::ReadRequest, window: Window) -> Value {
+    fn read_once(&mut self, request: &read::ReadRequest, copies: WindowCopies) -> Value {
         let outcome =
             read::read_once(self.config.input(), &mut self.fs, request).map(|mut outcome| {
                 outcome.warn(self.store_warning.clone());
                 outcome
             });
-        outcome_json(&outcome, window)
+        outcome_json(&outcome, copies)
     }
 
     /// The refusal of a path the host's walk of absolute links stopped, in the words of the component's own walk.
