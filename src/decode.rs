@@ -104,6 +104,13 @@ impl TextEncoding {
         }
     }
 
+    /// Whether a run of whole lines with no invalid sequence decodes to the text of its lines decoded one at a
+    /// time, as the walk decodes them: true of every encoding but ISO-2022-JP, whose shift state crosses line
+    /// feeds.
+    pub fn lines_decode_alone(self) -> bool {
+        self != TextEncoding::Legacy(encoding_rs::ISO_2022_JP)
+    }
+
     /// Whether `unit` (the bytes of one code unit) is a carriage return.
     #[inline]
     pub fn is_carriage_return(self, unit: &[u8]) -> bool {
@@ -517,6 +524,65 @@ impl Decoder {
                 }
                 out.push(char::from_u32(unit as u32).unwrap_or(char::REPLACEMENT_CHARACTER));
             }
+        }
+    }
+}
+
+/// Decodes into `out` the longest prefix of `bytes` that holds no invalid sequence, the text [`Decoder`] gives
+/// for it. True when that prefix reaches the end of `bytes` (a character the end cuts short is left out, as text
+/// still to come); false when an invalid sequence stopped it. `bytes` starts on a character boundary. For the
+/// plain-line fast path, which shows only lines that decode clean.
+pub fn decode_clean(encoding: TextEncoding, bytes: &[u8], out: &mut String) -> bool {
+    let whatwg = match encoding {
+        TextEncoding::Utf8 => {
+            let (valid, clean) = match std::str::from_utf8(bytes) {
+                Ok(text) => (text, true),
+                Err(error) => (
+                    bytes
+                        .get(..error.valid_up_to())
+                        .and_then(|valid| std::str::from_utf8(valid).ok())
+                        .unwrap_or_default(),
+                    error.error_len().is_none(),
+                ),
+            };
+            out.push_str(valid);
+            return clean;
+        }
+        TextEncoding::Utf32Le | TextEncoding::Utf32Be => {
+            let big_endian = encoding == TextEncoding::Utf32Be;
+            for unit in bytes.chunks_exact(4) {
+                let Ok(unit) = <[u8; 4]>::try_from(unit) else {
+                    break;
+                };
+                let value = if big_endian {
+                    u32::from_be_bytes(unit)
+                } else {
+                    u32::from_le_bytes(unit)
+                };
+                match char::from_u32(value) {
+                    Some(character) => out.push(character),
+                    None => return false,
+                }
+            }
+            return true;
+        }
+        TextEncoding::Utf16Le => encoding_rs::UTF_16LE,
+        TextEncoding::Utf16Be => encoding_rs::UTF_16BE,
+        TextEncoding::Legacy(legacy) => legacy,
+    };
+    let mut decoder = whatwg.new_decoder_without_bom_handling();
+    let mut rest = bytes;
+    loop {
+        let need = decoder
+            .max_utf8_buffer_length_without_replacement(rest.len())
+            .unwrap_or(rest.len().saturating_mul(3).saturating_add(16));
+        out.reserve(need);
+        let (result, read) = decoder.decode_to_string_without_replacement(rest, out, false);
+        rest = rest.get(read..).unwrap_or_default();
+        match result {
+            encoding_rs::DecoderResult::InputEmpty => return true,
+            encoding_rs::DecoderResult::OutputFull => continue,
+            encoding_rs::DecoderResult::Malformed(_, _) => return false,
         }
     }
 }

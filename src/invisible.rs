@@ -48,6 +48,16 @@ impl InvisibleKind {
         }
     }
 
+    /// The bytes that may start the UTF-8 form of an invisible character ([`InvisibleKind::of`]): the lead bytes
+    /// of U+0600-063F, U+2000-2FFF, U+F000-FFFF and U+C0000-FFFFF. A text none of whose bytes is one holds none.
+    pub const LEAD_BYTES: [u8; 4] = [0xD8, 0xE2, 0xEF, 0xF3];
+
+    /// Whether `byte` is one of [`InvisibleKind::LEAD_BYTES`].
+    pub fn may_start(byte: u8) -> bool {
+        let [a, b, c, d] = Self::LEAD_BYTES;
+        byte == a || byte == b || byte == c || byte == d
+    }
+
     /// The kind in words, singular or plural by `count`, with the code points it covers.
     pub fn counted(self, count: u64) -> String {
         let plural = if count == 1 { "" } else { "s" };
@@ -464,6 +474,20 @@ mod tests {
             .iter()
             .map(|found| (found.byte, found.character))
             .collect()
+    }
+
+    #[test]
+    fn every_invisible_character_starts_with_a_byte_that_may_start_one() {
+        let mut invisible = 0;
+        for character in (0..=0x10_FFFFu32).filter_map(char::from_u32) {
+            if InvisibleKind::of(character).is_some() {
+                invisible += 1;
+                let mut utf8 = [0u8; 4];
+                let first = character.encode_utf8(&mut utf8).as_bytes()[0];
+                assert!(InvisibleKind::may_start(first), "{character:?}");
+            }
+        }
+        assert_eq!(invisible, 128 + 5 + 4 + 2 + 1 + 5);
     }
 
     #[test]

@@ -344,10 +344,20 @@ fn fast_and_general(
     request: &WindowRequest,
     settings: &WindowSettings,
 ) -> [(Result<Window, ReadError>, u64); 2] {
+    fast_and_general_in(TextEncoding::Utf8, text, request, settings)
+}
+
+/// [`fast_and_general`] of `text` in `encoding` (with no byte order mark).
+fn fast_and_general_in(
+    encoding: TextEncoding,
+    text: &[u8],
+    request: &WindowRequest,
+    settings: &WindowSettings,
+) -> [(Result<Window, ReadError>, u64); 2] {
     let once = |fast: bool| {
         let mut source = MemorySource::new(text.to_vec());
-        let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
-        let mut index = LineIndex::new(TextEncoding::Utf8, 0);
+        let mut scanner = Scanner::new(&mut source, encoding);
+        let mut index = LineIndex::new(encoding, 0);
         index.extend(&mut scanner).unwrap();
         let before = scanner.reads();
         let window = walk::walk_window(&mut scanner, &mut index, request, settings, "f.txt", fast);
@@ -362,10 +372,20 @@ fn shown_by_the_fast_path(
     request: &WindowRequest,
     settings: &WindowSettings,
 ) -> (Window, u64) {
+    shown_by_the_fast_path_in(TextEncoding::Utf8, text, request, settings)
+}
+
+/// [`shown_by_the_fast_path`] of `text` in `encoding` (with no byte order mark).
+fn shown_by_the_fast_path_in(
+    encoding: TextEncoding,
+    text: &[u8],
+    request: &WindowRequest,
+    settings: &WindowSettings,
+) -> (Window, u64) {
     walk::PLAIN_LINES_SHOWN.with(|count| count.set(0));
     let mut source = MemorySource::new(text.to_vec());
-    let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
-    let mut index = LineIndex::new(TextEncoding::Utf8, 0);
+    let mut scanner = Scanner::new(&mut source, encoding);
+    let mut index = LineIndex::new(encoding, 0);
     index.extend(&mut scanner).unwrap();
     let window =
         walk::walk_window(&mut scanner, &mut index, request, settings, "f.txt", true).unwrap();
@@ -516,9 +536,184 @@ proptest::proptest! {
     }
 }
 
+/// The encodings the fast path decodes a stretch at a time, and ISO-2022-JP, which it leaves to the general path.
+const DECODED_ENCODINGS: [TextEncoding; 9] = [
+    TextEncoding::Utf16Le,
+    TextEncoding::Utf16Be,
+    TextEncoding::Utf32Le,
+    TextEncoding::Utf32Be,
+    TextEncoding::Legacy(encoding_rs::WINDOWS_1252),
+    TextEncoding::Legacy(encoding_rs::SHIFT_JIS),
+    TextEncoding::Legacy(encoding_rs::GBK),
+    TextEncoding::Legacy(encoding_rs::EUC_KR),
+    TextEncoding::Legacy(encoding_rs::ISO_2022_JP),
+];
+
+/// `text` in `encoding`, with no byte order mark (a legacy encoding writes what it cannot map as `&#N;`).
+fn encoded(encoding: TextEncoding, text: &str) -> Vec<u8> {
+    match encoding {
+        TextEncoding::Utf8 => text.as_bytes().to_vec(),
+        TextEncoding::Utf16Le => text.encode_utf16().flat_map(u16::to_le_bytes).collect(),
+        TextEncoding::Utf16Be => text.encode_utf16().flat_map(u16::to_be_bytes).collect(),
+        TextEncoding::Utf32Le => text
+            .chars()
+            .flat_map(|c| (c as u32).to_le_bytes())
+            .collect(),
+        TextEncoding::Utf32Be => text
+            .chars()
+            .flat_map(|c| (c as u32).to_be_bytes())
+            .collect(),
+        TextEncoding::Legacy(legacy) => legacy.encode(text).0.into_owned(),
+    }
+}
+
+/// A sequence that is invalid in `encoding` (UTF-16: an unpaired high surrogate; UTF-32: a unit past U+10FFFF;
+/// a legacy encoding: byte 0xFF, invalid in each multi-byte one and `ÿ` in windows-1252).
+fn invalid_in(encoding: TextEncoding) -> Vec<u8> {
+    match encoding {
+        TextEncoding::Utf8 | TextEncoding::Legacy(_) => vec![0xFF],
+        TextEncoding::Utf16Le => vec![0x00, 0xD8],
+        TextEncoding::Utf16Be => vec![0xD8, 0x00],
+        TextEncoding::Utf32Le => 0x11_0000u32.to_le_bytes().to_vec(),
+        TextEncoding::Utf32Be => 0x11_0000u32.to_be_bytes().to_vec(),
+    }
+}
+
+#[test]
+fn plain_lines_of_every_encoding_take_the_fast_path_and_the_others_do_not() {
+    // 100 lines: line 50 holds a zero-width space (reported, or `&#8203;` in the legacy encodings, which cannot
+    // write it), line 70 an invalid sequence, line 90 is past the clamp; every other line is plain.
+    for encoding in DECODED_ENCODINGS {
+        let mut text = Vec::new();
+        for number in 1..=100u32 {
+            let line = match number {
+                50 => format!("zero\u{200b}width {number}\n"),
+                90 => format!("{}\n", "x".repeat(300)),
+                _ if number % 3 == 0 => format!("caf\u{e9} \u{5b57} {number}\r\n"),
+                _ => format!("plain line {number}\n"),
+            };
+            if number == 70 {
+                text.extend(encoded(encoding, "bad "));
+                text.extend(invalid_in(encoding));
+            }
+            text.extend(encoded(encoding, &line));
+        }
+        let request = WindowRequest {
+            offset: 1,
+            column: 0,
+            limit: 100,
+        };
+        let (window, fast) =
+            shown_by_the_fast_path_in(encoding, &text, &request, &settings(200, 1_000_000));
+        assert_eq!(
+            (window.lines_returned, window.end_line),
+            (100, 100),
+            "{encoding:?}"
+        );
+        let zero_width_kept = !matches!(encoding, TextEncoding::Legacy(_));
+        let invalid = encoding != TextEncoding::Legacy(encoding_rs::WINDOWS_1252);
+        let expected = match encoding {
+            TextEncoding::Legacy(legacy) if legacy == encoding_rs::ISO_2022_JP => 0,
+            _ => 99 - u64::from(zero_width_kept) - u64::from(invalid),
+        };
+        assert_eq!(fast, expected, "{encoding:?}");
+        assert_eq!(window.replaced_invalid, u64::from(invalid), "{encoding:?}");
+        let [fast, general] =
+            fast_and_general_in(encoding, &text, &request, &settings(200, 1_000_000));
+        assert_eq!(fast, general, "{encoding:?}");
+    }
+}
+
+#[test]
+fn the_decoding_fast_path_answers_what_the_general_path_answers_across_blocks() {
+    // Lines of every length up to past a 16 KiB stretch, so the decoded stretches and the 64 KiB blocks end
+    // everywhere: at a line feed, inside a line, inside a character of two or four bytes.
+    for encoding in DECODED_ENCODINGS {
+        let mut text = Vec::new();
+        for number in 0..3_000u32 {
+            let line = match number % 7 {
+                0 => format!("{} {number}\r\n", "\u{1f600}".repeat(number as usize % 40)),
+                1 => format!("{}\n", "w".repeat(number as usize * 7 % 20_000)),
+                2 => format!("ni\u{f1}o \u{5b57}\u{5b57} {number}\n"),
+                _ => format!("plain line {number}\n"),
+            };
+            text.extend(encoded(encoding, &line));
+        }
+        for (offset, limit, max_line_chars, budget) in [
+            (1, 3_000, 30_000, 10_000_000),
+            (1_500, 2_000, 100, 400_000),
+            (2_990, 100, 2_000, 4_000),
+        ] {
+            let request = WindowRequest {
+                offset,
+                column: 0,
+                limit,
+            };
+            for density in [None, Some(1.37)] {
+                let mut settings = settings(max_line_chars, budget);
+                if let Some(density) = density {
+                    settings.budget = Budget::Tokens {
+                        cap: budget / 3,
+                        headroom: 1.0,
+                    };
+                    settings.density = density;
+                }
+                let [fast, general] = fast_and_general_in(encoding, &text, &request, &settings);
+                assert_eq!(
+                    fast, general,
+                    "{encoding:?} offset {offset}, density {density:?}"
+                );
+                assert!(fast.0.unwrap().lines_returned > 0);
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    /// The fast path answers what the general path answers in every encoding it decodes: the lines of the UTF-8
+    /// property above, with an invalid sequence of the encoding at the end of some.
+    #[test]
+    fn the_decoding_fast_path_answers_what_the_general_path_answers(
+        which in 0usize..DECODED_ENCODINGS.len(),
+        lines in proptest::collection::vec(
+            "[a-z \t]{0,30}(\r|\u{e9}|\u{4e2d}|\u{1f600}|e\u{301}|\u{200b}|\u{202e}|\u{feff}|\u{fffd}|\u{2014}|\u{3042}|\u{0}|\u{1b}|\u{ff}|x{40})*[a-z]{0,5}",
+            1..40,
+        ),
+        endings in proptest::collection::vec(0u8..3, 40),
+        offset in 1u64..45,
+        limit in 1u64..50,
+        max_line_chars in 1u64..60,
+        budget in 1u64..600,
+        escape in proptest::bool::ANY,
+        density in proptest::option::of(0.5f64..3.0),
+    ) {
+        let encoding = DECODED_ENCODINGS[which];
+        let mut text = Vec::new();
+        for (line, ending) in lines.iter().zip(&endings) {
+            text.extend(encoded(encoding, line));
+            match ending {
+                0 => text.extend(encoded(encoding, "\n")),
+                1 => text.extend(encoded(encoding, "\r\n")),
+                _ => {
+                    text.extend(invalid_in(encoding));
+                    text.extend(encoded(encoding, "\n"));
+                }
+            }
+        }
+        let mut settings = WindowSettings { escape_invisible: escape, ..settings(max_line_chars, budget) };
+        if let Some(density) = density {
+            settings.budget = Budget::Tokens { cap: budget / 4 + 1, headroom: 1.0 };
+            settings.density = density;
+        }
+        let request = WindowRequest { offset, column: 0, limit };
+        let [fast, general] = fast_and_general_in(encoding, &text, &request, &settings);
+        proptest::prop_assert_eq!(fast, general);
+    }
+}
+
 /// Every text file under `READ_WINDOW_REAL_FILES` (a directory; files up to 4 MiB), read at its first line, a
 /// middle line and its last 2,000 lines, in characters and in tokens, through the fast path and the general path
-/// alone: the same windows. Run
+/// alone, as it is and (when it is UTF-8) in UTF-16: the same windows. Run
 /// on demand: `READ_WINDOW_REAL_FILES=DIR cargo test -p read-window --lib real_files -- --ignored`.
 #[test]
 #[ignore = "reads the files of a directory named by READ_WINDOW_REAL_FILES"]
@@ -548,6 +743,9 @@ fn the_plain_line_fast_path_answers_what_the_general_path_answers_on_real_files(
         }
         files += 1;
         let lines = text.iter().filter(|&&byte| byte == b'\n').count() as u64 + 1;
+        let utf16 = std::str::from_utf8(&text)
+            .ok()
+            .map(|text| encoded(TextEncoding::Utf16Le, text));
         for (offset, max_line_chars, budget) in [
             (1, 2_000, 100_000),
             (lines / 2 + 1, 2_000, 100_000),
@@ -567,6 +765,18 @@ fn the_plain_line_fast_path_answers_what_the_general_path_answers_on_real_files(
                 let [fast, general] = fast_and_general(&text, &request, &settings);
                 assert_eq!(fast, general, "{} at line {offset}", path.display());
                 windows += 1;
+                // The same text in UTF-16, which the fast path decodes a stretch at a time.
+                if let Some(utf16) = utf16.as_deref() {
+                    let [fast, general] =
+                        fast_and_general_in(TextEncoding::Utf16Le, utf16, &request, &settings);
+                    assert_eq!(
+                        fast,
+                        general,
+                        "{} in UTF-16 at line {offset}",
+                        path.display()
+                    );
+                    windows += 1;
+                }
             }
         }
     }

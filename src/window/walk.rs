@@ -11,12 +11,16 @@ use super::{
     WindowSettings, REPLACED_AT_KEPT,
 };
 use crate::config::Budget;
-use crate::decode::{Decoder, TextEncoding};
+use crate::decode::Decoder;
 use crate::error::{ErrorKind, FsError, ReadError};
-use crate::index::{LineIndex, LongLineRecorder, LONG_LINE_BYTES};
-use crate::invisible::{InvisibleKind, LineInvisibles};
+use crate::index::{LineIndex, LongLineRecorder};
+use crate::invisible::LineInvisibles;
 use crate::scan::{LineEnd, Scanner};
 use crate::source::ByteSource;
+
+mod plain;
+#[cfg(test)]
+pub(super) use plain::PLAIN_LINES_SHOWN;
 
 /// Reads the window `request` of the file indexed by `index` through `scanner`.
 ///
@@ -51,7 +55,7 @@ pub(super) fn walk_window<S: ByteSource>(
     }
     seek_to_offset(scanner, index, request.offset, path)?;
     let meter = Meter::of(settings);
-    let plain_lines = fast && index.encoding() == TextEncoding::Utf8 && meter.prices_plain_lines();
+    let plain_lines = fast && index.encoding().lines_decode_alone() && meter.prices_plain_lines();
     let mut walk = WindowWalk {
         decoder: Decoder::new(index.encoding()),
         scanner,
@@ -63,6 +67,7 @@ pub(super) fn walk_window<S: ByteSource>(
         line: request.offset,
         column: request.column,
         spare: String::new(),
+        decoded: String::new(),
         plain_lines,
     };
     walk.run(request.limit)?;
@@ -231,8 +236,10 @@ struct WindowWalk<'a, S: ByteSource> {
     /// The kept text of a line shown whole, cleared and handed to the next line's sink: one allocation a window,
     /// not one a line.
     spare: String,
-    /// UTF-8 text under a meter that prices a plain line itself: its plain lines may take the fast path
-    /// (`place_plain_lines`).
+    /// A stretch of the block decoded by the fast path (not UTF-8): one allocation a window.
+    decoded: String,
+    /// Text whose lines decode alone, under a meter that prices a plain line itself: its plain lines may take the
+    /// fast path (`place_plain_lines`).
     plain_lines: bool,
 }
 
@@ -288,61 +295,6 @@ impl<S: ByteSource> WindowWalk<'_, S> {
             }
         }
         Ok(())
-    }
-
-    /// The fast path of the common lines: from the scanner's position, each line of text with nothing to escape
-    /// or report (see [`plain_chars`]), read from its start and ended by a line feed inside the scanner's block,
-    /// within the clamp, the limit and the budget. Each is shown as the general path shows it (one
-    /// carriage return before the line feed dropped), without the sink's copy and the scans for invisible
-    /// characters. The block is taken a stretch of at most [`PLAIN_STRETCH_BYTES`] at a time, checked as UTF-8
-    /// once. Stops at the first line that is not such a line, which the general path then reads. True when it
-    /// showed a line.
-    fn place_plain_lines(&mut self, limit: u64) -> Result<bool, ReadError> {
-        let path = self.path;
-        let available = self
-            .scanner
-            .fill()
-            .map_err(|error| error.into_read_error(path))?;
-        let mut shown = PlainLines {
-            window: &mut self.window,
-            line: self.line,
-            limit,
-            max_line_chars: self.settings.max_line_chars,
-            meter: self.meter,
-        };
-        let mut consumed = 0usize;
-        let mut stretch_bytes = PLAIN_STRETCH_FIRST_BYTES;
-        loop {
-            let rest = available.get(consumed..).unwrap_or_default();
-            let stretch = rest.get(..stretch_bytes).unwrap_or(rest);
-            // Whole lines only, and only those that are valid UTF-8: the line with an invalid byte is the general
-            // path's (it shows U+FFFD and reports it).
-            let Some(last_feed) = memchr::memrchr(b'\n', stretch) else {
-                // A line longer than the stretch: a longer one, up to the longest.
-                if stretch.len() < rest.len() && stretch_bytes < PLAIN_STRETCH_BYTES {
-                    stretch_bytes *= 2;
-                    continue;
-                }
-                break;
-            };
-            let whole = stretch.get(..=last_feed).unwrap_or_default();
-            let text = match std::str::from_utf8(whole) {
-                Ok(text) => text,
-                Err(error) => whole
-                    .get(..error.valid_up_to())
-                    .and_then(|valid| std::str::from_utf8(valid).ok())
-                    .unwrap_or_default(),
-            };
-            let (taken, went_on) = shown.place(text);
-            consumed += taken;
-            if !went_on || taken == 0 {
-                break;
-            }
-            stretch_bytes = (stretch_bytes * 2).min(PLAIN_STRETCH_BYTES);
-        }
-        self.line = shown.line;
-        self.scanner.advance(consumed);
-        Ok(consumed > 0)
     }
 
     /// A long line read before: start at its column checkpoint, stop once the window has its characters, and take
@@ -633,94 +585,6 @@ impl<S: ByteSource> WindowWalk<'_, S> {
             report.note(line, column, text, &mut found);
         }
     }
-}
-
-/// Bytes of the block the plain-line fast path checks as UTF-8 at a time, at most. A stretch starts at
-/// [`PLAIN_STRETCH_FIRST_BYTES`] and doubles while its lines are all plain, so the bytes checked and not shown
-/// (past a line the general path must read) are never more than those shown and a first stretch: a file whose
-/// every other line is not plain costs no more than the general path.
-const PLAIN_STRETCH_BYTES: usize = 16 * 1024;
-/// See [`PLAIN_STRETCH_BYTES`].
-const PLAIN_STRETCH_FIRST_BYTES: usize = 128;
-
-#[cfg(test)]
-thread_local! {
-    /// Lines the plain-line fast path has shown on this thread: the tests read it to know which path a line took.
-    pub(super) static PLAIN_LINES_SHOWN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// The lines the plain-line fast path shows into a window (see [`WindowWalk::place_plain_lines`]).
-struct PlainLines<'w> {
-    window: &'w mut Window,
-    /// The next line's number.
-    line: u64,
-    limit: u64,
-    max_line_chars: u64,
-    meter: Meter,
-}
-
-impl PlainLines<'_> {
-    /// Shows the lines of `text` (whole lines, each ended by its line feed) from its start while each is plain and
-    /// fits: the bytes of `text` taken, and whether every line of it was (the next stretch may go on).
-    fn place(&mut self, text: &str) -> (usize, bool) {
-        // An OR of every byte, with no early exit: a loop the compiler vectorizes (`is_ascii` goes a word at a
-        // time). ASCII text has a character a byte and no invisible character.
-        let ascii = text.bytes().fold(0u8, |bits, byte| bits | byte) < 0x80;
-        let window = &mut *self.window;
-        let mut at = 0usize;
-        while at < text.len() {
-            if window.lines_returned >= self.limit {
-                return (at, false);
-            }
-            let rest = text.get(at..).unwrap_or_default();
-            let Some(end) = memchr::memchr(b'\n', rest.as_bytes()) else {
-                return (at, false);
-            };
-            let line = rest.get(..end).unwrap_or_default();
-            let shown = line.strip_suffix('\r').unwrap_or(line);
-            // A line past LONG_LINE_BYTES is remembered in the index by the general path.
-            if shown.len() as u64 > self.max_line_chars.saturating_mul(4)
-                || line.len() as u64 > LONG_LINE_BYTES
-            {
-                return (at, false);
-            }
-            let chars = if ascii {
-                Some(shown.len() as u64)
-            } else {
-                plain_chars(shown)
-            };
-            let Some(chars) = chars.filter(|&chars| chars <= self.max_line_chars) else {
-                return (at, false);
-            };
-            // Priced once the line is known to be shown whole (in token mode the estimate is the costly part).
-            let cost = self.meter.plain_line_cost(self.line, shown, chars);
-            if window.budget_used + cost > window.budget_limit {
-                return (at, false);
-            }
-            push_line(window, self.line, shown, "");
-            #[cfg(test)]
-            PLAIN_LINES_SHOWN.with(|count| count.set(count.get() + 1));
-            window.budget_used += cost;
-            window.lines_returned += 1;
-            window.end_line = self.line;
-            self.line += 1;
-            at += end + 1;
-        }
-        (at, true)
-    }
-}
-
-/// The characters of `text` when it holds no invisible character ([`InvisibleKind::of`], the characters a window
-/// reports and escapes); `None` for any other text, which the general path reads.
-fn plain_chars(text: &str) -> Option<u64> {
-    let mut chars = 0u64;
-    for character in text.chars() {
-        if InvisibleKind::of(character).is_some() {
-            return None;
-        }
-        chars += 1;
-    }
-    Some(chars)
 }
 
 fn column_past_end(column: u64, line: u64, line_chars: u64, path: &str) -> ReadError {
