@@ -245,6 +245,45 @@ fn ascii_run_length(bytes: &[u8], class: Class) -> usize {
 /// (which no random-text rule reaches): its pieces, at least the 1/8 floor; `None` for a longer run. The same as
 /// pushing its characters (`push_alphanumeric`) and closing it.
 fn short_alphanumeric_run(bytes: &[u8]) -> Option<(u64, u64)> {
+    // The common run, of lower-case letters, capitals or digits alone, is one piece: its length is found in a
+    // loop of one test a byte.
+    let uniform = match bytes.first() {
+        Some(byte) if byte.is_ascii_lowercase() => Some((
+            bytes
+                .iter()
+                .take_while(|byte| byte.is_ascii_lowercase())
+                .count(),
+            Last::Lower,
+        )),
+        Some(byte) if byte.is_ascii_digit() => Some((
+            bytes
+                .iter()
+                .take_while(|byte| byte.is_ascii_digit())
+                .count(),
+            Last::Digit,
+        )),
+        Some(byte) if byte.is_ascii_uppercase() => Some((
+            bytes
+                .iter()
+                .take_while(|byte| byte.is_ascii_uppercase())
+                .count(),
+            Last::Upper,
+        )),
+        _ => None,
+    };
+    if let Some((same, last)) = uniform {
+        if !bytes.get(same).is_some_and(u8::is_ascii_alphanumeric) {
+            let length = same as u64;
+            if length >= price::RANDOM_MIN_RUN {
+                return None;
+            }
+            let capitals = if last == Last::Upper { length } else { 0 };
+            return Some((
+                length,
+                piece_milli(length, capitals, Some(last)).max(length * price::FLOOR),
+            ));
+        }
+    }
     let (mut pieces, mut piece, mut capitals, mut last) = (0, 0, 0, None);
     let mut length = 0;
     for &byte in bytes {

@@ -81,6 +81,28 @@ fn the_estimate_of_a_string_is_that_of_its_characters() {
 }
 
 #[test]
+fn a_run_of_one_kind_costs_what_its_characters_cost_at_every_length() {
+    // Lower-case letters, capitals and digits alone, at each length around `RANDOM_MIN_RUN` (where a run of
+    // capitals becomes random text) and `RANDOM_LONG_RUN`, ended by a space, a symbol, a letter of another kind
+    // or the end of the text.
+    for length in 1..=30 {
+        for kind in ["a", "Q", "7"] {
+            for end in [" x", ".", "b", "C", "8", ""] {
+                let text = format!("{}{end}", kind.repeat(length));
+                let mut estimator = TokenEstimator::new();
+                estimator.push_str(&text);
+                assert_eq!(estimator.tokens(), pushed_by_character(&text), "{text:?}");
+                let milli = estimator.finished_milli + estimator.open_run_milli();
+                let mut by_character = TokenEstimator::new();
+                text.chars().for_each(|character| by_character.push(character));
+                let by_character_milli = by_character.finished_milli + by_character.open_run_milli();
+                assert_eq!(milli, by_character_milli, "{text:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn tokens_is_the_highest_prefix_estimate() {
     // Second capitals after long lower-case pieces, random runs that stop being random, every class.
     let text = "  \tx  if a.b_c(d) { e += 0x9b, 17798; } \u{1b}[1;31mERROR\u{1b}[0m \\r\r\n AbcDEFghIJK1l2m3 \
