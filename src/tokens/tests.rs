@@ -94,8 +94,10 @@ fn a_run_of_one_kind_costs_what_its_characters_cost_at_every_length() {
                 assert_eq!(estimator.tokens(), pushed_by_character(&text), "{text:?}");
                 let milli = estimator.finished_milli + estimator.open_run_milli();
                 let mut by_character = TokenEstimator::new();
-                text.chars().for_each(|character| by_character.push(character));
-                let by_character_milli = by_character.finished_milli + by_character.open_run_milli();
+                text.chars()
+                    .for_each(|character| by_character.push(character));
+                let by_character_milli =
+                    by_character.finished_milli + by_character.open_run_milli();
                 assert_eq!(milli, by_character_milli, "{text:?}");
             }
         }

@@ -54,7 +54,10 @@ pub(crate) fn session(
                 Err(e) => refusal(&format!("the request line is not valid UTF-8: {e}")),
             }
         };
-        writeln!(out, "{answer}")?;
+        // The answer and its line feed in one write: a reader on the pipe wakes once.
+        let mut answer = answer;
+        answer.push('\n');
+        out.write_all(answer.as_bytes())?;
         out.flush()?;
     }
     Ok(ExitCode::SUCCESS)
