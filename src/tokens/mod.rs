@@ -247,28 +247,15 @@ fn ascii_run_length(bytes: &[u8], class: Class) -> usize {
 fn short_alphanumeric_run(bytes: &[u8]) -> Option<(u64, u64)> {
     // The common run, of lower-case letters, capitals or digits alone, is one piece: its length is found in a
     // loop of one test a byte.
+    let leading = |of_kind: fn(&u8) -> bool| bytes.iter().take_while(|byte| of_kind(byte)).count();
     let uniform = match bytes.first() {
-        Some(byte) if byte.is_ascii_lowercase() => Some((
-            bytes
-                .iter()
-                .take_while(|byte| byte.is_ascii_lowercase())
-                .count(),
-            Last::Lower,
-        )),
-        Some(byte) if byte.is_ascii_digit() => Some((
-            bytes
-                .iter()
-                .take_while(|byte| byte.is_ascii_digit())
-                .count(),
-            Last::Digit,
-        )),
-        Some(byte) if byte.is_ascii_uppercase() => Some((
-            bytes
-                .iter()
-                .take_while(|byte| byte.is_ascii_uppercase())
-                .count(),
-            Last::Upper,
-        )),
+        Some(byte) if byte.is_ascii_lowercase() => {
+            Some((leading(u8::is_ascii_lowercase), Last::Lower))
+        }
+        Some(byte) if byte.is_ascii_digit() => Some((leading(u8::is_ascii_digit), Last::Digit)),
+        Some(byte) if byte.is_ascii_uppercase() => {
+            Some((leading(u8::is_ascii_uppercase), Last::Upper))
+        }
         _ => None,
     };
     if let Some((same, last)) = uniform {

@@ -54,6 +54,20 @@ fn settings(max_line_chars: u64, budget_chars: u64) -> WindowSettings {
     }
 }
 
+/// [`settings`] in characters, or with `Some(density)` in tokens: a cap of a third of `budget`, each token of the
+/// estimate costing `density`.
+fn settings_in(max_line_chars: u64, budget: u64, density: Option<f64>) -> WindowSettings {
+    let mut settings = settings(max_line_chars, budget);
+    if let Some(density) = density {
+        settings.budget = Budget::Tokens {
+            cap: budget / 3,
+            headroom: 1.0,
+        };
+        settings.density = density;
+    }
+    settings
+}
+
 fn read(
     text: &str,
     offset: u64,
@@ -483,14 +497,7 @@ fn the_plain_line_fast_path_answers_what_the_general_path_answers_across_blocks(
             limit,
         };
         for density in [None, Some(1.0), Some(1.37)] {
-            let mut settings = settings(max_line_chars, budget);
-            if let Some(density) = density {
-                settings.budget = Budget::Tokens {
-                    cap: budget / 3,
-                    headroom: 1.0,
-                };
-                settings.density = density;
-            }
+            let settings = settings_in(max_line_chars, budget, density);
             let [fast, general] = fast_and_general(&text, &request, &settings);
             assert_eq!(
                 fast, general,
@@ -650,14 +657,7 @@ fn the_decoding_fast_path_answers_what_the_general_path_answers_across_blocks() 
                 limit,
             };
             for density in [None, Some(1.37)] {
-                let mut settings = settings(max_line_chars, budget);
-                if let Some(density) = density {
-                    settings.budget = Budget::Tokens {
-                        cap: budget / 3,
-                        headroom: 1.0,
-                    };
-                    settings.density = density;
-                }
+                let settings = settings_in(max_line_chars, budget, density);
                 let [fast, general] = fast_and_general_in(encoding, &text, &request, &settings);
                 assert_eq!(
                     fast, general,
