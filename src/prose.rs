@@ -7,24 +7,22 @@ use std::borrow::Cow;
 /// Every marker this component writes into content starts with this, so `check-write` can refuse it.
 pub const MARKER_PREFIX: &str = "[read-window: ";
 
-/// A path as the component writes it into prose (hints, notices, stubs, error messages): unchanged when it reads
-/// unambiguously, else quoted and escaped as a string literal (`"notes\nold.txt"`, `"draft.txt "`,
-/// `"a\u{202e}txt.exe"`). Quoted are paths with a control character (a line feed would split the hint), a bidi
-/// control (it reorders what the model reads) or a line or paragraph separator anywhere, or whitespace at the start
-/// or the end (invisible). The quoted form never needs quoting again, so applying this twice is safe. The JSON
-/// fields that carry a path (`path`, `error.path`) keep it raw.
+/// A path as the component writes it into prose (hints, notices, stubs, error messages, listings): unchanged when
+/// it reads unambiguously, else quoted and escaped as a string literal (`"notes\nold.txt"`, `"draft.txt "`,
+/// `"a\u{202e}txt.exe"`, `"a\u{200b}b.txt"`). Quoted are paths with a control character (a line feed would split
+/// the hint), a line or paragraph separator, or an invisible character as a window reports it (a bidi control
+/// reorders what the model reads; a zero-width or tag character hides text; an emoji's joiner and a flag's tags
+/// are text: `crate::invisible::scan`) anywhere, or whitespace at the start or the end (invisible). The quoted
+/// form never needs quoting again, so applying this twice is safe. The JSON fields that carry a path (`path`,
+/// `error.path`) keep it raw.
 pub fn path_in_prose(path: &str) -> Cow<'_, str> {
-    let hidden = |c: char| {
-        c.is_control()
-            || matches!(
-                c,
-                '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
-            )
-            || ('\u{202a}'..='\u{202e}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c)
-    };
+    let hidden = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
     let edge = |c: Option<char>| c.is_some_and(char::is_whitespace);
-    if path.chars().any(hidden) || edge(path.chars().next()) || edge(path.chars().next_back()) {
+    if path.chars().any(hidden)
+        || edge(path.chars().next())
+        || edge(path.chars().next_back())
+        || crate::invisible::scan("", path, true).next().is_some()
+    {
         Cow::Owned(format!("{path:?}"))
     } else {
         Cow::Borrowed(path)
@@ -144,6 +142,19 @@ mod tests {
             "\"/w/a\\u{202e}txt.exe\""
         );
         assert_eq!(path_in_prose("/w/a\tb\\c"), "\"/w/a\\tb\\\\c\"");
+        // Zero-width and tag characters hide text; an emoji's joiner and a flag's tags do not.
+        assert_eq!(path_in_prose("/w/a\u{200b}b.txt"), "\"/w/a\\u{200b}b.txt\"");
+        assert_eq!(path_in_prose("/w/\u{feff}x"), "\"/w/\\u{feff}x\"");
+        assert_eq!(
+            path_in_prose("/w/x\u{e0041}\u{e0042}.txt"),
+            "\"/w/x\\u{e0041}\\u{e0042}.txt\""
+        );
+        for text in [
+            "/w/\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}.png",
+            "/w/\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}.svg",
+        ] {
+            assert_eq!(path_in_prose(text), text);
+        }
         // Quoting twice changes nothing.
         let once = path_in_prose("/w/a\nb.txt").into_owned();
         assert_eq!(path_in_prose(&once), once);

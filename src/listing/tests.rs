@@ -240,6 +240,19 @@ fn a_link_inside_the_grant_shows_its_target_and_others_say_why_not() {
 }
 
 #[test]
+fn a_name_with_an_invisible_character_is_quoted_and_escaped() {
+    let (_directory, grant, mut fs) = setup();
+    write(&grant, "n/a\u{200b}b.txt", 3);
+    write(&grant, "n/ab.txt", 4);
+    write(&grant, "n/\u{1f468}\u{200d}\u{1f469}.png", 5);
+    let window = list(&mut fs, ConfigInput::default(), "/w/n", at_depth(1)).unwrap();
+    assert_eq!(
+        window.content,
+        "1|ab.txt  4 bytes\n2|\"a\\u{200b}b.txt\"  3 bytes\n3|\u{1f468}\u{200d}\u{1f469}.png  5 bytes\n"
+    );
+}
+
+#[test]
 fn an_offset_past_the_end_names_the_total() {
     let (_directory, grant, mut fs) = setup();
     for name in ["a", "b", "c"] {
