@@ -177,6 +177,12 @@ impl ReadWindow {
         })
     }
 
+    /// What every store of this component shares (for the host's own tests).
+    #[cfg(test)]
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
     /// The engine the component was compiled for.
     pub fn engine(&self) -> &Engine {
         &self.shared.engine

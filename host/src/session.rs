@@ -302,20 +302,31 @@ impl Live {
         let mut builder = WasiCtxBuilder::new();
         builder.allow_blocking_current_thread(true);
         builder.stderr(stderr.clone());
-        for grant in grants.dirs().iter().chain(document_cache) {
-            let perms = if grant.writable {
+        let perms = |grant: &Grant| {
+            if grant.writable {
                 FsPerms::ReadWrite
             } else {
                 FsPerms::ReadOnly
-            };
+            }
+        };
+        for grant in grants.dirs() {
             builder
-                .preopened_dir(&grant.host, &grant.guest, perms)
+                .preopened_dir(&grant.host, &grant.guest, perms(grant))
                 .with_context(|| {
                     format!(
                         "could not open the granted directory {}",
                         grant.host.display()
                     )
                 })?;
+        }
+        // The document cache is only a cache: made again when a process of another build removed it (as it may
+        // have at any time since the session started, even between this check and the open), and left out when
+        // it cannot be opened. The session then starts, or restarts, without it (the component keeps no
+        // documents: `document_cache_dir` names no granted directory) rather than not at all.
+        if let Some(cache) =
+            document_cache.filter(|cache| crate::document_cache::ensure_dir(&cache.host))
+        {
+            let _ = builder.preopened_dir(&cache.host, &cache.guest, perms(cache));
         }
         let state = HostState {
             wasi: builder.build(),
@@ -916,3 +927,7 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;
