@@ -179,13 +179,23 @@ class _Live:
     """One store with one instance of the component and, unless ``config`` is None, one ``session`` resource."""
 
     def __init__(self, reader: "ReadWindow", grants: List[Tuple[str, str]], ticks: int, memory_bytes: int,
-                 config: Optional[str], writable: List[Tuple[str, str]] = ()) -> None:
+                 config: Optional[str], writable: List[Tuple[str, str]] = (),
+                 document_cache: Optional[str] = None) -> None:
         self.ticks, self.memory_bytes, self.stderr, self.session = ticks, memory_bytes, b"", None
         self.store = Store(reader._engine)
         self.store.set_limits(memory_size=memory_bytes)
         wasi = WasiConfig()
         for guest, host in grants:  # read-only (nothing can be created or changed), but for a spill directory
-            wasi.preopen_dir(host, guest, (guest, host) in writable)
+            if host != document_cache:
+                wasi.preopen_dir(host, guest, (guest, host) in writable)
+            # The document cache is only a cache: made again when a process of another build removed it (as it may
+            # have at any time since the session started), and left out when it cannot be opened. The session then
+            # starts, or restarts, without it (the component keeps no documents) rather than not at all.
+            elif _cache.ensure_dir(Path(host)):
+                try:
+                    wasi.preopen_dir(host, guest, True)
+                except (WasmtimeError, OSError):
+                    pass
         wasi.stderr_custom = self._stderr
         self.store.set_wasi(wasi)
         self.store.set_epoch_deadline(ticks)
@@ -348,11 +358,13 @@ class Session:
         self._writable = _grants(writable) if writable else []
         self._grants = _grants(dirs) + self._writable
         config = _with_document_cache(reader.document_cache, self._grants, config)
+        self._document_cache: Optional[str] = None
         if reader.document_cache is not None and config is not None and "document_cache_dir" in config:
             store = str(reader.document_cache)
             if config["document_cache_dir"] == store:
                 self._writable = self._writable + [(store, store)]
                 self._grants = self._grants + [(store, store)]
+                self._document_cache = store
         self._set_config("" if config is None else dumps(config))
         self._deadline = _positive("deadline", deadline, (int, float))
         self._ticks = math.ceil(deadline / EPOCH_TICK) + 1
@@ -374,7 +386,8 @@ class Session:
 
     def _start(self) -> _Live:
         try:
-            return _Live(self._reader, self._grants, self._ticks, self._memory_bytes, self._config, self._writable)
+            return _Live(self._reader, self._grants, self._ticks, self._memory_bytes, self._config, self._writable,
+                         self._document_cache)
         except WasmtimeError as error:
             raise HostError("start", f"could not start a read-window session: {_describe(error)}") from error
 

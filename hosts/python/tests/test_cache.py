@@ -15,7 +15,7 @@ from unittest import mock
 from wasmtime import Engine
 from wasmtime.component import Component
 
-from read_window import ReadWindow, _cache
+from read_window import HostError, ReadWindow, _cache
 from read_window._host import ENGINE_SETTINGS, Session
 
 #: The smallest component: the preamble of component-model layer 1 and nothing else. It compiles in milliseconds.
@@ -242,6 +242,26 @@ class DocumentCacheTest(unittest.TestCase):
             with Session(reader, [docs]) as session:
                 self.assertTrue(session.read("report.pdf", limit=5)["text"].startswith("1|--- page 1 of 40 ---\n"))
             self.assertEqual([entry.suffix for entry in reader.document_cache.iterdir()], [".extracted"])
+
+    def test_a_session_restarts_without_a_store_it_cannot_open(self):
+        with tempfile.TemporaryDirectory() as temp:
+            directory, docs = Path(temp) / "cache", Path(temp) / "docs"
+            docs.mkdir()
+            (docs / "big.log").write_bytes(b"0123456789" * 10_000_000 + b"\n")
+            (docs / "small.txt").write_text("one\ntwo\n", encoding="utf-8")
+            reader = ReadWindow(cache=directory)
+            with Session(reader, [docs], deadline=0.001) as session:
+                # A process of another build removed the store, and a file stands where it was: it cannot be made
+                # again, so the restart after the deadline goes on without it.
+                shutil.rmtree(reader.document_cache)
+                reader.document_cache.write_bytes(b"not a directory")
+                with self.assertRaises(HostError) as raised:
+                    session.read("big.log")
+                self.assertEqual(raised.exception.cause, "deadline", raised.exception.message)
+                self.assertTrue(raised.exception.session_restarted, raised.exception.message)
+                answer = session.read("small.txt")
+                self.assertTrue(answer["text"].startswith("1|one\n2|two\n\n"), answer)
+                self.assertIn("so no document cache is kept", " ".join(answer["warnings"]), answer)
 
     def test_the_document_cache_is_off_when_asked(self):
         with tempfile.TemporaryDirectory() as temp:
