@@ -216,10 +216,12 @@ impl SearchRun {
         })
     }
 
-    /// A file's search begins: `display` is its name as the content shows it (relative to the searched
-    /// directory, or the path as asked for a one-file search).
+    /// A file's search begins: `display` is its name (relative to the searched directory, or the path as asked for
+    /// a one-file search), which the content shows as prose shows a path (`path_in_prose`).
     pub fn begin_file(&mut self, display: &str) {
-        self.file = Some((display.to_owned(), false));
+        // As a listing shows it: quoted and escaped when it holds a control or an invisible character.
+        let display = crate::prose::path_in_prose(display).into_owned();
+        self.file = Some((display, false));
         self.page.begin_file();
     }
 

@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 use crate::config::{Budget, Config};
+use crate::invisible::visible_form;
 use crate::prose::{grouped, MARKER_PREFIX};
 use crate::tokens::estimate_tokens;
 
@@ -35,6 +36,8 @@ pub(super) struct Page {
     limit: u64,
     context_lines: usize,
     max_line_chars: usize,
+    /// Invisible characters are shown in their visible form, as in a window (the config's `escape_invisible`).
+    escape_invisible: bool,
     budget: Budget,
     used: u64,
     returned: u64,
@@ -63,6 +66,7 @@ impl Page {
             max_line_chars: usize::try_from(config.max_line_chars)
                 .unwrap_or(usize::MAX)
                 .max(1),
+            escape_invisible: config.escape_invisible,
             budget: config.budget,
             used: 0,
             returned: 0,
@@ -92,7 +96,7 @@ impl Page {
             if searchable {
                 let line = format!(
                     "{display}-{number}|{}\n",
-                    context_excerpt(text, self.max_line_chars)
+                    context_excerpt(text, self.max_line_chars, self.escape_invisible)
                 );
                 if !self.append(number, &line) {
                     self.after_left = 0;
@@ -110,7 +114,7 @@ impl Page {
         }
         self.before.push_back(Kept {
             number,
-            shown: context_excerpt(text, self.max_line_chars),
+            shown: context_excerpt(text, self.max_line_chars, self.escape_invisible),
             searchable,
         });
     }
@@ -141,7 +145,13 @@ impl Page {
         }
         block.push_str(&format!(
             "{display}:{number}|{}\n",
-            match_excerpt(text, number, found, self.max_line_chars)
+            match_excerpt(
+                text,
+                number,
+                found,
+                self.max_line_chars,
+                self.escape_invisible
+            )
         ));
         let separated = self.separator(first_line) + &block;
         let cost = self.cost(&separated);
@@ -172,7 +182,7 @@ impl Page {
         }
         self.before.push_back(Kept {
             number,
-            shown: context_excerpt(text, self.max_line_chars),
+            shown: context_excerpt(text, self.max_line_chars, self.escape_invisible),
             searchable: true,
         });
     }
@@ -228,24 +238,57 @@ fn byte_at(text: &str, column: usize) -> usize {
         .map_or(text.len(), |(index, _)| index)
 }
 
-/// A context line as shown: whole, or its first `max_chars` characters and a marker naming the read of the rest.
-fn context_excerpt(text: &str, max_chars: usize) -> String {
+/// The bytes `from..to` of the line `text` as a search shows them: with each invisible character of the line (as a
+/// window finds them, `crate::invisible::scan`) in its visible form when `escape`, so hidden text cannot reach the
+/// model through a search any more than through a read. Columns stay those of the line.
+fn shown_part(text: &str, from: usize, to: usize, escape: bool) -> String {
+    let part = text.get(from..to).unwrap_or_default();
+    if !escape {
+        return part.to_owned();
+    }
+    let mut shown = String::with_capacity(part.len());
+    let mut at = from;
+    for found in crate::invisible::scan("", text, true) {
+        if found.byte >= to {
+            break;
+        }
+        if found.byte < from {
+            continue;
+        }
+        shown.push_str(text.get(at..found.byte).unwrap_or_default());
+        shown.push_str(&visible_form(found.character));
+        at = found.byte + found.character.len_utf8();
+    }
+    shown.push_str(text.get(at..to).unwrap_or_default());
+    shown
+}
+
+/// A context line as shown: whole, or its first `max_chars` characters and a marker naming the read of the rest;
+/// invisible characters in their visible form when `escape` ([`shown_part`]).
+fn context_excerpt(text: &str, max_chars: usize, escape: bool) -> String {
     let total = text.chars().count();
     if total <= max_chars {
-        return text.to_owned();
+        return shown_part(text, 0, text.len(), escape);
     }
     let cut = byte_at(text, max_chars);
     format!(
         "{} {MARKER_PREFIX}line cut at {} of {} characters]",
-        text.get(..cut).unwrap_or_default(),
+        shown_part(text, 0, cut, escape),
         grouped(max_chars as u64),
         grouped(total as u64)
     )
 }
 
 /// A matching line as shown: whole, or `max_chars` characters around its first match with a marker naming the
-/// columns shown and the read that shows the line from there; a note when the line holds several matches.
-fn match_excerpt(text: &str, number: u64, found: &[usize], max_chars: usize) -> String {
+/// columns shown and the read that shows the line from there; a note when the line holds several matches;
+/// invisible characters in their visible form when `escape` ([`shown_part`]).
+fn match_excerpt(
+    text: &str,
+    number: u64,
+    found: &[usize],
+    max_chars: usize,
+    escape: bool,
+) -> String {
     let total = text.chars().count();
     let several = match found.len() {
         0 | 1 => String::new(),
@@ -255,7 +298,7 @@ fn match_excerpt(text: &str, number: u64, found: &[usize], max_chars: usize) -> 
         ),
     };
     if total <= max_chars {
-        return format!("{text}{several}");
+        return format!("{}{several}", shown_part(text, 0, text.len(), escape));
     }
     let first = found.first().copied().unwrap_or(0);
     let match_column = text.get(..first).map_or(0, |before| before.chars().count());
@@ -266,7 +309,7 @@ fn match_excerpt(text: &str, number: u64, found: &[usize], max_chars: usize) -> 
     format!(
         "{} {MARKER_PREFIX}line {number} has {} characters; this shows columns {}-{} around the match (0-based); \
          read from there with offset={number} column={start} limit=1]{several}",
-        text.get(from..to).unwrap_or_default(),
+        shown_part(text, from, to, escape),
         grouped(total as u64),
         grouped(start as u64),
         grouped(end.saturating_sub(1) as u64),

@@ -223,6 +223,58 @@ fn a_long_matched_line_is_cut_around_the_match_and_names_its_column() {
 }
 
 #[test]
+fn invisible_characters_and_the_names_that_hold_them_are_shown_as_a_read_shows_them() {
+    let (_directory, grant, mut fs) = setup();
+    // Tag characters spelling "Hi" after the text, a zero-width space in the context line, and a file name with a
+    // zero-width space beside one without; an emoji family stays text.
+    write(
+        &grant,
+        "p/a\u{200b}.md",
+        "zero\u{200b}width\nText.\u{e0048}\u{e0069} needle\n\u{1f468}\u{200d}\u{1f469} needle\n",
+    );
+    write(&grant, "p/a.md", "plain needle\n");
+    let shown = |fs: &mut NativeFileSystem, config: ConfigInput| {
+        let mut request = request("needle", "/w/p");
+        request.context_lines = 1;
+        search(fs, config, request).content
+    };
+    assert_eq!(
+        shown(&mut fs, ConfigInput::default()),
+        "a.md:1|plain needle\n--\n\"a\\u{200b}.md\"-1|zero⟪U+200B⟫width\n\
+         \"a\\u{200b}.md\":2|Text.⟪U+E0048⟫⟪U+E0069⟫ needle\n\"a\\u{200b}.md\":3|\u{1f468}\u{200d}\u{1f469} needle\n"
+    );
+    // A long line cut around its match escapes what it shows, and its columns stay the line's.
+    let long = format!("{}\u{200b}needle{}\n", "x".repeat(3_000), "y".repeat(3_000));
+    write(&grant, "q/long.txt", long);
+    let result = search(
+        &mut fs,
+        ConfigInput::default(),
+        request("needle", "/w/q/long.txt"),
+    );
+    assert!(
+        result.content.contains("x⟪U+200B⟫needley"),
+        "{}",
+        result.content
+    );
+    assert!(
+        result
+            .content
+            .contains("this shows columns 2,501-4,500 around the match (0-based); read from there with offset=1 column=2501"),
+        "{}",
+        result.content
+    );
+    // With escape_invisible off, the characters are left as they are.
+    let raw = shown(
+        &mut fs,
+        ConfigInput {
+            escape_invisible: Some(false),
+            ..ConfigInput::default()
+        },
+    );
+    assert!(raw.contains("Text.\u{e0048}\u{e0069} needle"), "{raw}");
+}
+
+#[test]
 fn patterns_that_backtrack_exponentially_elsewhere_finish() {
     let (_directory, grant, mut fs) = setup();
     write(&grant, "evil.txt", format!("{}b\n", "a".repeat(30)));
