@@ -54,7 +54,9 @@ pub fn list_directory_input_schema(max_lines: u64) -> Value {
             "path": {
                 "type": "string",
                 "minLength": 1,
-                "description": "The directory: an absolute path, or a path relative to the working directory."
+                "description": "The directory: an absolute path, or a path relative to the working directory. \
+                                A name shown quoted with escapes (\"a\\u{200b}\") holds those characters: send \
+                                the characters themselves."
             },
             "depth": {
                 "type": "integer",

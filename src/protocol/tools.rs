@@ -82,7 +82,9 @@ pub fn read_input_schema_for(max_lines: u64) -> Value {
             "path": {
                 "type": "string",
                 "minLength": 1,
-                "description": "The file to read: an absolute path, or a path relative to the working directory."
+                "description": "The file to read: an absolute path, or a path relative to the working directory. \
+                                A name shown quoted with escapes (\"a\\u{200b}.txt\") holds those characters: \
+                                send the characters themselves."
             },
             "offset": {
                 "type": "integer",
