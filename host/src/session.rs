@@ -290,6 +290,42 @@ struct Live {
     stderr: TailPipe,
 }
 
+/// Preopens `grants` in `builder`, each read-only unless writable, and the document cache when there is one.
+/// Errors: a granted directory that cannot be opened.
+fn preopen(
+    builder: &mut WasiCtxBuilder,
+    grants: &Grants,
+    document_cache: Option<&Grant>,
+) -> wasmtime::Result<()> {
+    let perms = |grant: &Grant| {
+        if grant.writable {
+            FsPerms::ReadWrite
+        } else {
+            FsPerms::ReadOnly
+        }
+    };
+    for grant in grants.dirs() {
+        builder
+            .preopened_dir(&grant.host, &grant.guest, perms(grant))
+            .with_context(|| {
+                format!(
+                    "could not open the granted directory {}",
+                    grant.host.display()
+                )
+            })?;
+    }
+    // The document cache is only a cache: made again when a process of another build removed it (as it may have
+    // at any time since the session started, even between this check and the open), and left out when it cannot
+    // be opened. The session then starts, or restarts, without it (the component keeps no documents:
+    // `document_cache_dir` names no granted directory) rather than not at all.
+    if let Some(cache) =
+        document_cache.filter(|cache| crate::document_cache::ensure_dir(&cache.host))
+    {
+        let _ = builder.preopened_dir(&cache.host, &cache.guest, perms(cache));
+    }
+    Ok(())
+}
+
 impl Live {
     fn start(
         shared: &Shared,
@@ -302,32 +338,7 @@ impl Live {
         let mut builder = WasiCtxBuilder::new();
         builder.allow_blocking_current_thread(true);
         builder.stderr(stderr.clone());
-        let perms = |grant: &Grant| {
-            if grant.writable {
-                FsPerms::ReadWrite
-            } else {
-                FsPerms::ReadOnly
-            }
-        };
-        for grant in grants.dirs() {
-            builder
-                .preopened_dir(&grant.host, &grant.guest, perms(grant))
-                .with_context(|| {
-                    format!(
-                        "could not open the granted directory {}",
-                        grant.host.display()
-                    )
-                })?;
-        }
-        // The document cache is only a cache: made again when a process of another build removed it (as it may
-        // have at any time since the session started, even between this check and the open), and left out when
-        // it cannot be opened. The session then starts, or restarts, without it (the component keeps no
-        // documents: `document_cache_dir` names no granted directory) rather than not at all.
-        if let Some(cache) =
-            document_cache.filter(|cache| crate::document_cache::ensure_dir(&cache.host))
-        {
-            let _ = builder.preopened_dir(&cache.host, &cache.guest, perms(cache));
-        }
+        preopen(&mut builder, grants, document_cache)?;
         let state = HostState {
             wasi: builder.build(),
             table: ResourceTable::new(),
