@@ -37,6 +37,12 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         let mut stretch_bytes = PLAIN_STRETCH_FIRST_BYTES;
         loop {
             let rest = available.get(consumed..).unwrap_or_default();
+            if encoding != TextEncoding::Utf8
+                && first_line_past_clamp(encoding, rest, shown.max_line_chars)
+            {
+                // Clamped, so not plain: the general path's, with no stretch decoded for nothing.
+                break;
+            }
             let stretch = rest.get(..stretch_bytes).unwrap_or(rest);
             let Some(text) = stretch_lines(encoding, stretch, &mut self.decoded) else {
                 // A line longer than the stretch: a longer one, up to the longest.
@@ -92,6 +98,20 @@ fn stretch_lines<'t>(
         None if clean => None,
         None => Some(""),
     }
+}
+
+/// Whether the first line of `bytes` (of `encoding`, from a line's start) is surely longer than `max_line_chars`:
+/// its bytes up to its line feed (or the end of `bytes`) are more than four a character, the most any encoding
+/// spends on one (a UTF-16 surrogate pair, a UTF-32 unit, a four-byte gb18030 sequence).
+fn first_line_past_clamp(encoding: TextEncoding, bytes: &[u8], max_line_chars: u64) -> bool {
+    let limit = usize::try_from(max_line_chars.saturating_mul(4)).unwrap_or(usize::MAX);
+    let searched = bytes
+        .get(..limit.saturating_add(encoding.unit_bytes()))
+        .unwrap_or(bytes);
+    encoding
+        .find_line_feed(searched, 0)
+        .unwrap_or(searched.len())
+        > limit
 }
 
 /// Bytes of `stretch` (of `encoding`, from a line's start) that its first `lines` lines take, each with its line
