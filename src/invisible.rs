@@ -378,16 +378,33 @@ impl LineInvisibles {
         if !self.escape || found.is_empty() {
             return Cow::Borrowed(prefix);
         }
-        let mut out = String::with_capacity(prefix.len() + found.len() * 8);
-        let mut from = 0usize;
-        for found in found {
-            out.push_str(prefix.get(from..found.byte).unwrap_or_default());
-            out.push_str(&visible_form(found.character));
-            from = found.byte + found.character.len_utf8();
-        }
-        out.push_str(prefix.get(from..).unwrap_or_default());
-        Cow::Owned(out)
+        Cow::Owned(shown_range(prefix, 0, prefix.len(), found.iter().copied()))
     }
+}
+
+/// Bytes `from..to` of `text` with each of `found` (in order, found on the whole of `text`) that lies inside them in
+/// its visible form; the rest as it is. Empty when the range is not on character boundaries.
+pub fn shown_range(
+    text: &str,
+    from: usize,
+    to: usize,
+    found: impl IntoIterator<Item = Found>,
+) -> String {
+    let mut shown = String::with_capacity(to.saturating_sub(from));
+    let mut at = from;
+    for found in found {
+        if found.byte >= to {
+            break;
+        }
+        if found.byte < from {
+            continue;
+        }
+        shown.push_str(text.get(at..found.byte).unwrap_or_default());
+        shown.push_str(&visible_form(found.character));
+        at = found.byte + found.character.len_utf8();
+    }
+    shown.push_str(text.get(at..to).unwrap_or_default());
+    shown
 }
 
 /// What a window reports of the invisible characters in its lines.

@@ -5,7 +5,6 @@
 use std::collections::VecDeque;
 
 use crate::config::{Budget, Config};
-use crate::invisible::visible_form;
 use crate::prose::{grouped, MARKER_PREFIX};
 use crate::tokens::estimate_tokens;
 
@@ -246,21 +245,7 @@ fn shown_part(text: &str, from: usize, to: usize, escape: bool) -> String {
     if !escape {
         return part.to_owned();
     }
-    let mut shown = String::with_capacity(part.len());
-    let mut at = from;
-    for found in crate::invisible::scan("", text, true) {
-        if found.byte >= to {
-            break;
-        }
-        if found.byte < from {
-            continue;
-        }
-        shown.push_str(text.get(at..found.byte).unwrap_or_default());
-        shown.push_str(&visible_form(found.character));
-        at = found.byte + found.character.len_utf8();
-    }
-    shown.push_str(text.get(at..to).unwrap_or_default());
-    shown
+    crate::invisible::shown_range(text, from, to, crate::invisible::scan("", text, true))
 }
 
 /// A context line as shown: whole, or its first `max_chars` characters and a marker naming the read of the rest;

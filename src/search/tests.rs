@@ -251,17 +251,15 @@ fn invisible_characters_and_the_names_that_hold_them_are_shown_as_a_read_shows_t
         ConfigInput::default(),
         request("needle", "/w/q/long.txt"),
     );
-    assert!(
-        result.content.contains("x⟪U+200B⟫needley"),
-        "{}",
-        result.content
-    );
-    assert!(
-        result
-            .content
-            .contains("this shows columns 2,501-4,500 around the match (0-based); read from there with offset=1 column=2501"),
-        "{}",
-        result.content
+    // Columns 2,501-4,500: 499 x's, the zero-width space (column 3,000), the match and 1,494 y's.
+    assert_eq!(
+        result.content,
+        format!(
+            "/w/q/long.txt:1|{}⟪U+200B⟫needle{} [read-window: line 1 has 6,007 characters; this shows columns \
+             2,501-4,500 around the match (0-based); read from there with offset=1 column=2501 limit=1]\n",
+            "x".repeat(499),
+            "y".repeat(1_494)
+        )
     );
     // With escape_invisible off, the characters are left as they are.
     let raw = shown(
