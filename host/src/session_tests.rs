@@ -18,22 +18,36 @@ fn a_session_starts_without_a_document_cache_it_cannot_open() {
         .unwrap()
         .dirs()[0]
         .clone();
-    let start = || {
-        Live::start(
+    std::fs::write(granted.join("a.txt"), "one\ntwo\n").unwrap();
+    let path = format!("{}/a.txt", grants.dirs()[0].guest());
+    // Starts a session and reads a.txt in it: the session must not only start but answer.
+    let start_and_read = || {
+        let mut live = Live::start(
             reader.shared(),
             &grants,
             Some(&cache_grant),
             SessionLimits::default(),
             Start::Bare,
         )
-        .map(|_| ())
-        .map_err(|error| format!("{error:#}"))
+        .map_err(|error| format!("{error:#}"))?;
+        let read = live.bindings.read_window_reader_reader().call_read_once(
+            &mut live.store,
+            &Config::default(),
+            &ReadRequest::new(path.as_str()),
+        );
+        match read {
+            Ok(Ok(ReadOutcome::Window(window))) => Ok(window.content().to_owned()),
+            Ok(Ok(other)) => Err(format!("{other:?}")),
+            Ok(Err(error)) => Err(format!("{error:?}")),
+            Err(error) => Err(format!("{error:#}")),
+        }
     };
-    assert_eq!(start(), Ok(()));
+    let read = Ok("1|one\n2|two\n".to_owned());
+    assert_eq!(start_and_read(), read);
     std::fs::remove_dir_all(&documents).unwrap();
-    assert_eq!(start(), Ok(()));
+    assert_eq!(start_and_read(), read);
     assert!(cache.is_dir());
     std::fs::remove_dir(&cache).unwrap();
     std::fs::write(&cache, b"a file where the cache was").unwrap();
-    assert_eq!(start(), Ok(()));
+    assert_eq!(start_and_read(), read);
 }

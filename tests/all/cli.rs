@@ -216,6 +216,7 @@ fn read_window_wasm_is_honoured_at_run_time_and_a_missing_file_is_a_clear_error(
             format!("could not load the read-window component: {expected}")
         );
     }
+    // `session`: each request answered as it arrives (its id first), while the client keeps the pipe open.
     let mut child = read_window()
         .args(["--root", &root, "session"])
         .env("READ_WINDOW_WASM", &missing)
@@ -223,23 +224,35 @@ fn read_window_wasm_is_honoured_at_run_time_and_a_missing_file_is_a_clear_error(
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"{\"path\":\"a.txt\"}\n\n{\"op\":\"stats\"}\n")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
-    assert_eq!(lines.len(), 2);
-    assert!(lines
-        .iter()
-        .all(|answer| answer["error"]["kind"] == "host_error"));
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (sender, answers) = std::sync::mpsc::channel();
+    let reading = std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+            let answer: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+            sender.send(answer).unwrap();
+        }
+    });
+    let next = |request: &[u8], stdin: &mut std::process::ChildStdin| {
+        stdin.write_all(request).unwrap();
+        stdin.flush().unwrap();
+        answers.recv_timeout(std::time::Duration::from_secs(60))
+    };
+    let first = next(b"{\"id\":7,\"path\":\"a.txt\"}\n\n", &mut stdin);
+    let Ok(first) = first else {
+        child.kill().unwrap();
+        panic!("no answer to the first request while the pipe stayed open");
+    };
+    assert_eq!(first["id"], 7);
+    assert_eq!(first["error"]["kind"], "host_error");
+    assert_eq!(first["error"]["cause"], "start");
+    let second = next(b"{\"op\":\"stats\"}\n", &mut stdin).unwrap();
+    assert_eq!(second.get("id"), None);
+    assert_eq!(second["error"]["kind"], "host_error");
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+    reading.join().unwrap();
+    assert!(answers.try_recv().is_err());
 }
 
 #[test]

@@ -5,22 +5,34 @@ use std::process::ExitCode;
 
 use read_window_host::{Config, Grants, HostError, ReadWindow};
 
-use crate::failure::{host_error_answers, Failure};
+use crate::failure::Failure;
 
 /// The longest request line the session mode accepts, in bytes.
 const MAX_REQUEST_LINE: usize = 64 * 1024 * 1024;
 
-/// `session` without a session: answers every request line (blank lines skipped) with `host`'s JSON; exit 1.
+/// `session` without a session: answers each request line as it arrives (blank lines skipped) with `host`'s
+/// error, the request's `id` first when it has one; exit 1 at the end of input. Each answer is written when its
+/// line is read, so a client that keeps the pipe open gets it.
 pub(crate) fn answer_every_request(host: &HostError) -> Result<ExitCode, Failure> {
     let mut input = io::stdin().lock();
+    let mut out = io::stdout().lock();
     let mut line = Vec::new();
-    let mut answers = 0;
     while read_request_line(&mut input, &mut line)?.is_some() {
-        if !line.iter().all(u8::is_ascii_whitespace) {
-            answers += 1;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
         }
+        let request = std::str::from_utf8(&line).unwrap_or_default();
+        let mut answer = read_window::protocol::host_error_answer(
+            request,
+            host.kind().as_str(),
+            host.message(),
+            host.session_restarted(),
+        );
+        answer.push('\n');
+        out.write_all(answer.as_bytes())?;
+        out.flush()?;
     }
-    host_error_answers(host, answers)
+    Ok(ExitCode::from(1))
 }
 
 /// `session`: JSON Lines in, JSON Lines out, one session for the whole stream. `configure` (before the first other
