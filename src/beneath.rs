@@ -10,12 +10,17 @@
 //! ([`MAX_WALK_TRIES`]), so the credential rules see the link and no byte is read from a name that was not
 //! checked.
 //!
-//! Directories opened during one walk are kept until the next walk starts ([`FileSystem::begin_walk`]): a walk of
-//! `a/b/c` opens `a` and `a/b` once, and the file is opened through the very `a/b` the walk checked.
+//! Directories opened by a walk are kept open for the walks after it: a walk of `a/b/c` opens `a` and `a/b` once,
+//! and the file is opened through the very `a/b` the walk checked. A later walk uses a kept directory only after
+//! asking, once per walk, that the entry at its name in its (checked) parent is still that directory
+//! ([`Directory::identity_at`] against [`Directory::identity`], neither following a link); any other entry there
+//! (a link, another directory, none) drops it and the name is opened again. So a directory moved out of the grant
+//! while it was kept is never read through, and a path deep in a tree costs one stat per directory on the way
+//! instead of an open, a stat and a close.
 
 use crate::document::{DocumentStore, StoreDirectory, StoredFile};
 use crate::error::FsError;
-use crate::sandbox::{DirectoryListing, FileStat, FileSystem};
+use crate::sandbox::{DirectoryListing, FileKind, FileStat, FileSystem};
 use crate::source::ByteSource;
 
 /// Tries of one read whose path changes while it is walked, the first included: a swap in the middle of each
@@ -40,8 +45,7 @@ pub fn retried_on_change<F: FileSystem + ?Sized, T, E>(
     }
 }
 
-/// Directories kept open during one walk at most; past it, those kept are closed (a walk of a deeper path opens
-/// them again).
+/// Directories kept open at most; past it, those kept are closed (a walk opens them again).
 pub const MAX_WALKED_DIRECTORIES: usize = 64;
 
 /// An open directory of the host's file system. Each operation names one entry in it (a name without `/`) and
@@ -53,6 +57,11 @@ pub trait Directory: Sized {
     fn stat_self(&self) -> Result<FileStat, FsError>;
     /// The stat of the entry `name`, of the link itself when it is one.
     fn stat_at(&self, name: &str) -> Result<FileStat, FsError>;
+    /// What tells this directory apart from every other entry of the file system while both exist (WASI's
+    /// `metadata-hash`: device and inode).
+    fn identity(&self) -> Result<u128, FsError>;
+    /// [`Self::identity`] of the entry `name`, of the link itself when it is one (`metadata-hash-at`).
+    fn identity_at(&self, name: &str) -> Result<u128, FsError>;
     /// The target of the link `name`, as stored. When the entry is no longer a link, [`FsError::Changed`]:
     /// callers only read names they saw as links.
     fn read_link_at(&self, name: &str) -> Result<String, FsError>;
@@ -172,12 +181,16 @@ fn relative_under(root: &str, path: &str) -> Option<String> {
     rest.filter(|rest| !rest.is_empty()).map(str::to_owned)
 }
 
-/// A directory opened during the current walk.
+/// A directory opened by a walk, kept for the walks after it.
 struct Walked<D> {
     root: usize,
     /// Its path relative to the preopen (non-empty: a preopen's own handle is not kept here).
     relative: String,
     directory: D,
+    /// Its [`Directory::identity`], asked the first time a later walk checks it.
+    identity: Option<u128>,
+    /// Whether the current walk opened it or found it still at its name.
+    checked: bool,
 }
 
 /// Where a directory handle lives: a preopen, or a directory of the current walk.
@@ -243,8 +256,8 @@ impl<D: Directory> Beneath<D> {
         .ok_or(FsError::NotFound)
     }
 
-    /// The handle of the directory `relative` (link-free) under preopen `root`, opening each directory on the
-    /// way that the current walk has not opened yet.
+    /// The handle of the directory `relative` (link-free) under preopen `root`: for each directory on the way, the
+    /// one kept when it is still at its name ([`Self::still_there`]), else opened now and kept.
     fn directory(&mut self, root: usize, relative: &str) -> Result<Handle, FsError> {
         if root >= self.preopens.len() {
             return Err(FsError::NotFound);
@@ -259,30 +272,82 @@ impl<D: Directory> Beneath<D> {
                 end + 1 + name.len()
             };
             let prefix = relative.get(..end).unwrap_or(relative);
-            if let Some(index) = self.find(root, prefix) {
-                handle = Handle::Walked(index);
-                continue;
-            }
+            let stale = match self.find(root, prefix) {
+                Some(index) if self.still_there(handle, index, name) => {
+                    handle = Handle::Walked(index);
+                    continue;
+                }
+                // Kept, but another entry holds the name now (or none): the name is opened again.
+                found => found,
+            };
             let opened = match self.get(handle)?.open_directory_at(name) {
                 Ok(opened) => opened,
-                Err(FsError::Changed) | Err(FsError::NotADirectory) => {
-                    self.changes += 1;
-                    return Err(FsError::Changed);
+                Err(error) => {
+                    // The kept directory goes (`handle` is not used again).
+                    if let Some(index) = stale {
+                        self.walked.remove(index);
+                    }
+                    return Err(match error {
+                        FsError::Changed | FsError::NotADirectory => {
+                            self.changes += 1;
+                            FsError::Changed
+                        }
+                        other => other,
+                    });
                 }
-                Err(other) => return Err(other),
             };
-            if self.walked.len() >= MAX_WALKED_DIRECTORIES {
-                // The handles before it are dropped: `handle` was just used and is not needed again.
-                self.walked.clear();
-            }
-            self.walked.push(Walked {
+            let walked = Walked {
                 root,
                 relative: prefix.to_string(),
                 directory: opened,
-            });
-            handle = Handle::Walked(self.walked.len() - 1);
+                identity: None,
+                checked: true,
+            };
+            handle = match stale.map(|index| (index, self.walked.get_mut(index))) {
+                Some((index, Some(slot))) => {
+                    *slot = walked;
+                    Handle::Walked(index)
+                }
+                _ => self.keep(walked),
+            };
         }
         Ok(handle)
+    }
+
+    /// Keeps a directory a walk opened, after dropping every kept one when [`MAX_WALKED_DIRECTORIES`] are kept (the
+    /// handle the walk opened it through is not needed again).
+    fn keep(&mut self, walked: Walked<D>) -> Handle {
+        if self.walked.len() >= MAX_WALKED_DIRECTORIES {
+            self.walked.clear();
+        }
+        self.walked.push(walked);
+        Handle::Walked(self.walked.len() - 1)
+    }
+
+    /// Whether the kept directory `walked[index]` is still the entry `name` of the directory `parent` (checked by
+    /// this walk): yes when this walk already found it so; else asked now, and remembered for the rest of the walk.
+    /// An error of either side is a no: the name is opened again, which reports it.
+    fn still_there(&mut self, parent: Handle, index: usize, name: &str) -> bool {
+        let Some(kept) = self.walked.get(index) else {
+            return false;
+        };
+        if kept.checked {
+            return true;
+        }
+        let identity = match kept.identity {
+            Some(identity) => Ok(identity),
+            None => kept.directory.identity(),
+        };
+        let Ok(identity) = identity else {
+            return false;
+        };
+        let at_name = self.get(parent).and_then(|parent| parent.identity_at(name));
+        let Some(kept) = self.walked.get_mut(index) else {
+            return false;
+        };
+        kept.identity = Some(identity);
+        kept.checked = at_name == Ok(identity);
+        kept.checked
     }
 
     fn find(&self, root: usize, relative: &str) -> Option<usize> {
@@ -313,8 +378,25 @@ impl<D: Directory> FileSystem for Beneath<D> {
         &self.roots
     }
 
+    fn kind_on_the_way(&mut self, root: usize, relative: &str) -> Result<FileKind, FsError> {
+        self.visible(root, relative)?;
+        if self.find(root, relative).is_some() {
+            let (directory, name) = relative.rsplit_once('/').unwrap_or(("", relative));
+            let parent = self.directory(root, directory)?;
+            // Found again: opening the parent may have dropped what was kept.
+            if let Some(index) = self.find(root, relative) {
+                if self.still_there(parent, index, name) {
+                    return Ok(FileKind::Directory);
+                }
+            }
+        }
+        self.stat(root, relative).map(|stat| stat.kind)
+    }
+
     fn begin_walk(&mut self) {
-        self.walked.clear();
+        for walked in &mut self.walked {
+            walked.checked = false;
+        }
     }
 
     fn changes(&self) -> u64 {
@@ -668,5 +750,100 @@ mod tests {
         let error = read_once_window(ConfigInput::default(), &mut fs, &request).unwrap_err();
         assert_eq!(error.kind, ErrorKind::Credential);
         assert!(error.message.contains("/w/.env"), "{}", error.message);
+    }
+
+    /// A native directory that counts the directories opened beneath it (in every handle opened from it).
+    struct Counting {
+        inner: crate::native_fs::NativeDirectory,
+        opened: std::rc::Rc<std::cell::Cell<usize>>,
+    }
+
+    impl Directory for Counting {
+        type File = <crate::native_fs::NativeDirectory as Directory>::File;
+        fn stat_self(&self) -> Result<FileStat, FsError> {
+            self.inner.stat_self()
+        }
+        fn stat_at(&self, name: &str) -> Result<FileStat, FsError> {
+            self.inner.stat_at(name)
+        }
+        fn identity(&self) -> Result<u128, FsError> {
+            self.inner.identity()
+        }
+        fn identity_at(&self, name: &str) -> Result<u128, FsError> {
+            self.inner.identity_at(name)
+        }
+        fn read_link_at(&self, name: &str) -> Result<String, FsError> {
+            self.inner.read_link_at(name)
+        }
+        fn open_directory_at(&self, name: &str) -> Result<Self, FsError> {
+            self.opened.set(self.opened.get() + 1);
+            Ok(Counting {
+                inner: self.inner.open_directory_at(name)?,
+                opened: self.opened.clone(),
+            })
+        }
+        fn open_file_at(&self, name: &str) -> Result<Self::File, FsError> {
+            self.inner.open_file_at(name)
+        }
+        fn list(&self, max: usize) -> Result<DirectoryListing, FsError> {
+            self.inner.list(max)
+        }
+    }
+
+    /// `grant` mounted at `/w` over [`Counting`], and its count of directories opened.
+    fn counting(grant: &Path) -> (Beneath<Counting>, std::rc::Rc<std::cell::Cell<usize>>) {
+        let native = NativeFileSystem::mount(&[(grant.to_path_buf(), "/w".to_string())]);
+        let opened = std::rc::Rc::new(std::cell::Cell::new(0));
+        let preopens = native
+            .preopens
+            .into_iter()
+            .map(|inner| {
+                let opened = opened.clone();
+                (Counting { inner, opened }, "/w".to_string())
+            })
+            .collect();
+        (Beneath::new(preopens), opened)
+    }
+
+    fn read_in<F: FileSystem>(fs: &mut F, path: &str) -> Result<String, crate::error::ReadError> {
+        let request = ReadRequest {
+            path: path.to_string(),
+            ..ReadRequest::default()
+        };
+        read_once_window(ConfigInput::default(), fs, &request).map(|result| result.window.content)
+    }
+
+    #[test]
+    fn the_directories_on_a_path_are_opened_once_and_again_only_when_another_entry_takes_a_name() {
+        let (dir, grant) = tree();
+        std::fs::create_dir_all(grant.join("a/b/c")).unwrap();
+        std::fs::write(grant.join("a/b/c/f.txt"), "first\n").unwrap();
+        let (mut fs, opened) = counting(&grant);
+        for _ in 0..3 {
+            assert_eq!(read_in(&mut fs, "/w/a/b/c/f.txt").unwrap(), "1|first\n");
+        }
+        assert_eq!(opened.get(), 3);
+        // `a/b` moved out of the grant while kept, and a new `a/b/c/f.txt` made: the kept `a/b` (now outside)
+        // and `a/b/c` under it are never read through; the new ones are opened.
+        std::fs::rename(grant.join("a/b"), dir.path().join("outside/b")).unwrap();
+        std::fs::create_dir_all(grant.join("a/b/c")).unwrap();
+        std::fs::write(grant.join("a/b/c/f.txt"), "second\n").unwrap();
+        assert_eq!(read_in(&mut fs, "/w/a/b/c/f.txt").unwrap(), "1|second\n");
+        assert_eq!(opened.get(), 5);
+        // Removed: not found; made again: the kept handles (of removed directories) are not used.
+        std::fs::remove_dir_all(grant.join("a")).unwrap();
+        let error = read_in(&mut fs, "/w/a/b/c/f.txt").unwrap_err();
+        assert_eq!(error.kind, ErrorKind::NotFound, "{}", error.message);
+        std::fs::create_dir_all(grant.join("a/b/c")).unwrap();
+        std::fs::write(grant.join("a/b/c/f.txt"), "third\n").unwrap();
+        assert_eq!(read_in(&mut fs, "/w/a/b/c/f.txt").unwrap(), "1|third\n");
+        assert_eq!(opened.get(), 8);
+        // A directory swapped for a link while kept: the walk sees the link, as if nothing was kept.
+        std::fs::create_dir_all(grant.join("c/d")).unwrap();
+        std::fs::write(grant.join("c/d/g.txt"), "kept\n").unwrap();
+        assert_eq!(read_in(&mut fs, "/w/c/d/g.txt").unwrap(), "1|kept\n");
+        exchange(&grant, "c")();
+        let error = read_in(&mut fs, "/w/c/credentials").unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Credential, "{}", error.message);
     }
 }

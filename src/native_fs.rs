@@ -89,6 +89,11 @@ fn fs_error(error: std::io::Error) -> FsError {
     }
 }
 
+/// Device and inode as one number, as WASI's `metadata-hash` tells entries apart.
+fn identity(stat: &rustix::fs::Stat) -> u128 {
+    (u128::from(stat.st_dev) << 64) | u128::from(stat.st_ino)
+}
+
 fn file_stat(stat: &rustix::fs::Stat) -> FileStat {
     let kind = match FileType::from_raw_mode(stat.st_mode) {
         FileType::RegularFile => FileKind::Regular,
@@ -125,6 +130,18 @@ impl Directory for NativeDirectory {
     fn stat_at(&self, name: &str) -> Result<FileStat, FsError> {
         rustix::fs::statat(self.fd()?, name, AtFlags::SYMLINK_NOFOLLOW)
             .map(|stat| file_stat(&stat))
+            .map_err(errno_error)
+    }
+
+    fn identity(&self) -> Result<u128, FsError> {
+        rustix::fs::fstat(self.fd()?)
+            .map(|stat| identity(&stat))
+            .map_err(errno_error)
+    }
+
+    fn identity_at(&self, name: &str) -> Result<u128, FsError> {
+        rustix::fs::statat(self.fd()?, name, AtFlags::SYMLINK_NOFOLLOW)
+            .map(|stat| identity(&stat))
             .map_err(errno_error)
     }
 

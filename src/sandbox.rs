@@ -89,7 +89,13 @@ pub trait FileSystem {
         relative: &str,
         max: usize,
     ) -> Result<DirectoryListing, FsError>;
-    /// A new walk starts: directories an implementation kept open for the last one are not used again
+    /// The kind of `relative` under preopen `root`, a name on the way to the one a walk resolves (so only its
+    /// kind counts): [`FileSystem::stat`]'s, unless the implementation can tell it more cheaply (`beneath`: a
+    /// directory it keeps open and finds still at the name).
+    fn kind_on_the_way(&mut self, root: usize, relative: &str) -> Result<FileKind, FsError> {
+        self.stat(root, relative).map(|stat| stat.kind)
+    }
+    /// A new walk starts: directories an implementation keeps open are checked again before they are used
     /// (`beneath`). `resolve` calls it first.
     fn begin_walk(&mut self) {}
     /// How many times so far a name changed between its check and its open ([`FsError::Changed`]): a read whose
@@ -418,22 +424,27 @@ impl LinkWalk<'_> {
                 prefix.push('/');
             }
             prefix.push_str(component);
-            let stat = fs
-                .stat(root, &prefix)
-                .map_err(|error| self.stat_error(error, &prefix, &preopen))?;
             let is_last = position + 1 == components.len();
-            match stat.kind {
+            let kind = if is_last {
+                fs.stat(root, &prefix).map(|stat| {
+                    last_stat = Some(stat);
+                    stat.kind
+                })
+            } else {
+                fs.kind_on_the_way(root, &prefix)
+            }
+            .map_err(|error| self.stat_error(error, &prefix, &preopen))?;
+            match kind {
                 FileKind::Symlink => {
                     self.follow_link(fs, &preopen, &components, position, &prefix)?;
                     return Ok(None);
                 }
                 FileKind::Directory => {}
                 _ if !is_last || names_a_directory(self.requested) => {
-                    return Err(self.file_on_the_way(&prefix, &preopen, stat.kind, is_last));
+                    return Err(self.file_on_the_way(&prefix, &preopen, kind, is_last));
                 }
                 _ => {}
             }
-            last_stat = Some(stat);
         }
         // Every name walked (or none: the path is the preopen itself).
         let stat = match last_stat {

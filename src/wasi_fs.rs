@@ -3,8 +3,8 @@
 
 use wasi::filesystem::preopens::get_directories;
 use wasi::filesystem::types::{
-    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, NewTimestamp,
-    OpenFlags, PathFlags,
+    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, MetadataHashValue,
+    NewTimestamp, OpenFlags, PathFlags,
 };
 
 use crate::beneath::{Beneath, Directory, StoreCapable, StoreOver, WritableDirectory};
@@ -34,6 +34,11 @@ pub struct WasiDirectory {
 /// Milliseconds of the monotonic clock.
 pub fn now_ms() -> u64 {
     wasi::clocks::monotonic_clock::now() / 1_000_000
+}
+
+/// A `metadata-hash` as one number.
+fn identity(hash: MetadataHashValue) -> u128 {
+    (u128::from(hash.upper) << 64) | u128::from(hash.lower)
 }
 
 fn fs_error(code: ErrorCode) -> FsError {
@@ -106,6 +111,20 @@ impl Directory for WasiDirectory {
         self.descriptor
             .stat_at(PathFlags::empty(), name)
             .map(file_stat)
+            .map_err(fs_error)
+    }
+
+    fn identity(&self) -> Result<u128, FsError> {
+        self.descriptor
+            .metadata_hash()
+            .map(identity)
+            .map_err(fs_error)
+    }
+
+    fn identity_at(&self, name: &str) -> Result<u128, FsError> {
+        self.descriptor
+            .metadata_hash_at(PathFlags::empty(), name)
+            .map(identity)
             .map_err(fs_error)
     }
 

@@ -66,6 +66,9 @@ function statRecord(stats) {
     dataModificationTimestamp: datetime(stats.mtimeNs), statusChangeTimestamp: datetime(stats.ctimeNs) };
 }
 
+/** The WASI `metadata-hash-value` of BigInt Node Stats: the inode and the device. */
+const identity = (stats) => ({ lower: stats.ino, upper: stats.dev });
+
 /** The names of a relative path: no empty names and no `.`; `..` kept (the walk resolves it). */
 const namesOf = (path) => path.split('/').filter((name) => name !== '' && name !== '.');
 
@@ -191,6 +194,14 @@ export class Descriptor {
   statAt(pathFlags, path) {
     const follow = Boolean(pathFlags.symlinkFollow);
     return statRecord(beneath(this.#fd, path, follow, (dir, name) => lstatSync(at(dir, name), { bigint: true })));
+  }
+
+  /** The WASI `metadata-hash` of this descriptor: its device and inode, as wasmtime's (what tells entries apart). */
+  metadataHash() { return identity(fs(() => fstatSync(this.#fd, { bigint: true }))); }
+  /** The WASI `metadata-hash-at` of `path` beneath this directory (of a link itself unless `symlinkFollow`). */
+  metadataHashAt(pathFlags, path) {
+    const follow = Boolean(pathFlags.symlinkFollow);
+    return identity(beneath(this.#fd, path, follow, (dir, name) => lstatSync(at(dir, name), { bigint: true })));
   }
 
   /** The WASI `readlink-at` beneath this directory ({@link relativeTarget}). */
