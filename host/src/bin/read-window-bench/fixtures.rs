@@ -51,6 +51,21 @@ pub(super) fn fixture(dir: &TempDir, name: &str, lines: u64) -> Fixture {
     }
 }
 
+/// Directories above the deep copy of the source file.
+pub(super) const DEEP_DIRECTORIES: usize = 5;
+
+/// A copy of `source` [`DEEP_DIRECTORIES`] directories down (`deep/a/b/c/d/`).
+pub(super) fn write_deep_source(dir: &TempDir, source: &Fixture) -> Fixture {
+    let deep = dir.0.join("deep/a/b/c/d");
+    std::fs::create_dir_all(&deep).unwrap_or_else(|e| panic!("mkdir {}: {e}", deep.display()));
+    let name = source.host.file_name().unwrap_or_default();
+    std::fs::copy(&source.host, deep.join(name))
+        .unwrap_or_else(|e| panic!("copy {}: {e}", source.host.display()));
+    let relative = deep.join(name);
+    let relative = relative.strip_prefix(&dir.0).unwrap_or(&relative);
+    fixture(dir, &relative.to_string_lossy(), source.lines)
+}
+
 pub(super) fn write_source(dir: &TempDir) -> Fixture {
     let mut lines: Vec<String> = vec![
         "//! A generated sample source file for read-window-bench.".into(),

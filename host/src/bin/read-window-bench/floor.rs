@@ -44,6 +44,8 @@ impl WasiView for FloorState {
 
 /// The floor component, instantiated over one directory: the equivalent of a warm session.
 pub(super) struct Floor {
+    /// The directory granted (at `/`).
+    dir: PathBuf,
     store: Store<FloorState>,
     read_range: TypedFunc<(String, u64, u64), (Result<String, String>,)>,
     runtime: tokio::runtime::Runtime,
@@ -82,6 +84,7 @@ impl Floor {
             .build()
             .map_err(|e| format!("no Tokio runtime: {e}"))?;
         Ok(Floor {
+            dir: dir.to_path_buf(),
             store,
             read_range,
             runtime,
@@ -161,7 +164,13 @@ pub(super) fn floor_row(
     runs: usize,
 ) -> Option<Row> {
     let floor = floor?;
-    let name = file.host.file_name()?.to_string_lossy().into_owned();
+    // The path under the grant, in one open (WASI walks its directories).
+    let name = file
+        .host
+        .strip_prefix(&floor.dir)
+        .ok()?
+        .to_string_lossy()
+        .into_owned();
     let rss = RssMark::start();
     for _ in 0..10 {
         floor.read(&name, offset, length);

@@ -56,6 +56,32 @@ pub(super) fn small_read(
     rows.into_iter().map(|row| row.ratio_to(base)).collect()
 }
 
+/// The same window of `file` (a copy of the source file under directories) by the warm session and the sandbox
+/// floor only: what each directory on the way costs a read.
+pub(super) fn deep_read(
+    ctx: &mut Ctx<'_>,
+    file: &Fixture,
+    depth: usize,
+    counts: &SmallCounts,
+) -> Vec<Row> {
+    let mut deep = SmallRead {
+        label: format!(
+            "lines 40-60 of the {}-line file {depth} directories deep",
+            file.lines
+        ),
+        ctx,
+        file,
+        offset: 40,
+        lines: 21,
+        counts,
+        config: no_dedup(),
+    };
+    let mut rows = vec![deep.warm_session()];
+    rows.extend(deep.sandbox_floor());
+    let base = rows[0].median().as_secs_f64();
+    rows.into_iter().map(|row| row.ratio_to(base)).collect()
+}
+
 /// One small read of section 1-2 (see [`small_read`]), with a method per reader.
 struct SmallRead<'c, 'a> {
     ctx: &'c mut Ctx<'a>,
