@@ -242,8 +242,8 @@ impl Reader {
             }
             if expanded.len() > MAX_MANY_FILES {
                 return Err(ReadError::invalid(format!(
-                    "the paths name more than {MAX_MANY_FILES} files; read_many reads at most {MAX_MANY_FILES} \
-                     in one call. Name fewer files, or a narrower pattern."
+                    "the paths name more than {MAX_MANY_FILES} files; one call reads at most {MAX_MANY_FILES}. \
+                     Name fewer files, or a narrower pattern."
                 )));
             }
         }
@@ -470,10 +470,10 @@ fn left_out_sentence(none_read: bool, left_out: &[LeftOut], images_spent: bool) 
     };
     let next = match (none_read, left_out.len()) {
         (true, _) => {
-            "Read each with a read of its own: the budget has no room for read_many's frames."
+            "Read each on its own: the budget has no room for the frames of several files."
         }
-        (false, 1) => "Read it with another read_many of that path, or a read of it.",
-        (false, _) => "Read them with another read_many of those paths, or one read of each.",
+        (false, 1) => "Read it on its own, or in another call for several files.",
+        (false, _) => "Read them in another call for several files, or each on its own.",
     };
     format!(
         " Left out {why}, not read at all: {which} of the call ({}). {next}",
@@ -530,8 +530,8 @@ mod tests {
         assert_eq!(
             many_hint(&[], &left_out, &budget, false),
             "0 of 2 files read in this call; their text used 0 of the budget of 100 characters. Left out for the \
-             budget, not read at all: all 2 files of the call (/w/a, /w/b). Read each with a read of its own: the \
-             budget has no room for read_many's frames."
+             budget, not read at all: all 2 files of the call (/w/a, /w/b). Read each on its own: the budget has no \
+             room for the frames of several files."
         );
     }
 

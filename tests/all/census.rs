@@ -363,7 +363,8 @@ fn read_many_quotes_a_name_that_would_forge_a_header_and_counts_one_file_left_ou
     let hint = answer["hint"].as_str().unwrap();
     assert!(
         hint.contains(&format!(
-            "Left out for the budget, not read at all: the last file of the call ({last})."
+            "Left out for the budget, not read at all: the last file of the call ({last}). Read it on its own, or in \
+             another call for several files."
         )),
         "{hint}"
     );
