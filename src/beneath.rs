@@ -16,7 +16,8 @@
 //! ([`Directory::identity_at`] against [`Directory::identity`], neither following a link); any other entry there
 //! (a link, another directory, none) drops it and the name is opened again. So a directory moved out of the grant
 //! while it was kept is never read through, and a path deep in a tree costs one stat per directory on the way
-//! instead of an open, a stat and a close.
+//! instead of an open, a stat and a close. A kept directory no walk used in the last [`KEPT_FOR_WALKS`] is closed,
+//! so a session does not keep a mount point busy long after it read there.
 
 use crate::document::{DocumentStore, StoreDirectory, StoredFile};
 use crate::error::FsError;
@@ -47,6 +48,10 @@ pub fn retried_on_change<F: FileSystem + ?Sized, T, E>(
 
 /// Directories kept open at most; past it, those kept are closed (a walk opens them again).
 pub const MAX_WALKED_DIRECTORIES: usize = 64;
+
+/// Walks a kept directory may go unused before it is closed: a session does not hold a directory (a mount point
+/// among them, which a kept handle keeps busy) long after it stopped reading there.
+pub const KEPT_FOR_WALKS: u64 = 16;
 
 /// An open directory of the host's file system. Each operation names one entry in it (a name without `/`) and
 /// never follows a link at that name.
@@ -191,6 +196,8 @@ struct Walked<D> {
     identity: Option<u128>,
     /// Whether the current walk opened it or found it still at its name.
     checked: bool,
+    /// The number of the last walk that opened it or found it still there ([`Beneath`]'s `walks`).
+    used_in_walk: u64,
 }
 
 /// Where a directory handle lives: a preopen, or a directory of the current walk.
@@ -205,6 +212,8 @@ pub struct Beneath<D> {
     roots: Vec<String>,
     preopens: Vec<D>,
     walked: Vec<Walked<D>>,
+    /// Walks begun so far.
+    walks: u64,
     changes: u64,
     /// The document store, over a preopen taken from `roots` ([`FileSystem::attach_document_store`]).
     store: Option<DocumentStore>,
@@ -221,6 +230,7 @@ impl<D: Directory> Beneath<D> {
             roots,
             preopens,
             walked: Vec::new(),
+            walks: 0,
             changes: 0,
             store: None,
             hidden: Vec::new(),
@@ -302,6 +312,7 @@ impl<D: Directory> Beneath<D> {
                 directory: opened,
                 identity: None,
                 checked: true,
+                used_in_walk: self.walks,
             };
             handle = match stale.map(|index| (index, self.walked.get_mut(index))) {
                 Some((index, Some(slot))) => {
@@ -347,6 +358,7 @@ impl<D: Directory> Beneath<D> {
         };
         kept.identity = Some(identity);
         kept.checked = at_name == Ok(identity);
+        kept.used_in_walk = self.walks;
         kept.checked
     }
 
@@ -394,6 +406,10 @@ impl<D: Directory> FileSystem for Beneath<D> {
     }
 
     fn begin_walk(&mut self) {
+        self.walks += 1;
+        let walks = self.walks;
+        self.walked
+            .retain(|walked| walks.saturating_sub(walked.used_in_walk) <= KEPT_FOR_WALKS);
         for walked in &mut self.walked {
             walked.checked = false;
         }
@@ -838,6 +854,20 @@ mod tests {
         std::fs::write(grant.join("a/b/c/f.txt"), "third\n").unwrap();
         assert_eq!(read_in(&mut fs, "/w/a/b/c/f.txt").unwrap(), "1|third\n");
         assert_eq!(opened.get(), 8);
+        // Kept while one of the last 16 walks used it; closed at the start of a walk when none did.
+        for _ in 1..KEPT_FOR_WALKS {
+            assert_eq!(read_in(&mut fs, "/w/f.txt").unwrap(), "1|inside\n");
+        }
+        assert_eq!(read_in(&mut fs, "/w/a/b/c/f.txt").unwrap(), "1|third\n");
+        assert_eq!(opened.get(), 8);
+        for _ in 0..KEPT_FOR_WALKS {
+            assert_eq!(read_in(&mut fs, "/w/f.txt").unwrap(), "1|inside\n");
+        }
+        assert_eq!(fs.walked.len(), 3);
+        assert_eq!(read_in(&mut fs, "/w/f.txt").unwrap(), "1|inside\n");
+        assert!(fs.walked.is_empty());
+        assert_eq!(read_in(&mut fs, "/w/a/b/c/f.txt").unwrap(), "1|third\n");
+        assert_eq!(opened.get(), 11);
         // A directory swapped for a link while kept: the walk sees the link, as if nothing was kept.
         std::fs::create_dir_all(grant.join("c/d")).unwrap();
         std::fs::write(grant.join("c/d/g.txt"), "kept\n").unwrap();
@@ -845,5 +875,32 @@ mod tests {
         exchange(&grant, "c")();
         let error = read_in(&mut fs, "/w/c/credentials").unwrap_err();
         assert_eq!(error.kind, ErrorKind::Credential, "{}", error.message);
+    }
+
+    #[test]
+    fn names_with_invisible_characters_are_quoted_in_refusals() {
+        let (_dir, grant) = tree();
+        std::fs::write(grant.join("a\u{200b}b.bin"), b"\0\x01binary").unwrap();
+        std::os::unix::fs::symlink("../outside/canary.txt", grant.join("l\u{200b}k")).unwrap();
+        let mut fs = NativeFileSystem::mount(&[(grant, "/w".to_string())]);
+        let binary = read_in(&mut fs, "/w/a\u{200b}b.bin").unwrap_err();
+        assert_eq!(binary.kind, ErrorKind::Binary);
+        assert!(
+            binary.message.starts_with(
+                "\"/w/a\\u{200b}b.bin\" is binary data (it contains NUL bytes), detected from its content"
+            ),
+            "{}",
+            binary.message
+        );
+        let outside = read_in(&mut fs, "/w/l\u{200b}k").unwrap_err();
+        assert_eq!(outside.kind, ErrorKind::OutsideSandbox);
+        assert!(
+            outside.message.starts_with(
+                "\"/w/l\\u{200b}k\" goes through the link \"/w/l\\u{200b}k\", which points to ../outside/canary.txt: \
+                 outside the directories read-window may read (/w)."
+            ),
+            "{}",
+            outside.message
+        );
     }
 }

@@ -294,6 +294,11 @@ pub fn outside_link_error(
     target: &str,
     roots: &[String],
 ) -> ReadError {
+    let (requested, link, target) = (
+        path_in_prose(requested),
+        path_in_prose(link),
+        path_in_prose(target),
+    );
     ReadError::new(
         ErrorKind::OutsideSandbox,
         format!(
@@ -307,7 +312,10 @@ pub fn outside_link_error(
 pub fn link_loop_error(requested: &str) -> ReadError {
     ReadError::new(
         ErrorKind::NotFound,
-        format!("{requested} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target directly."),
+        format!(
+            "{} goes through more than {MAX_LINK_HOPS} links (a link loop?); read the target directly.",
+            path_in_prose(requested)
+        ),
     )
 }
 
@@ -480,13 +488,18 @@ impl LinkWalk<'_> {
                 let what = if &missing == target_path {
                     "that does not exist".to_string()
                 } else {
-                    format!("{missing}, on the way to it, does not exist")
+                    format!(
+                        "{}, on the way to it, does not exist",
+                        path_in_prose(&missing)
+                    )
                 };
                 return ResolveError::Other(ReadError::new(
                     ErrorKind::NotFound,
                     format!(
-                        "{} goes through the link {link}, which points to {target}; {what} (a dangling link).",
-                        self.requested
+                        "{} goes through the link {}, which points to {}; {what} (a dangling link).",
+                        path_in_prose(self.requested),
+                        path_in_prose(link),
+                        path_in_prose(target)
                     ),
                 ));
             }

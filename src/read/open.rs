@@ -71,7 +71,8 @@ pub(super) fn build_index<S: ByteSource>(
             return Err(ReadError::new(
                 ErrorKind::Binary,
                 format!(
-                    "{requested} is {}, detected from its content (the file name is not trusted); read-window returns text only. {}",
+                    "{} is {}, detected from its content (the file name is not trusted); read-window returns text only. {}",
+                    crate::prose::path_in_prose(requested),
                     crate::prose::with_article(kind),
                     binary_advice(kind, requested)
                 ),
@@ -285,7 +286,8 @@ pub(super) fn document_source<S: ByteSource>(
         None => {
             let extraction = if size > limits.max_input_bytes {
                 Err(document::DocumentError::too_large(format!(
-                    "{requested} is {size} bytes, over the cap of {} bytes for documents, so it is not extracted",
+                    "{} is {size} bytes, over the cap of {} bytes for documents, so it is not extracted",
+                    crate::prose::path_in_prose(requested),
                     limits.max_input_bytes
                 )))
             } else {
@@ -431,10 +433,11 @@ pub(super) fn document_error(
         DocumentErrorKind::Unsupported => (ErrorKind::Binary, ""),
     };
     let message = error.message;
-    let message = if message.starts_with(requested) || message.starts_with(path) {
+    let requested_in_prose = crate::prose::path_in_prose(requested);
+    let message = if message.starts_with(&*requested_in_prose) || message.starts_with(path) {
         message
     } else {
-        format!("{requested}: {message}")
+        format!("{requested_in_prose}: {message}")
     };
     ReadError::new(kind, format!("{message}. {advice}").trim_end().to_string())
 }
