@@ -71,6 +71,50 @@ fn a_windows_1251_file_reads_with_its_encoding_named_in_the_result_and_the_hint(
 }
 
 #[test]
+fn utf16_and_utf32_files_are_named_in_the_hint_with_their_byte_order_mark() {
+    let (directory, mut fs) = setup();
+    let utf16 = |big_endian: bool, text: &str| -> Vec<u8> {
+        text.encode_utf16()
+            .flat_map(|unit| {
+                if big_endian {
+                    unit.to_be_bytes()
+                } else {
+                    unit.to_le_bytes()
+                }
+            })
+            .collect()
+    };
+    let utf32_be = |text: &str| -> Vec<u8> {
+        text.chars()
+            .flat_map(|c| u32::from(c).to_be_bytes())
+            .collect()
+    };
+    // UTF-16LE and UTF-32BE with a byte order mark; UTF-16BE without one (detected from its NUL bytes).
+    let files: [(&str, Vec<u8>, &str); 3] = [
+        (
+            "le.txt",
+            utf16(false, "\u{feff}año\n"),
+            "Showing line 1 of 1 in /w/le.txt: the whole file. Decoded from UTF-16LE (its byte order mark): write changes back in UTF-16LE with the byte order mark.",
+        ),
+        (
+            "be.txt",
+            utf16(true, "plain ascii text\nand more of it\n"),
+            "Showing lines 1-2 of 2 in /w/be.txt: the whole file. Decoded from UTF-16BE (detected from its content): write changes back in UTF-16BE.",
+        ),
+        (
+            "be32.txt",
+            utf32_be("\u{feff}año\n"),
+            "Showing line 1 of 1 in /w/be32.txt: the whole file. Decoded from UTF-32BE (its byte order mark): write changes back in UTF-32BE with the byte order mark.",
+        ),
+    ];
+    for (name, bytes, hint) in files {
+        std::fs::write(directory.path().join(name), bytes).unwrap();
+        let result = read_once_window(ConfigInput::default(), &mut fs, &request(name)).unwrap();
+        assert_eq!(result.hint, hint, "{name}");
+    }
+}
+
+#[test]
 fn shift_jis_characters_straddling_the_block_boundary_decode_exactly_and_page_by_cursor() {
     let (directory, mut fs) = setup();
     // One ASCII byte first, so every 2-byte character of the long line straddles the 64 KiB boundary.

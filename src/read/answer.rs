@@ -497,8 +497,10 @@ impl EncodingFacts {
     }
 }
 
-/// The hint's clause for a file decoded from a legacy encoding (` Decoded from windows-1252 (detected from its
-/// content): write changes back in windows-1252.`); empty for UTF-8, UTF-16 and UTF-32.
+/// The hint's clause for a file not in UTF-8: decoded from a legacy encoding (` Decoded from windows-1252 (detected
+/// from its content): write changes back in windows-1252.`), or from UTF-16 or UTF-32 (` Decoded from UTF-16LE
+/// (its byte order mark): write changes back in UTF-16LE with the byte order mark.`), so text written back keeps
+/// the file's encoding; empty for UTF-8.
 ///
 /// When the encoding was a guess between single-byte encodings that read the file differently, the clause says so
 /// and names the runner-up (` Decoded from iso-8859-15 (detected from its content, a guess: could also be
@@ -518,7 +520,24 @@ pub(super) fn encoding_clause(encoding: &EncodingFacts) -> String {
                 " Decoded from {name} (detected from its content{guess}): write changes back in {name}."
             )
         }
-        _ => String::new(),
+        TextEncoding::Utf8 => String::new(),
+        TextEncoding::Utf16Le
+        | TextEncoding::Utf16Be
+        | TextEncoding::Utf32Le
+        | TextEncoding::Utf32Be => {
+            let name = encoding
+                .encoding
+                .name()
+                .to_uppercase()
+                .replace("UTF", "UTF-");
+            if encoding.bom {
+                format!(
+                    " Decoded from {name} (its byte order mark): write changes back in {name} with the byte order mark."
+                )
+            } else {
+                format!(" Decoded from {name} (detected from its content): write changes back in {name}.")
+            }
+        }
     }
 }
 
