@@ -52,7 +52,14 @@ pub(super) fn small_read(
     ];
     rows.extend(small.sandbox_floor());
     rows.extend(small.native_core());
-    let base = rows[0].median().as_secs_f64();
+    ratios_to_first(rows)
+}
+
+/// `rows`, each with its ratio to the first row's median (the warm session's).
+fn ratios_to_first(rows: Vec<Row>) -> Vec<Row> {
+    let Some(base) = rows.first().map(|row| row.median().as_secs_f64()) else {
+        return rows;
+    };
     rows.into_iter().map(|row| row.ratio_to(base)).collect()
 }
 
@@ -78,8 +85,7 @@ pub(super) fn deep_read(
     };
     let mut rows = vec![deep.warm_session()];
     rows.extend(deep.sandbox_floor());
-    let base = rows[0].median().as_secs_f64();
-    rows.into_iter().map(|row| row.ratio_to(base)).collect()
+    ratios_to_first(rows)
 }
 
 /// One small read of section 1-2 (see [`small_read`]), with a method per reader.
