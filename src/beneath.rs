@@ -46,8 +46,9 @@ pub fn retried_on_change<F: FileSystem + ?Sized, T, E>(
     }
 }
 
-/// Directories kept open at most; past it, those kept are closed (a walk opens them again).
-pub const MAX_WALKED_DIRECTORIES: usize = 64;
+/// Directories kept open at most, each a file descriptor of the host while kept (a host running many sessions
+/// counts them); past it, those kept are closed (a walk opens them again).
+pub const MAX_WALKED_DIRECTORIES: usize = 32;
 
 /// Walks a kept directory may go unused before it is closed: a session does not hold a directory (a mount point
 /// among them, which a kept handle keeps busy) long after it stopped reading there.
@@ -901,6 +902,30 @@ mod tests {
             ),
             "{}",
             outside.message
+        );
+    }
+
+    #[test]
+    fn no_more_directories_are_kept_than_the_cap() {
+        let (_dir, grant) = tree();
+        // Three directories a path, 40 paths: more than the cap within the walks a directory is kept for.
+        let count = 40;
+        for n in 0..count {
+            std::fs::create_dir_all(grant.join(format!("d{n}/x/y"))).unwrap();
+            std::fs::write(grant.join(format!("d{n}/x/y/f.txt")), format!("{n}\n")).unwrap();
+        }
+        let mut fs = NativeFileSystem::mount(&[(grant, "/w".to_string())]);
+        let mut most = 0;
+        for n in (0..count).chain(0..count) {
+            let path = format!("/w/d{n}/x/y/f.txt");
+            assert_eq!(read_in(&mut fs, &path).unwrap(), format!("1|{n}\n"));
+            most = most.max(fs.walked.len());
+        }
+        // Without the cap the last 17 walks' 51 would be kept; with it, three a walk reach within two of it before
+        // the cap closes them all.
+        assert!(
+            (MAX_WALKED_DIRECTORIES - 2..=MAX_WALKED_DIRECTORIES).contains(&most),
+            "{most}"
         );
     }
 }
