@@ -228,17 +228,25 @@ impl Reader {
         let mut expanded = Vec::new();
         let mut notes = Vec::new();
         for path in paths {
-            match self.named(fs, path)? {
-                Named::Path(path) => expanded.push(path),
-                Named::Matches(matches, refused) => {
+            match self.named(fs, path) {
+                Ok(Named::Path(path)) => expanded.push(path),
+                Ok(Named::Matches(matches, refused)) => {
                     if matches.is_empty() {
                         notes.push(format!(
-                            "The pattern {path} matched no file that can be read."
+                            "The pattern {} matched no file that can be read.",
+                            crate::prose::path_in_prose(path)
                         ));
                     }
                     expanded.extend(matches);
                     notes.extend(refused);
                 }
+                // One pattern that cannot be expanded (a link out of the grant on its way, a bad pattern) is a
+                // note: the call's other paths are still read.
+                Err(error) => notes.push(format!(
+                    "The pattern {} was not expanded: {}",
+                    crate::prose::path_in_prose(path),
+                    error.message
+                )),
             }
             if expanded.len() > MAX_MANY_FILES {
                 return Err(ReadError::invalid(format!(

@@ -369,3 +369,35 @@ fn read_many_quotes_a_name_that_would_forge_a_header_and_counts_one_file_left_ou
         "{hint}"
     );
 }
+
+#[test]
+fn read_many_reads_the_other_paths_when_a_pattern_goes_through_a_link_out_of_the_grant() {
+    let sandbox = Sandbox::new();
+    let plain = sandbox.write("plain.txt", "kept\n");
+    // `up` leads to `/`, out of the grant; `/etc` holds `.conf` files the pattern would match there.
+    std::os::unix::fs::symlink("../../../../../../../../../..", sandbox.root.join("up")).unwrap();
+    let pattern = sandbox.guest("up/etc/*.conf");
+    let mut session = sandbox.session(Config::default());
+    let answer = ask(
+        &mut session,
+        json!({"op": "read_many", "paths": [pattern, plain]}),
+    );
+    assert_eq!(answer["status"], "ok", "{answer}");
+    let text = answer["text"].as_str().unwrap();
+    assert!(text.contains("1|kept\n"), "{text}");
+    assert_eq!(
+        answer["files"].as_array().map(Vec::len),
+        Some(1),
+        "{answer}"
+    );
+    let (up, root) = (sandbox.guest("up"), sandbox.guest(""));
+    let root = root.trim_end_matches('/');
+    assert_eq!(
+        answer["warnings"],
+        json!([format!(
+            "The pattern {pattern} was not expanded: {up}/etc goes through the link {up}, which points to \
+             ../../../../../../../../../..: outside the directories read-window may read ({root}). Read the file \
+             under a granted directory instead."
+        )])
+    );
+}
