@@ -322,3 +322,66 @@ fn a_long_run_of_tags_is_counted_exactly_raw_and_paged_exactly_escaped() {
         )
     );
 }
+
+#[test]
+fn a_name_written_as_messages_show_it_reads_the_file_it_names_and_says_so() {
+    let (directory, mut fs) = setup();
+    std::fs::write(directory.path().join("a\u{200b}b.txt"), "zero width\n").unwrap();
+    // A file literally named with the escape is read as written: the shown form is tried only for a miss.
+    std::fs::write(directory.path().join("c\\u{200b}d.txt"), "literal\n").unwrap();
+    std::fs::write(directory.path().join("c\u{200b}d.txt"), "real\n").unwrap();
+    // Every read returns its window (no stub, no tripwire: the three forms are reads of one file).
+    let mut reader = Reader::new(ConfigInput {
+        dedup: Some(false),
+        loop_warn_at: Some(u32::MAX - 1),
+        loop_block_at: Some(u32::MAX),
+        ..ConfigInput::default()
+    });
+    let shown_as = [
+        "\"/w/a\\u{200b}b.txt\"",
+        "/w/a\\u{200b}b.txt",
+        "/w/a<U+200B>b.txt",
+    ];
+    for shown in shown_as {
+        let result = window(
+            reader
+                .read(&mut fs, &request(shown, 1, 0, None), 0)
+                .unwrap(),
+        );
+        assert_eq!(result.window.content, "1|zero width\n", "{shown}");
+        assert_eq!(
+            result.warnings,
+            vec![format!(
+                "{shown} does not exist as written, so \"/w/a\\u{{200b}}b.txt\" was read: a name shown quoted with \
+                 escapes holds the characters the escapes name."
+            )],
+            "{shown}"
+        );
+    }
+    let literal = window(
+        reader
+            .read(&mut fs, &request("/w/c\\u{200b}d.txt", 1, 0, None), 0)
+            .unwrap(),
+    );
+    assert_eq!(literal.window.content, "1|literal\n");
+    assert!(literal.warnings.is_empty(), "{:?}", literal.warnings);
+    // A stub carries no warning, and the warning of the read it stands for does not go to the next window.
+    std::fs::write(directory.path().join("plain.txt"), "plain\n").unwrap();
+    let mut deduping = Reader::new(ConfigInput::default());
+    assert!(deduping
+        .read(&mut fs, &request(shown_as[0], 1, 0, None), 0)
+        .is_ok());
+    let stub = deduping.read(&mut fs, &request(shown_as[0], 1, 0, None), 0);
+    assert!(matches!(stub, Ok(ReadOutcome::Unchanged(_))), "{stub:?}");
+    let next = window(
+        deduping
+            .read(&mut fs, &request("/w/plain.txt", 1, 0, None), 0)
+            .unwrap(),
+    );
+    assert!(next.warnings.is_empty(), "{:?}", next.warnings);
+    // An escape that names no file is a miss as asked.
+    let error = reader
+        .read(&mut fs, &request("/w/a\\u{200c}b.txt", 1, 0, None), 0)
+        .unwrap_err();
+    assert_eq!(error.kind, ErrorKind::NotFound);
+}

@@ -29,6 +29,78 @@ pub fn path_in_prose(path: &str) -> Cow<'_, str> {
     }
 }
 
+/// The path a shown name stands for, when `shown` is written in a notation messages use for names with invisible
+/// or control characters: the quoted string literal of [`path_in_prose`] (`"a\u{200b}b.txt"`, `"draft.txt "`), its
+/// escapes without the quotes (`a\u{200b}b.txt`), or a suggestion's `<U+200B>`. `None` when it is not quoted and
+/// holds no escape that names a character: then it is only a name.
+pub fn unescape_shown(shown: &str) -> Option<String> {
+    let quoted = shown
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))
+        .filter(|_| shown.len() >= 2);
+    let body = quoted.unwrap_or(shown);
+    let mut out = String::with_capacity(body.len());
+    let mut escapes = 0usize;
+    let mut rest = body;
+    while let Some(at) = rest.find(['\\', '<']) {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let (character, after) = match escape_at(from, quoted.is_some()) {
+            Some(found) => found,
+            None => {
+                // Not an escape: the character is itself.
+                let mut chars = from.chars();
+                let first = chars.next()?;
+                out.push(first);
+                rest = chars.as_str();
+                continue;
+            }
+        };
+        out.push(character);
+        escapes += 1;
+        rest = after;
+    }
+    out.push_str(rest);
+    (escapes > 0 || quoted.is_some()).then_some(out)
+}
+
+/// The character the escape at the start of `text` names and the text after it: `\u{XXXX}` and `<U+XXXX>`, and
+/// inside a quoted literal also `\n`, `\t`, `\r`, `\0`, `\"`, `\'` and `\\`.
+fn escape_at(text: &str, quoted: bool) -> Option<(char, &str)> {
+    let hex_until = |rest: &str, end: char| -> Option<(char, usize)> {
+        let close = rest.find(end)?;
+        let hex = rest.get(..close)?;
+        let code = u32::from_str_radix(hex, 16)
+            .ok()
+            .filter(|_| (1..=6).contains(&hex.len()))?;
+        Some((char::from_u32(code)?, close + end.len_utf8()))
+    };
+    if let Some(rest) = text.strip_prefix("\\u{") {
+        let (character, used) = hex_until(rest, '}')?;
+        return Some((character, rest.get(used..)?));
+    }
+    if let Some(rest) = text.strip_prefix("<U+") {
+        let (character, used) = hex_until(rest, '>')?;
+        return Some((character, rest.get(used..)?));
+    }
+    if !quoted {
+        return None;
+    }
+    let mut chars = text.chars();
+    chars.next().filter(|first| *first == '\\')?;
+    let character = match chars.next()? {
+        'n' => '\n',
+        't' => '\t',
+        'r' => '\r',
+        '0' => '\0',
+        '"' => '"',
+        '\'' => '\'',
+        '\\' => '\\',
+        _ => return None,
+    };
+    Some((character, chars.as_str()))
+}
+
 /// A span of lines in words: `"line 7"` when `first == last`, else `"lines 7-9"` (1-based, inclusive).
 pub fn line_span(first: u64, last: u64) -> String {
     if first == last {
@@ -97,6 +169,44 @@ pub fn with_article(kind: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_shown_name_unescapes_to_the_name_it_stands_for() {
+        for name in [
+            "/w/a\u{200b}b.txt",
+            "/w/c\u{202e}d.txt",
+            "/w/tab\there",
+            "/w/nl\nname.txt",
+            "/w/draft.txt ",
+            "/w/q\"uote\u{200b}\\back",
+            "/w/tag\u{e0041}",
+        ] {
+            let shown = path_in_prose(name);
+            assert_ne!(shown, name);
+            assert_eq!(unescape_shown(&shown).as_deref(), Some(name), "{shown}");
+        }
+        // The escapes alone (quotes dropped) and a suggestion's notation.
+        assert_eq!(
+            unescape_shown("/w/a\\u{200b}b.txt").as_deref(),
+            Some("/w/a\u{200b}b.txt")
+        );
+        assert_eq!(
+            unescape_shown("/w/a<U+200B>b.txt").as_deref(),
+            Some("/w/a\u{200b}b.txt")
+        );
+        // No escape, or none that names a character: only a name.
+        assert_eq!(unescape_shown("\"quoted\"").as_deref(), Some("quoted"));
+        for plain in [
+            "/w/plain.txt",
+            "/w/a\\u{zz}b",
+            "/w/a\\u{110000}",
+            "<U+>",
+            "a\\nb",
+            "/w/<tag>",
+        ] {
+            assert_eq!(unescape_shown(plain), None, "{plain}");
+        }
+    }
     #[test]
     fn a_type_name_takes_the_article_of_its_sound() {
         assert_eq!(super::with_article("gzip archive"), "a gzip archive");

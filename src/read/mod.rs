@@ -277,10 +277,18 @@ impl Reader {
             let missing = self.ignore.missing_names(fs);
             self.pending_warnings.extend(missing);
         }
+        let pending = self.pending_warnings.len();
         let outcome = crate::beneath::retried_on_change(fs, |fs| {
             self.read_through_memory(fs, request, now_ms)
         })
         .map_err(|error| raw_bytes_error(error, request));
+        // A warning about this read alone (a name read as its shown form) that no window carried goes with it.
+        if !matches!(
+            outcome,
+            Ok(ReadOutcome::Window(_) | ReadOutcome::Listing(_) | ReadOutcome::Image(_))
+        ) {
+            self.pending_warnings.truncate(pending);
+        }
         if let Err(error) = &outcome {
             // A failed read is a read of something else: the run of repeated reads is broken.
             if error.kind != ErrorKind::LoopBlocked {

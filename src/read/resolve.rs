@@ -91,6 +91,12 @@ impl Reader {
         ) {
             Ok(resolved) => resolved,
             Err(ResolveError::NotFound(missing)) => {
+                if let Some(resolved) = self.resolve_shown_name(fs, request) {
+                    self.memory.found(&prepared.absolute);
+                    self.memory
+                        .remember_alias(&prepared.absolute, &resolved.path);
+                    return Ok(resolved);
+                }
                 let count = self.memory.count_miss(
                     &prepared.absolute,
                     now_ms,
@@ -116,5 +122,36 @@ impl Reader {
         self.memory
             .remember_alias(&prepared.absolute, &resolved.path);
         Ok(resolved)
+    }
+
+    /// The path a missing `request` stands for when it is a name as messages show it (quoted, with `\u{200b}`
+    /// escapes or `<U+200B>`: [`crate::prose::unescape_shown`]) and that path resolves and passes the guards, with
+    /// a warning that says so; `None` otherwise (the miss stands as asked).
+    fn resolve_shown_name<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        request: &ReadRequest,
+    ) -> Option<Resolved> {
+        let real = crate::prose::unescape_shown(&request.path)?;
+        let request_of_real = ReadRequest {
+            path: real,
+            ..request.clone()
+        };
+        let prepared = prepare(&self.config, fs, &request_of_real).ok()?;
+        let resolved = resolve_guarded(
+            fs,
+            &self.policy,
+            &mut self.ignore,
+            &request_of_real,
+            &prepared.absolute,
+        )
+        .ok()?;
+        self.pending_warnings.push(format!(
+            "{} does not exist as written, so {} was read: a name shown quoted with escapes holds the characters the \
+             escapes name.",
+            crate::prose::path_in_prose(&request.path),
+            crate::prose::path_in_prose(&resolved.path)
+        ));
+        Some(resolved)
     }
 }
