@@ -385,3 +385,35 @@ fn a_name_written_as_messages_show_it_reads_the_file_it_names_and_says_so() {
         .unwrap_err();
     assert_eq!(error.kind, ErrorKind::NotFound);
 }
+
+#[test]
+fn check_write_refusals_quote_a_name_with_invisible_characters() {
+    let (directory, mut fs) = setup();
+    let name = "z\u{200b}.txt";
+    std::fs::write(directory.path().join(name), "one\npass\u{200B}word\n").unwrap();
+    let mut reader = Reader::new(ConfigInput::default());
+    let shown = window(reader.read(&mut fs, &request(name, 1, 0, None), 0).unwrap());
+    // The window pasted back, gutters and all; then the visible form of the file's character.
+    let refused = reader
+        .check_write(&mut fs, name, &shown.window.content)
+        .unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::EchoedOutput);
+    assert!(
+        refused.message.starts_with(
+            "Lines 1-2 of the text for \"z\\u{200b}.txt\" are lines this session returned"
+        ),
+        "{}",
+        refused.message
+    );
+    let refused = reader
+        .check_write(&mut fs, name, "one\npass⟪U+200B⟫word\n")
+        .unwrap_err();
+    assert!(
+        refused.message.starts_with(
+            "Line 2 of the text for \"z\\u{200b}.txt\" holds `⟪U+200B⟫`, the visible form read-window showed in \
+             place of the invisible character U+200B: \"/w/z\\u{200b}.txt\" holds invisible characters"
+        ),
+        "{}",
+        refused.message
+    );
+}

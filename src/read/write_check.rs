@@ -68,11 +68,12 @@ fn refuse_document<F: FileSystem + ?Sized>(
     path: &str,
     is_notebook_json: bool,
 ) -> Result<(), ReadError> {
+    let shown = crate::prose::path_in_prose(path);
     if let Some(what) = binary_container(fs, working, path) {
         return Err(ReadError::new(
             ErrorKind::BinaryDocument,
             format!(
-                "{path} is {what}, not a text file: any text you hold of it is an extraction (what read-window shows of it), and writing it over the file would destroy the document. Leave {path} as it is: write the text to a new file (for example a .md or .txt beside it), or change the document with a tool made for its format (python-docx, openpyxl, python-pptx, a PDF editor)."
+                "{shown} is {what}, not a text file: any text you hold of it is an extraction (what read-window shows of it), and writing it over the file would destroy the document. Leave {shown} as it is: write the text to a new file (for example a .md or .txt beside it), or change the document with a tool made for its format (python-docx, openpyxl, python-pptx, a PDF editor)."
             ),
         )
         .at_path(path));
@@ -82,7 +83,7 @@ fn refuse_document<F: FileSystem + ?Sized>(
             return Err(ReadError::new(
                 ErrorKind::BinaryDocument,
                 format!(
-                    "{path} is a Jupyter notebook ({size} bytes of JSON) and the text for it is not notebook JSON: what read-window showed you of it (`# [cell N]` headers, outputs) is an extraction, and writing it would replace the notebook's cells, outputs and metadata. To change the notebook, read its JSON with extract=false and write back the whole JSON with your edit, or edit it with a notebook tool (nbformat, jupytext, jq)."
+                    "{shown} is a Jupyter notebook ({size} bytes of JSON) and the text for it is not notebook JSON: what read-window showed you of it (`# [cell N]` headers, outputs) is an extraction, and writing it would replace the notebook's cells, outputs and metadata. To change the notebook, read its JSON with extract=false and write back the whole JSON with your edit, or edit it with a notebook tool (nbformat, jupytext, jq)."
                 ),
             )
             .at_path(path));
@@ -157,7 +158,7 @@ impl Reader {
 
     /// Refused: two or more consecutive lines equal to `N|line` lines this session returned.
     fn echoed_gutters(&self, write: &WriteText<'_>) -> Option<ReadError> {
-        let path = write.path;
+        let path = crate::prose::path_in_prose(write.path);
         let run = self.returned.echoed_run(write.text)?;
         Some(ReadError::new(
             ErrorKind::EchoedOutput,
@@ -171,7 +172,7 @@ impl Reader {
     /// Notebook JSON keeps each cell's lines inside JSON strings, where no line starts with a gutter: the lines
     /// of each cell's source are checked as they would be written to the cell.
     fn echoed_cells(&self, write: &WriteText<'_>) -> Option<ReadError> {
-        let path = write.path;
+        let path = crate::prose::path_in_prose(write.path);
         write.cell_sources.iter().enumerate().find_map(|(index, source)| {
             let run = self.returned.echoed_run(source)?;
             Some(ReadError::new(
@@ -189,7 +190,7 @@ impl Reader {
 
     /// Refused: output of this component (a stub, a block message, a warning, a clamp or budget marker).
     fn component_output(&self, write: &WriteText<'_>) -> Option<ReadError> {
-        let path = write.path;
+        let path = crate::prose::path_in_prose(write.path);
         contains_component_output(write.text).then(|| {
             ReadError::new(
                 ErrorKind::EchoedOutput,
@@ -203,6 +204,10 @@ impl Reader {
     /// Refused: U+FFFD in text for a file whose read in this session replaced invalid bytes with it.
     fn lossy_text(&self, write: &WriteText<'_>) -> Option<ReadError> {
         let (path, resolved) = (write.path, write.resolved.as_str());
+        let (shown_path, shown_resolved) = (
+            crate::prose::path_in_prose(path),
+            crate::prose::path_in_prose(resolved),
+        );
         if !self.returned.is_lossy(resolved) {
             return None;
         }
@@ -210,7 +215,7 @@ impl Reader {
         Some(ReadError::new(
             ErrorKind::EchoedOutput,
             format!(
-                "Line {line} of the text for {path} holds U+FFFD, the replacement character: this session's read of {resolved} replaced bytes that are not valid text with it, so this text is the damaged decode, and writing it would replace the file's original bytes for good. Change only the lines you mean with a tool that keeps the other bytes as they are (a byte-level edit or sed on those lines), or convert the file to UTF-8 first (iconv -f ITS-ENCODING -t UTF-8) and read it again."
+                "Line {line} of the text for {shown_path} holds U+FFFD, the replacement character: this session's read of {shown_resolved} replaced bytes that are not valid text with it, so this text is the damaged decode, and writing it would replace the file's original bytes for good. Change only the lines you mean with a tool that keeps the other bytes as they are (a byte-level edit or sed on those lines), or convert the file to UTF-8 first (iconv -f ITS-ENCODING -t UTF-8) and read it again."
             ),
         ))
     }
@@ -219,6 +224,10 @@ impl Reader {
     /// session showed its invisible characters in that form.
     fn visible_forms(&self, write: &WriteText<'_>) -> Option<ReadError> {
         let (path, resolved) = (write.path, write.resolved.as_str());
+        let (shown_path, shown_resolved) = (
+            crate::prose::path_in_prose(path),
+            crate::prose::path_in_prose(resolved),
+        );
         if !self.returned.showed_invisible(resolved) {
             return None;
         }
@@ -235,7 +244,7 @@ impl Reader {
         Some(ReadError::new(
             ErrorKind::EchoedOutput,
             format!(
-                "Line {line} of the text for {path} holds `{form}`, the visible form read-window showed in place of the invisible character U+{code:04X}: {resolved} holds invisible characters, and writing this text would put the form into the file instead of the character. Write the real character (U+{code:04X}) or remove it on purpose, or leave that line unchanged with a byte-level edit (sed on the other lines) that keeps the file's own characters."
+                "Line {line} of the text for {shown_path} holds `{form}`, the visible form read-window showed in place of the invisible character U+{code:04X}: {shown_resolved} holds invisible characters, and writing this text would put the form into the file instead of the character. Write the real character (U+{code:04X}) or remove it on purpose, or leave that line unchanged with a byte-level edit (sed on the other lines) that keeps the file's own characters."
             ),
         ))
     }
@@ -243,6 +252,10 @@ impl Reader {
     /// `Unencodable`: a character the legacy encoding this session read the file in cannot encode.
     fn unencodable_text(&self, write: &WriteText<'_>) -> Option<ReadError> {
         let (path, resolved) = (write.path, write.resolved.as_str());
+        let (shown_path, shown_resolved) = (
+            crate::prose::path_in_prose(path),
+            crate::prose::path_in_prose(resolved),
+        );
         let (encoding, runner_up) = self.legacy.encoding_of(resolved)?;
         let Unencodable {
             character,
@@ -268,7 +281,7 @@ impl Reader {
         Some(ReadError::new(
             ErrorKind::Unencodable,
             format!(
-                "Line {line} of the text for {path} holds U+{code:04X} `{character}` (column {column}), {what}: this session read {resolved} as {name}{guess}, so the text must be written back encoded in {name}, and this character would be lost or changed, or the file would mix two encodings. Use a character {name} has, or convert the file to UTF-8 first (iconv -f {name} -t UTF-8) and read it again."
+                "Line {line} of the text for {shown_path} holds U+{code:04X} `{character}` (column {column}), {what}: this session read {shown_resolved} as {name}{guess}, so the text must be written back encoded in {name}, and this character would be lost or changed, or the file would mix two encodings. Use a character {name} has, or convert the file to UTF-8 first (iconv -f {name} -t UTF-8) and read it again."
             ),
         ))
     }
