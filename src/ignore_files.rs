@@ -269,7 +269,15 @@ fn ignored_error(path: &str, via: Option<&str>, verdict: &Verdict, names: &[Stri
         None => crate::prose::path_in_prose(path).to_string(),
     };
     let file = crate::prose::path_in_prose(&verdict.ignore_file);
-    let rule = format!("{file} line {} (`{}`)", verdict.line, verdict.pattern);
+    // The rule's text comes from a file in the tree: its invisible characters are shown as a window shows them.
+    let pattern = &verdict.pattern;
+    let pattern = crate::invisible::shown_range(
+        pattern,
+        0,
+        pattern.len(),
+        crate::invisible::scan("", pattern, true),
+    );
+    let rule = format!("{file} line {} (`{pattern}`)", verdict.line);
     let why = match &verdict.inside {
         Some(directory) => format!(
             "{shown} is inside {}/, which {rule} ignores",

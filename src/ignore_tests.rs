@@ -300,3 +300,23 @@ fn names_that_are_not_plain_file_names_are_left_out_with_a_warning() {
         ]
     );
 }
+
+#[test]
+fn a_rule_with_invisible_characters_is_named_with_their_visible_forms() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path();
+    // A rule that hides tag characters in a character class that still matches `g`.
+    write(root, ".gitignore", "*.lo[g\u{e0049}\u{e0067}]\n");
+    write(root, "app.log", "x\n");
+    let mut fs = mount(root);
+    let mut reader = Reader::new(gitignore_config());
+    let error = reader.read(&mut fs, &request("app.log"), 0).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Ignored, "{}", error.message);
+    assert!(
+        error.message.starts_with(
+            "/w/app.log is ignored by /w/.gitignore line 1 (`*.lo[g⟪U+E0049⟫⟪U+E0067⟫]`);"
+        ),
+        "{}",
+        error.message
+    );
+}
