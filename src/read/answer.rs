@@ -525,11 +525,12 @@ pub(super) fn encoding_clause(encoding: &EncodingFacts) -> String {
         | TextEncoding::Utf16Be
         | TextEncoding::Utf32Le
         | TextEncoding::Utf32Be => {
-            let name = encoding
-                .encoding
-                .name()
-                .to_uppercase()
-                .replace("UTF", "UTF-");
+            let name = match encoding.encoding {
+                TextEncoding::Utf16Le => "UTF-16LE",
+                TextEncoding::Utf16Be => "UTF-16BE",
+                TextEncoding::Utf32Le => "UTF-32LE",
+                _ => "UTF-32BE",
+            };
             if encoding.bom {
                 format!(
                     " Decoded from {name} (its byte order mark): write changes back in {name} with the byte order mark."
