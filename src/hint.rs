@@ -432,6 +432,7 @@ mod tests {
             replaced_invalid: 0,
             replaced_at: Vec::new(),
             invisible: Default::default(),
+            prints: Default::default(),
         }
     }
 

@@ -20,6 +20,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use crate::index::LineIndex;
 use crate::prose::{line_count, MARKER_PREFIX};
 use crate::session::View;
+use crate::window::prints::compared_print;
 
 /// Hashes of returned gutter lines kept at most.
 pub const MAX_RETURNED_LINES: usize = 65_536;
@@ -30,7 +31,8 @@ pub const MAX_VERSIONS: usize = 128;
 /// Characters of a text line quoted in a `check-write` refusal at most.
 const QUOTE_CHARS: usize = 60;
 
-/// The hash of a gutter line as it is compared, or `None` when `line` has no gutter (ASCII digits, then `|`).
+/// The print of a gutter line as it is compared ([`compared_print`]), or `None` when `line` has no gutter (ASCII
+/// digits, then `|`).
 ///
 /// Only what a paste changes around the gutter line is normalised: spaces and tabs before the gutter (a window
 /// pasted with indentation) and whitespace at the end of the line (trailing spaces trimmed by an editor, a
@@ -39,8 +41,7 @@ const QUOTE_CHARS: usize = 60;
 /// The number is the run of digits at the start: it must be followed by the line's first `|` (which the trim at
 /// the end cannot reach, so the number is checked before it).
 fn gutter_line_hash(line: &str) -> Option<u64> {
-    // A line as a window returned it starts with its digits and ends with a character that is not whitespace:
-    // the trims, which step through characters, are left out then.
+    // A line as a window returned it starts with its digits: the trim, which steps through characters, is left out.
     let line = match line.as_bytes().first() {
         Some(first) if first.is_ascii_digit() => line,
         _ => line.trim_start_matches([' ', '\t']),
@@ -49,35 +50,14 @@ fn gutter_line_hash(line: &str) -> Option<u64> {
     if digits == 0 || line.as_bytes().get(digits) != Some(&b'|') {
         return None;
     }
-    let line = match line.as_bytes().last() {
-        Some(&last) if last.is_ascii() && !char::from(last).is_whitespace() => line,
-        _ => line.trim_end(),
-    };
-    Some(line_hash(line.as_bytes()))
+    Some(compared_print(line))
 }
 
-/// The pieces of `text` between line feeds, as `text.split('\n')` gives them (the last one empty when `text` ends
-/// with a line feed), found with `memchr`'s vector search (on wasm32 `str::split` looks a word at a time).
-fn lines_of(text: &str) -> impl Iterator<Item = &str> {
-    let mut start = 0;
-    memchr::memchr_iter(b'\n', text.as_bytes())
-        .chain(std::iter::once(text.len()))
-        .map(move |end| {
-            // Line feeds are character boundaries, so every piece is a `str` slice.
-            let line = text.get(start..end).unwrap_or_default();
-            start = end + 1;
-            line
-        })
-}
-
-/// The hash of one returned line: rustc-hash's word-at-a-time byte hash (a session-local value, never stored or
-/// compared across processes), many times faster than the byte-at-a-time FNV of [`crate::index::fingerprint`] on a page of
-/// lines.
-fn line_hash(bytes: &[u8]) -> u64 {
-    use std::hash::Hasher;
-    let mut hasher = rustc_hash::FxHasher::default();
-    hasher.write(bytes);
-    hasher.finish()
+/// The prints of the gutter lines of `content` as [`ReturnedLines::remember`] takes them from a window, found
+/// again from the text: what the tests compare the prints a window took with.
+#[cfg(test)]
+pub(crate) fn compared_prints_of(content: &str) -> Vec<u64> {
+    content.split('\n').filter_map(gutter_line_hash).collect()
 }
 
 /// A run of lines of a text that this session returned with their gutters.
@@ -132,10 +112,11 @@ impl ReturnedLines {
         ReturnedLines::default()
     }
 
-    /// Remembers the gutter lines of `content` (a window's content as returned), forgetting the oldest beyond
+    /// Remembers the gutter lines a window returned, by the prints it took of them as it wrote them
+    /// ([`LinePrints::compared`](crate::window::prints::LinePrints)), forgetting the oldest beyond
     /// `MAX_RETURNED_LINES`.
-    pub fn remember(&mut self, content: &str) {
-        for hash in lines_of(content).filter_map(gutter_line_hash) {
+    pub fn remember(&mut self, prints: &[u64]) {
+        for &hash in prints {
             if self.hashes.insert(hash) {
                 self.order.push_back(hash);
             }
@@ -522,7 +503,7 @@ mod tests {
             if number.is_empty() || !number.bytes().all(|byte| byte.is_ascii_digit()) {
                 return None;
             }
-            Some(line_hash(line.as_bytes()))
+            Some(crate::window::prints::bytes_print(line.as_bytes()))
         }
 
         fn pieces() -> impl Strategy<Value = String> {
@@ -540,13 +521,6 @@ mod tests {
             #[test]
             fn the_gutter_check_agrees_with_its_reference(line in pieces()) {
                 prop_assert_eq!(gutter_line_hash(&line), gutter_line_hash_reference(&line));
-            }
-
-            #[test]
-            fn lines_split_as_str_split_does(text in pieces()) {
-                let fast: Vec<&str> = lines_of(&text).collect();
-                let slow: Vec<&str> = text.split('\n').collect();
-                prop_assert_eq!(fast, slow);
             }
         }
     }
@@ -566,7 +540,7 @@ mod tests {
     #[test]
     fn returned_runs_are_found_anywhere_and_other_numbered_text_passes() {
         let mut returned = ReturnedLines::new();
-        returned.remember("12|def foo():\n13|    return 1\n14|\n");
+        returned.remember(&compared_prints_of("12|def foo():\n13|    return 1\n14|\n"));
         assert_eq!(
             returned.echoed_run("# header\n12|def foo():\n13|    return 1\n"),
             Some(EchoedRun {
@@ -598,7 +572,9 @@ mod tests {
     #[test]
     fn indentation_before_the_gutter_and_trailing_whitespace_are_ignored() {
         let mut returned = ReturnedLines::new();
-        returned.remember("7|    let a = 1;  \n8|    let b = 2;\n");
+        returned.remember(&compared_prints_of(
+            "7|    let a = 1;  \n8|    let b = 2;\n",
+        ));
         assert_eq!(
             returned.echoed_run("fn f() {\n    7|    let a = 1;\n\t8|    let b = 2;   \n}\n"),
             Some(EchoedRun {
@@ -620,7 +596,7 @@ mod tests {
         let content: String = (1..=MAX_RETURNED_LINES as u64 + 10)
             .map(|n| format!("{n}|x\n"))
             .collect();
-        returned.remember(&content);
+        returned.remember(&compared_prints_of(&content));
         assert_eq!(returned.len(), MAX_RETURNED_LINES);
         assert_eq!(returned.echoed_run("1|x\n2|x\n"), None);
         assert!(returned.echoed_run("100|x\n101|x\n").is_some());

@@ -159,12 +159,12 @@ pub(super) fn shape_of(config: &Config) -> u64 {
     hasher.finish()
 }
 
-/// What a window says, hashed: content, cursor and line count (so a grown file is not "unchanged").
+/// What a window says, hashed: content (its lines' prints, folded as they were written), cursor and line count (so
+/// a grown file is not "unchanged").
 pub(super) fn window_hash(window: &Window) -> u64 {
-    // rustc-hash hashes the content a word at a time (SipHash, the default, a byte at a time costs as much as
-    // building a page); the hash never leaves the session.
     let mut hasher = rustc_hash::FxHasher::default();
-    window.content.hash(&mut hasher);
+    window.prints.content.hash(&mut hasher);
+    window.content.len().hash(&mut hasher);
     window.total_lines.hash(&mut hasher);
     window.next_offset.hash(&mut hasher);
     window.next_column.hash(&mut hasher);
@@ -561,6 +561,7 @@ pub(super) fn empty_result(config: &Config, resolved: &Resolved) -> ReadResult {
         replaced_invalid: 0,
         replaced_at: Vec::new(),
         invisible: Default::default(),
+        prints: Default::default(),
     };
     ReadResult {
         hint: hint(&resolved.path, &window, &config.budget, 0),

@@ -143,7 +143,7 @@ impl Reader {
         if let ReadOutcome::Window(result) = answer {
             self.legacy
                 .note(path, result.encoding.encoding, result.encoding.runner_up);
-            self.returned.remember(&result.window.content);
+            self.returned.remember(&result.window.prints.compared);
             if result.window.replaced_invalid > 0 {
                 self.returned.remember_lossy(path);
             }

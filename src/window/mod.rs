@@ -6,13 +6,14 @@
 //!
 //! The rooms: `walk` reads the lines and places each (whole, clamped, or cut by the budget), `sink` receives
 //! one line's decoded text, `cut` finds where a line may be cut (grapheme boundaries), `meter` prices a line in
-//! the budget's unit.
+//! the budget's unit, `prints` hashes each line as it is written.
 
 use crate::config::Budget;
 use crate::prose::MARKER_PREFIX;
 
 mod cut;
 mod meter;
+pub mod prints;
 mod sink;
 mod walk;
 
@@ -118,6 +119,8 @@ pub struct Window {
     /// The invisible characters in the content's lines (see [`crate::invisible`]): how many of each kind, where
     /// the first are (columns in the file's characters), and whether the content shows them as visible forms.
     pub invisible: crate::invisible::InvisibleReport,
+    /// The prints of the content's lines, taken as each was written (for the session memory).
+    pub prints: prints::LinePrints,
 }
 
 /// How many replacement positions a window keeps for its hint.

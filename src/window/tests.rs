@@ -375,9 +375,26 @@ fn fast_and_general_in(
         index.extend(&mut scanner).unwrap();
         let before = scanner.reads();
         let window = walk::walk_window(&mut scanner, &mut index, request, settings, "f.txt", fast);
+        if let Ok(window) = &window {
+            assert_eq!(window.prints, prints_of(&window.content));
+        }
         (window, scanner.reads() - before)
     };
     [once(true), once(false)]
+}
+
+/// The prints of `content`'s lines taken again from the finished text, which the prints a window took as it wrote
+/// each line must equal; and the returned lines `check-write` compares are those it finds in the text.
+fn prints_of(content: &str) -> prints::LinePrints {
+    let mut prints = prints::LinePrints::default();
+    for line in content.split_terminator('\n') {
+        prints.note(line);
+    }
+    assert_eq!(
+        prints.compared,
+        crate::returned::compared_prints_of(content)
+    );
+    prints
 }
 
 /// The window of `request` through the fast path, and how many of its lines the fast path showed.

@@ -100,6 +100,7 @@ fn empty_window(total_lines: u64, request: &WindowRequest, settings: &WindowSett
             escaped: settings.escape_invisible,
             ..Default::default()
         },
+        prints: Default::default(),
     }
 }
 
@@ -593,7 +594,8 @@ fn column_past_end(column: u64, line: u64, line_chars: u64, path: &str) -> ReadE
         "column {column} is past the end of line {line} of {path}, which has {line_chars} characters. Use a column from 0 to {line_chars}."
     ))
 }
-/// Appends `N|text marker\n` to the window's content (before its cost is added to `budget_used`).
+/// Appends `N|text marker\n` to the window's content (before its cost is added to `budget_used`), and notes the
+/// line's prints while its bytes are in cache ([`LinePrints`](super::prints::LinePrints)).
 ///
 /// The content grows without the waste of plain doubling: the first line gets exactly what it needs (so a window
 /// of one long line holds no spare capacity); later, once the content holds [`PROJECT_FROM_BYTES`], its capacity
@@ -630,11 +632,13 @@ fn push_line(window: &mut Window, line: u64, text: &str, marker: &str) {
         };
         content.reserve_exact(target.max(needed) - content.len());
     }
+    let start = content.len();
     push_gutter(content, line);
     content.push_str(text);
     if !marker.is_empty() {
         content.push_str(marker);
     }
+    window.prints.note(content.get(start..).unwrap_or_default());
     content.push('\n');
 }
 /// Writes the decimal digits of `number` into `bytes` before index `end`, the last digit first; returns the index
