@@ -85,3 +85,37 @@ fn a_tail_of_a_large_log_is_bounded_and_needs_no_scan_once_indexed() {
     let peak = session.peak_memory_bytes();
     assert!(peak < 16 * MIB, "peak linear memory {peak} bytes");
 }
+
+/// The component writes its answers' JSON text itself, finding the stretches that need no escape a chunk at a time
+/// (16 bytes by simd128 in the component, a word in the native unit tests, which so never run the component's
+/// scan): a line with `"`, `\` or a tab at every column of every length up to two chunks and more, read through
+/// the protocol, comes back as JSON whose text holds each line exactly.
+#[test]
+fn escapes_at_every_place_of_a_chunk_come_back_exactly_through_the_protocol() {
+    let sandbox = Sandbox::new();
+    let mut lines = Vec::new();
+    for length in 1..=34 {
+        for place in 0..length {
+            for escaped in ['"', '\\', '\t'] {
+                let mut line: String = "abcdefgh".chars().cycle().take(length).collect();
+                line.replace_range(place..place + 1, &escaped.to_string());
+                lines.push(line);
+            }
+        }
+    }
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    let path = sandbox.write("escapes.txt", text);
+    let mut session = sandbox.default_session();
+    let page = read(&mut session, &path, json!({"limit": lines.len()}));
+    let shown: Vec<&str> = page["content"].as_str().unwrap().lines().collect();
+    let expected: Vec<String> = (1..)
+        .zip(&lines)
+        .map(|(number, line)| format!("{number}|{line}"))
+        .collect();
+    assert_eq!(lines.len(), 1_785);
+    assert_eq!(shown, expected);
+    assert!(page["text"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("{}\n", expected.join("\n"))));
+}
