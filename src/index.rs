@@ -68,9 +68,15 @@ impl StreamPrint {
         }
     }
 
-    /// The seed of a file's content print: its encoding and where its text starts.
-    pub fn seed_of(encoding: TextEncoding, data_start: u64) -> u64 {
-        fingerprint(&[encoding.name().as_bytes(), &data_start.to_le_bytes()])
+    /// The seed of a file's content print: its encoding, where its text starts, and whether its lines are split
+    /// on lone `\r` (its bytes are then printed as read through [`crate::source::CrAsLf`], each `\r` as `\n`, so
+    /// without the mode a file whose line feeds became carriage returns would print the same).
+    pub fn seed_of(encoding: TextEncoding, data_start: u64, split_on_cr: bool) -> u64 {
+        fingerprint(&[
+            encoding.name().as_bytes(),
+            &data_start.to_le_bytes(),
+            &[u8::from(split_on_cr)],
+        ])
     }
 
     fn mix(state: u64, word: u64) -> u64 {
@@ -145,15 +151,17 @@ impl StreamPrint {
     }
 }
 
-/// Prints the bytes `[data_start, end)` read through `scanner` as a [`LineIndex`] of `encoding` prints them
-/// (compare with [`LineIndex::content_print`] of an earlier version). Reads `end - data_start` bytes.
+/// Prints the bytes `[data_start, end)` read through `scanner` as a [`LineIndex`] of `encoding` prints them, split
+/// on lone `\r` or not (compare with [`LineIndex::content_print`] of an earlier version). Reads `end - data_start`
+/// bytes.
 pub fn print_prefix<S: ByteSource>(
     scanner: &mut Scanner<S>,
     encoding: TextEncoding,
     data_start: u64,
+    split_on_cr: bool,
     end: u64,
 ) -> Result<u64, FsError> {
-    let mut print = StreamPrint::new(StreamPrint::seed_of(encoding, data_start));
+    let mut print = StreamPrint::new(StreamPrint::seed_of(encoding, data_start, split_on_cr));
     scanner.seek(data_start);
     while scanner.position() < end {
         let wanted = usize::try_from(end - scanner.position()).unwrap_or(usize::MAX);
@@ -394,6 +402,17 @@ pub struct LineIndex {
 impl LineIndex {
     /// An empty index of a file decoded as `encoding` whose text starts at `data_start`.
     pub fn new(encoding: TextEncoding, data_start: u64) -> Self {
+        LineIndex::with_splitting(encoding, data_start, false)
+    }
+
+    /// An empty index of a file whose lines end in lone `\r`, to be scanned through an active
+    /// [`crate::source::CrAsLf`] (which reads each `\r` as `\n`).
+    pub fn new_split_on_cr(encoding: TextEncoding, data_start: u64) -> Self {
+        LineIndex::with_splitting(encoding, data_start, true)
+    }
+
+    fn with_splitting(encoding: TextEncoding, data_start: u64, split_on_cr: bool) -> Self {
+        let seed = StreamPrint::seed_of(encoding, data_start, split_on_cr);
         LineIndex {
             encoding,
             data_start,
@@ -410,21 +429,12 @@ impl LineIndex {
             key_blocks: KeyBlocks::new(),
             identity: None,
             runner_up: None,
-            prefix: StreamPrint::new(StreamPrint::seed_of(encoding, data_start)),
-            content_print: StreamPrint::new(StreamPrint::seed_of(encoding, data_start)).finish(),
+            prefix: StreamPrint::new(seed),
+            content_print: StreamPrint::new(seed).finish(),
             line_prints: Vec::new(),
             grown_from: None,
             cr_seen: false,
-            split_on_cr: false,
-        }
-    }
-
-    /// An empty index of a file whose lines end in lone `\r`, to be scanned through an active
-    /// [`crate::source::CrAsLf`] (which reads each `\r` as `\n`).
-    pub fn new_split_on_cr(encoding: TextEncoding, data_start: u64) -> Self {
-        LineIndex {
-            split_on_cr: true,
-            ..LineIndex::new(encoding, data_start)
+            split_on_cr,
         }
     }
 
@@ -892,7 +902,7 @@ mod tests {
         let mut source = MemorySource::new(b"a\nb\nc\nd\ne\n".to_vec());
         let mut scanner = Scanner::new(&mut source, TextEncoding::Utf8);
         assert_eq!(
-            print_prefix(&mut scanner, TextEncoding::Utf8, 0, 8).unwrap(),
+            print_prefix(&mut scanner, TextEncoding::Utf8, 0, false, 8).unwrap(),
             old.content_print()
         );
         // Only the first LINE_PRINT_LINES lines are printed one by one.

@@ -52,6 +52,7 @@ pub(super) fn version_change<File: ByteSource>(
                 &mut opened.scanner,
                 opened.index.encoding(),
                 opened.index.data_start(),
+                opened.index.splits_on_cr(),
                 old.size,
             )
             .ok(),

@@ -190,6 +190,7 @@ fn verified_reuse<S: ByteSource>(
             scanner,
             index.encoding(),
             index.data_start(),
+            index.splits_on_cr(),
             index.scanned_bytes(),
         )?;
         let same = index.scanned_bytes() == identity.size && print == index.content_print();
