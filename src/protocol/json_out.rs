@@ -66,7 +66,7 @@ fn write_value(text: &mut String, value: &Value) {
     }
 }
 
-/// Whether `byte` needs an escape in a JSON string: a control character (below 0x20), `"` or `\\`.
+/// Whether `byte` needs an escape in a JSON string: a control character (below 0x20), `"` or `\`.
 fn needs_escape(byte: u8) -> bool {
     byte < 0x20 || byte == b'"' || byte == b'\\'
 }
@@ -126,7 +126,7 @@ const ONES: u64 = u64::from_le_bytes([0x01; 8]);
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
 
-/// Whether any byte of `word` needs an escape in a JSON string: a control character (below 0x20), `"` or `\\`.
+/// Whether any byte of `word` needs an escape in a JSON string: a control character (below 0x20), `"` or `\`.
 /// Each test is exact as a yes or no: a byte below n sets its high bit in `(word - n) & !word`, and no byte at n or
 /// above makes the result non-zero on its own.
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
