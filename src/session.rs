@@ -391,6 +391,15 @@ impl SessionMemory {
         self.aliases.get(asked).cloned()
     }
 
+    /// The identities (size, modification time) of the kept indexes of `path` (resolved), in either view.
+    pub fn kept_identities(&self, path: &str) -> Vec<crate::index::FileIdentity> {
+        [View::Bytes, View::Extracted]
+            .into_iter()
+            .filter_map(|view| self.files.get(&(path.to_string(), view)))
+            .filter_map(|index| index.identity)
+            .collect()
+    }
+
     /// Takes the cached index of `path` in `view` out (to be put back with `store_file`).
     pub fn take_file(&mut self, path: &str, view: View) -> Option<LineIndex> {
         self.files.remove(&(path.to_string(), view))

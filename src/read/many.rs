@@ -140,6 +140,12 @@ impl Reader {
     ) -> Result<ReadManyResult, ReadError> {
         check_many(request)?;
         let (paths, mut warnings) = self.expanded_paths(fs, &request.paths)?;
+        // A cycle in which a window changed is never a cycle. The call judges its files in order, so a file judged
+        // before the one that changed would count the run as unchanged: a model reading its files again after
+        // editing one got `loop_blocked` for a file it never touched. The run is broken before any is judged.
+        if self.any_changed_since_indexed(fs, &paths) {
+            self.memory.break_run();
+        }
         let budget = self.config.budget;
         let limit = budget.limit();
         let min_share = (limit / MIN_SHARE_DIVISOR).max(1);
@@ -216,6 +222,32 @@ impl Reader {
         self.config.budget = kept;
         self.image_budget = kept_image;
         outcome
+    }
+
+    /// Whether a file among `paths` was indexed by this session and has since changed size or modification time
+    /// (a path never read, missing or outside the grants is not). One stat a file, of the path it was last read by.
+    fn any_changed_since_indexed<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        paths: &[String],
+    ) -> bool {
+        paths.iter().any(|path| {
+            let resolved = self.resolved_alias(fs, path);
+            let Some((root, relative)) = crate::sandbox::find_root(fs.roots(), &resolved) else {
+                return false;
+            };
+            let Ok(stat) = fs.stat(root, &relative) else {
+                return false;
+            };
+            let now = crate::index::FileIdentity {
+                size: stat.size,
+                modified_ns: stat.modified_ns,
+            };
+            self.memory
+                .kept_identities(&resolved)
+                .iter()
+                .any(|kept| *kept != now)
+        })
     }
 
     /// The request's paths with each glob pattern replaced by its matches; refused when there are more than
