@@ -53,6 +53,18 @@ fn gutter_line_hash(line: &str) -> Option<u64> {
     Some(compared_print(line))
 }
 
+/// The gutter lines inside `line` behind a prefix that ends in `:` or `-` (a search result's `path:N|line`, its
+/// context's `path-N|line`): each `N|...` that follows such a character, first to last.
+fn prefixed_gutters(line: &str) -> impl Iterator<Item = &str> {
+    line.char_indices()
+        .filter(|&(_, character)| character == ':' || character == '-')
+        .filter_map(move |(at, _)| line.get(at + 1..))
+        .filter(|rest| {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            digits > 0 && rest.as_bytes().get(digits) == Some(&b'|')
+        })
+}
+
 /// The prints of the gutter lines of `content` as [`ReturnedLines::remember`] takes them from a window, found
 /// again from the text: what the tests compare the prints a window took with.
 #[cfg(test)]
@@ -128,6 +140,22 @@ impl ReturnedLines {
         }
     }
 
+    /// Remembers the gutter lines of text the session returned outside a window: a listing's entries (`N|name`)
+    /// and search results (`path:N|line`, context `path-N|line`, remembered as their `N|line`).
+    pub fn remember_text(&mut self, content: &str) {
+        let prints: Vec<u64> = content
+            .split('\n')
+            .filter_map(|line| {
+                gutter_line_hash(line).or_else(|| {
+                    prefixed_gutters(line)
+                        .next()
+                        .map(crate::window::prints::compared_print)
+                })
+            })
+            .collect();
+        self.remember(&prints);
+    }
+
     #[cfg(test)]
     /// Hashes kept.
     pub fn len(&self) -> usize {
@@ -136,10 +164,12 @@ impl ReturnedLines {
 
     /// The first run of two or more consecutive lines of `text` that are gutter lines this session returned
     /// (compared with the indentation before the gutter and the whitespace at the end of the line ignored).
+    /// Text with no line feed is split on its carriage returns, as the reader splits such a file.
     pub fn echoed_run(&self, text: &str) -> Option<EchoedRun> {
+        let separator = if text.contains('\n') { '\n' } else { '\r' };
         let mut run: Option<(u64, &str)> = None;
         let mut number = 0u64;
-        for line in text.split('\n') {
+        for line in text.split(separator) {
             number += 1;
             let returned = self.is_returned(line);
             match (returned, run) {
@@ -149,7 +179,7 @@ impl ReturnedLines {
                         // Two in a row: extend the run to its end before answering.
                         let mut last = number;
                         for next in text
-                            .split('\n')
+                            .split(separator)
                             .skip(usize::try_from(number).unwrap_or(usize::MAX))
                         {
                             if self.is_returned(next) {
@@ -176,9 +206,12 @@ impl ReturnedLines {
         None
     }
 
-    /// Whether `line` is a gutter line this session returned.
+    /// Whether `line` is a gutter line this session returned, alone or behind a search result's path.
     fn is_returned(&self, line: &str) -> bool {
-        gutter_line_hash(line).is_some_and(|hash| self.hashes.contains(&hash))
+        let returned = |hash: u64| self.hashes.contains(&hash);
+        gutter_line_hash(line).is_some_and(returned)
+            || prefixed_gutters(line)
+                .any(|rest| returned(crate::window::prints::compared_print(rest)))
     }
 
     /// Remembers that a read of `path` (resolved) replaced invalid bytes with U+FFFD.

@@ -158,7 +158,9 @@ impl Reader {
                 &resolved,
             ),
         }
-        Ok(run.finish(&resolved.path))
+        let result = run.finish(&resolved.path);
+        self.returned.remember_text(&result.content);
+        Ok(result)
     }
 }
 

@@ -327,6 +327,7 @@ impl Reader {
                 .splice(0..0, self.pending_warnings.drain(..));
             // A listing is a read of something else: a run of repeated reads of one window is broken.
             self.memory.break_run();
+            self.returned.remember_text(&listing.content);
             return Ok(ReadOutcome::Listing(listing));
         }
         let (result, change) = if resolved.stat.kind == FileKind::CharacterDevice {
