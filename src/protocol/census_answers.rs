@@ -75,7 +75,11 @@ pub fn read_many_json(outcome: &Result<ReadManyResult, ReadError>, copies: Windo
         .collect();
     let mut map = Map::new();
     map.insert("status".into(), json!("ok"));
-    map.insert("content_returned".into(), json!(!result.files.is_empty()));
+    // True when any file's answer carries content (not when every file was a stub or an error).
+    let any_content = files
+        .iter()
+        .any(|answer| answer.get("content_returned") == Some(&Value::Bool(true)));
+    map.insert("content_returned".into(), json!(any_content));
     map.insert("files".into(), Value::Array(files));
     map.insert("left_out".into(), Value::Array(left_out));
     map.insert("budget".into(), budget_json(&result.budget));
