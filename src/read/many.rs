@@ -233,6 +233,11 @@ impl Reader {
     ) -> bool {
         paths.iter().any(|path| {
             let resolved = self.resolved_alias(fs, path);
+            // A file with no kept index is not stat'ed: there is nothing to compare it with.
+            let kept = self.memory.kept_identities(&resolved);
+            if kept.is_empty() {
+                return false;
+            }
             let Some((root, relative)) = crate::sandbox::find_root(fs.roots(), &resolved) else {
                 return false;
             };
@@ -243,10 +248,7 @@ impl Reader {
                 size: stat.size,
                 modified_ns: stat.modified_ns,
             };
-            self.memory
-                .kept_identities(&resolved)
-                .iter()
-                .any(|kept| *kept != now)
+            kept.iter().any(|identity| *identity != now)
         })
     }
 

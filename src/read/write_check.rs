@@ -204,13 +204,13 @@ impl Reader {
     /// Refused: U+FFFD in text for a file whose read in this session replaced invalid bytes with it.
     fn lossy_text(&self, write: &WriteText<'_>) -> Option<ReadError> {
         let (path, resolved) = (write.path, write.resolved.as_str());
+        if !self.returned.is_lossy(resolved) {
+            return None;
+        }
         let (shown_path, shown_resolved) = (
             crate::prose::path_in_prose(path),
             crate::prose::path_in_prose(resolved),
         );
-        if !self.returned.is_lossy(resolved) {
-            return None;
-        }
         let line = replacement_line(write.text)?;
         Some(ReadError::new(
             ErrorKind::EchoedOutput,
@@ -224,13 +224,13 @@ impl Reader {
     /// session showed its invisible characters in that form.
     fn visible_forms(&self, write: &WriteText<'_>) -> Option<ReadError> {
         let (path, resolved) = (write.path, write.resolved.as_str());
+        if !self.returned.showed_invisible(resolved) {
+            return None;
+        }
         let (shown_path, shown_resolved) = (
             crate::prose::path_in_prose(path),
             crate::prose::path_in_prose(resolved),
         );
-        if !self.returned.showed_invisible(resolved) {
-            return None;
-        }
         let (line, form, character) =
             write
                 .text
