@@ -106,7 +106,9 @@ if "$venv/bin/pip" install -q "$dist"/read_window-0.3.0-py3-none-any.whl \
     "$dist"/read_window_mcp-0.3.0-py3-none-any.whl uv >"$log" 2>&1; then
     pass "pip install the wheel files (dependencies from the index)"
 else
-    fail "pip install the wheel files" "$(tail -5 "$log")"
+    status=$?
+    # pip says nothing when it cannot write: name the exit status and the free space (a full disk failed CI once).
+    fail "pip install the wheel files" "pip exited with $status; $(tail -5 "$log") (free in $work: $(df -h --output=avail "$work" | tail -1 | tr -d ' '))"
     finish
 fi
 
