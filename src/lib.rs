@@ -57,6 +57,7 @@ mod spill;
 mod text;
 mod tokens;
 mod tree;
+mod tripwire;
 mod window;
 
 #[cfg(not(target_arch = "wasm32"))]

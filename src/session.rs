@@ -3,9 +3,9 @@
 //! - **Dedup**: a repeat of a window whose content is identical (by hash) to what this session last returned for
 //!   the same key (resolved path plus the effective request and the config that shapes it) gets a stub. Identity
 //!   is the content, never the modification time, so a same-second rewrite is always seen.
-//! - **Tripwire**: repeated reads of unchanged windows are counted: identical reads in a row, and cycles of up to
-//!   [`MAX_CYCLE`] windows read over and over (A B A B, A B C A B C), found in a history of the last [`HISTORY`]
-//!   reads; a read's count is how many times its window came round in the run. With dedup on, a read after an
+//! - **Tripwire** ([`crate::tripwire`]): repeated reads of unchanged windows are counted: identical reads in a
+//!   row, and cycles read over and over (A B A B, A B C A B C), a call for several files counting as one read of
+//!   the cycle; a read's count is how many times its window came round in the run. With dedup on, a read after an
 //!   unheeded stub is blocked from `loop_warn_at` on; with it off, the `loop_warn_at`-th read carries a warning and
 //!   the `loop_block_at`-th is blocked. The stub path runs through the tripwire too (a stub that skipped the loop
 //!   guard let a weak model loop forever). Paging forward is never a cycle: its windows are all different.
@@ -26,6 +26,7 @@ use std::hash::{Hash, Hasher};
 use crate::config::Config;
 use crate::index::LineIndex;
 use crate::prose::MARKER_PREFIX;
+use crate::tripwire::{Count, Tripwire};
 use crate::window::WindowRequest;
 
 /// Files whose line index a session keeps at most.
@@ -36,10 +37,6 @@ pub const MAX_INDEX_BYTES: u64 = 8 * 1024 * 1024;
 const RECENT_WINDOWS: usize = 16;
 /// Not-found entries kept at most.
 const MAX_NOT_FOUND: usize = 1_024;
-/// Reads the tripwire remembers to find cycles.
-pub const HISTORY: usize = 16;
-/// The longest cycle (in windows) the tripwire finds: [`HISTORY`] holds three rounds of it.
-pub const MAX_CYCLE: usize = 5;
 /// Dedup entries kept at most (the oldest are forgotten first).
 const MAX_DEDUP: usize = 4_096;
 
@@ -101,40 +98,14 @@ pub enum Decision {
     },
 }
 
-/// A window read, as the tripwire's history remembers it: its key, and a print of the key with the hash of what it
-/// returned, which the history compares (16 reads a call, up to 5 periods each: a key's path compared byte by byte
-/// that often costs more than the read of a small window).
-type Seen = (DedupKey, u64);
-
-/// The print of a read of `key` whose window hashed to `hash`: equal for equal reads, and for different reads as
-/// unlikely to be equal as two 64-bit window hashes (which dedup already trusts).
+/// The print of a read of `key` whose window hashed to `hash`, which the tripwire compares (a key's path compared
+/// byte by byte as often costs more than the read of a small window): equal for equal reads, and for different
+/// reads as unlikely to be equal as two 64-bit window hashes (which dedup already trusts).
 fn read_print(key: &DedupKey, hash: u64) -> u64 {
     let mut hasher = rustc_hash::FxHasher::default();
     key.hash(&mut hasher);
     hash.hash(&mut hasher);
     hasher.finish()
-}
-
-/// How many times the newest read of `history` came round in a repeating run of `period` windows: the reads of
-/// its window in the longest suffix in which every read equals the read `period` before it. A run counts once it
-/// has come round whole (A B A B); before that (A B A, or A X A Y A) the answer is 1.
-fn rounds(history: &VecDeque<Seen>, period: usize) -> u32 {
-    let mut matching = 0usize;
-    let mut index = history.len();
-    while index > period {
-        index -= 1;
-        match (history.get(index), history.get(index - period)) {
-            (Some((_, newer)), Some((_, older))) if newer == older => matching += 1,
-            _ => break,
-        }
-    }
-    if period == 0 || matching < period {
-        return 1;
-    }
-    // The suffix holds `matching + period` reads; the newest window is every `period`-th of them.
-    u32::try_from(matching.div_ceil(period))
-        .unwrap_or(u32::MAX)
-        .saturating_add(1)
 }
 
 /// The misses of one path.
@@ -159,11 +130,7 @@ struct SentWindow {
 pub struct SessionMemory {
     dedup: HashMap<DedupKey, u64>,
     dedup_order: VecDeque<DedupKey>,
-    last: Option<(DedupKey, u64)>,
-    /// Whether the last read was answered with a stub.
-    last_stubbed: bool,
-    consecutive: u32,
-    history: VecDeque<Seen>,
+    tripwire: Tripwire,
     not_found: HashMap<String, Missing>,
     aliases: HashMap<String, String>,
     densities: HashMap<String, f64>,
@@ -185,33 +152,9 @@ impl SessionMemory {
     /// except right after the stub of the same window: then it is that read again, answered with the content (the
     /// way back the stub names), not one more.
     pub fn decide(&mut self, key: &DedupKey, hash: u64, config: &Config, fresh: bool) -> Decision {
-        let repeat = matches!(&self.last, Some((last_key, last_hash)) if last_key == key && *last_hash == hash);
-        let instead_of_stub = fresh && repeat && self.last_stubbed;
-        let consecutive = match (repeat, instead_of_stub) {
-            (_, true) => self.consecutive,
-            (true, false) => self.consecutive.saturating_add(1),
-            (false, false) => 1,
-        };
-        self.consecutive = consecutive;
-        self.last = Some((key.clone(), hash));
-        if !instead_of_stub {
-            self.history.push_back((key.clone(), read_print(key, hash)));
-        }
-        while self.history.len() > HISTORY {
-            self.history.pop_front();
-        }
-        // Identical reads in a row are the cycle of one window; a longer cycle counts only when it came round
-        // more often (A A A A is not reported as a cycle of two).
-        let (mut count, mut cycle) = (consecutive, 1u32);
-        for period in 2..=MAX_CYCLE {
-            let rounds = rounds(&self.history, period);
-            if rounds > count {
-                count = rounds;
-                cycle = u32::try_from(period).unwrap_or(u32::MAX);
-            }
-        }
+        let Count { count, cycle } = self.tripwire.count(&key.path, read_print(key, hash), fresh);
         let decision = self.verdict(key, hash, config, fresh, (count, cycle));
-        self.last_stubbed = decision == Decision::Stub;
+        self.tripwire.answered(decision == Decision::Stub);
         decision
     }
 
@@ -266,18 +209,34 @@ impl SessionMemory {
         Decision::Content { warning }
     }
 
-    /// A read failed: it was a read of something else, so the run of repeated reads (identical or cyclic) is
-    /// broken. The dedup memory and the not-found counts stay.
+    /// A read of `path` answered without a window (it failed, or listed a directory); `print` stands for the
+    /// answer. It is a read of something else, so the run of repeated reads (identical or cyclic) is broken; within
+    /// a call for several files it is one of the call's answers, a repeat when the same. The dedup memory and the
+    /// not-found counts stay.
+    pub fn other_answer(&mut self, path: &str, print: u64) {
+        self.tripwire.other_answer(path, print);
+    }
+
+    /// The tripwire's runs are broken: a file named again may have changed since it was read.
     pub fn break_run(&mut self) {
-        self.last = None;
-        self.consecutive = 0;
-        self.history.clear();
+        self.tripwire.clear();
+    }
+
+    /// A call for several files starts: its reads count as one read of the tripwire's runs, until
+    /// [`SessionMemory::end_call`]. `named` is how many paths it named (patterns expanded).
+    pub fn begin_call(&mut self, named: usize, fresh: bool) {
+        self.tripwire.begin_call(named, fresh);
+    }
+
+    /// The call for several files ends.
+    pub fn end_call(&mut self) {
+        self.tripwire.end_call();
     }
 
     /// A tool other than a read ran: the tripwire starts over (identical reads, cycles and misses); the dedup
     /// memory stays.
     pub fn note_other_tool(&mut self) {
-        self.break_run();
+        self.tripwire.clear();
         self.not_found.clear();
     }
 
@@ -295,17 +254,7 @@ impl SessionMemory {
         let matches = |candidate: &str| candidate == path || resolved.as_deref() == Some(candidate);
         self.dedup.retain(|key, _| !matches(&key.path));
         self.dedup_order.retain(|key| !matches(&key.path));
-        if self
-            .last
-            .as_ref()
-            .is_some_and(|(key, _)| matches(&key.path))
-        {
-            self.last = None;
-            self.consecutive = 0;
-        }
-        if self.history.iter().any(|(key, _)| matches(&key.path)) {
-            self.history.clear();
-        }
+        self.tripwire.forget_path(matches);
         self.not_found.remove(path);
         self.files.retain(|(file, _), _| !matches(file));
         self.file_order.retain(|(file, _)| !matches(file));
@@ -333,13 +282,7 @@ impl SessionMemory {
         };
         self.dedup.retain(|key, _| !stale(key));
         self.dedup_order.retain(|key| !stale(key));
-        if self.last.as_ref().is_some_and(|(key, _)| key.path == path) {
-            self.last = None;
-            self.consecutive = 0;
-        }
-        if self.history.iter().any(|(key, _)| key.path == path) {
-            self.history.clear();
-        }
+        self.tripwire.forget_path(|file| file == path);
     }
 
     /// Remembers that the lexical path `asked` resolved to `resolved`.

@@ -158,6 +158,9 @@ impl Reader {
         let mut images_spent = false;
         let mut files = Vec::new();
         let mut left_out = Vec::new();
+        // The call is one read of the tripwire's runs: the same call again and again is a loop, whatever its
+        // number of files, and so is a cycle of it with other reads.
+        self.memory.begin_call(paths.len(), request.fresh);
         for path in paths {
             let remaining = files_limit.saturating_sub(used);
             let allowance = text_cost(&budget, &header_line(&path))
@@ -197,6 +200,7 @@ impl Reader {
             used = used.saturating_add(cost);
             files.push(file);
         }
+        self.memory.end_call();
         warnings.append(&mut self.pending_warnings);
         let report = BudgetReport::of(&budget, limit, used);
         Ok(ReadManyResult {
@@ -396,12 +400,14 @@ fn outcome_cost(budget: &Budget, outcome: &Result<ReadOutcome, ReadError>) -> u6
     }
 }
 
-/// How a call's files came out: read whole, read in part (their paths), unchanged, refused or failed.
+/// How a call's files came out: read whole, read in part (their paths), unchanged, blocked as a loop, refused or
+/// failed.
 #[derive(Default)]
 struct Tally<'a> {
     whole: u64,
     partial: Vec<&'a str>,
     unchanged: u64,
+    blocked: u64,
     failed: u64,
 }
 
@@ -423,6 +429,7 @@ impl<'a> Tally<'a> {
                 }
                 Ok(ReadOutcome::Unchanged(_)) => tally.unchanged += 1,
                 Ok(_) => tally.whole += 1,
+                Err(error) if error.kind == ErrorKind::LoopBlocked => tally.blocked += 1,
                 Err(_) => tally.failed += 1,
             }
         }
@@ -430,8 +437,8 @@ impl<'a> Tally<'a> {
     }
 }
 
-/// The call's hint: how many files were read whole, in part, unchanged or refused, what the budget left out and
-/// the call that reads it.
+/// The call's hint: how many files were answered whole, in part, unchanged, blocked or refused, what the budget
+/// left out and the call that reads it.
 fn many_hint(
     files: &[ManyFile],
     left_out: &[LeftOut],
@@ -442,6 +449,7 @@ fn many_hint(
         whole,
         partial,
         unchanged,
+        blocked,
         failed,
     } = Tally::of(files);
     let total = files.len() + left_out.len();
@@ -463,6 +471,12 @@ fn many_hint(
             grouped(unchanged)
         ));
     }
+    if blocked > 0 {
+        counts.push(format!(
+            "{} blocked, read again unchanged in a loop",
+            grouped(blocked)
+        ));
+    }
     if failed > 0 {
         counts.push(format!("{} refused or failed", grouped(failed)));
     }
@@ -472,7 +486,7 @@ fn many_hint(
         format!(" ({})", counts.join(", "))
     };
     let mut hint = format!(
-        "{} of {} read in this call{counted}",
+        "{} of {} answered in this call{counted}",
         grouped(files.len() as u64),
         plural(total as u64, "file", "files"),
     );
@@ -571,7 +585,7 @@ mod tests {
         };
         assert_eq!(
             many_hint(&[], &left_out, &budget, false),
-            "0 of 2 files read in this call; their text used 0 of the budget of 100 characters. Left out for the \
+            "0 of 2 files answered in this call; their text used 0 of the budget of 100 characters. Left out for the \
              budget, not read at all: all 2 files of the call (/w/a, /w/b). Read each on its own: the budget has no \
              room for the frames of several files."
         );

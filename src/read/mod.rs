@@ -290,9 +290,11 @@ impl Reader {
             self.pending_warnings.truncate(pending);
         }
         if let Err(error) = &outcome {
-            // A failed read is a read of something else: the run of repeated reads is broken.
+            // A failed read is a read of something else: the run of repeated reads is broken (within a call for
+            // several files, the same failure again is part of a repeated call).
             if error.kind != ErrorKind::LoopBlocked {
-                self.memory.break_run();
+                self.memory
+                    .other_answer(&request.path, answer_print(error.kind, &request.path));
             }
         }
         outcome
@@ -326,7 +328,10 @@ impl Reader {
                 .warnings
                 .splice(0..0, self.pending_warnings.drain(..));
             // A listing is a read of something else: a run of repeated reads of one window is broken.
-            self.memory.break_run();
+            self.memory.other_answer(
+                &resolved.path,
+                answer_print(&listing.content, &resolved.path),
+            );
             self.returned.remember_text(&listing.content);
             return Ok(ReadOutcome::Listing(listing));
         }
@@ -383,4 +388,13 @@ impl Reader {
             documents_from_store: fs.document_store().map_or(0, |store| store.hits),
         }
     }
+}
+
+/// The print of an answer that had no window (a failure's kind, a listing's text) for `path`, for the tripwire.
+fn answer_print(answer: impl std::hash::Hash, path: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    answer.hash(&mut hasher);
+    path.hash(&mut hasher);
+    hasher.finish()
 }

@@ -1,0 +1,393 @@
+//! The tripwire's count: how many times a read came round in a run of unchanged reads.
+//!
+//! The history holds *entries*: a read of one window, or a whole call for several files (`read_many`), whose reads
+//! are one entry so that a call of any number of files repeated (C C C), or alternating with other reads (C X C X),
+//! is a run like a single window's. A read is counted twice over: identical entries in a row, and cycles of up to
+//! [`MAX_CYCLE`] entries found among the last [`HISTORY`]. Within a call each file's read is counted as the call
+//! read so far: the call's first files against the same files of the earlier call that named as many paths.
+//!
+//! Only prints are compared (a read's print covers its key and its window's hash); the paths are kept so that a
+//! write or a change of a file ends the runs it is part of. Everything here is pure.
+
+use std::collections::VecDeque;
+
+/// Entries (reads, or calls for several files) the tripwire remembers to find cycles.
+pub const HISTORY: usize = 16;
+/// The longest cycle (in entries) the tripwire finds: [`HISTORY`] holds three rounds of it.
+pub const MAX_CYCLE: usize = 5;
+
+/// How many times a read came round in its run, and in a run of how many windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Count {
+    /// Reads of this window in the run, this one included: identical reads in a row, or rounds of the cycle.
+    pub count: u32,
+    /// The windows in the run's round: 1 for one window read again and again, 2 or more for a cycle or a call.
+    pub cycle: u32,
+}
+
+/// One entry of the history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    /// For a call for several files, how many paths it named once expanded; `None` for a read of one window.
+    named: Option<usize>,
+    /// The prints of its reads, in order (one for a read of one window).
+    prints: Vec<u64>,
+    /// The resolved paths it read, for [`Tripwire::forget_path`].
+    paths: Vec<String>,
+}
+
+impl Entry {
+    /// Whether `self` (the newer) repeats `older`. An `open` call is compared as read so far: its prints must
+    /// begin the older call's.
+    fn repeats(&self, older: &Entry, open: bool) -> bool {
+        self.named == older.named
+            && if open {
+                older.prints.starts_with(&self.prints)
+            } else {
+                older.prints == self.prints
+            }
+    }
+}
+
+/// A call for several files in progress.
+#[derive(Debug)]
+struct OpenCall {
+    entry: Entry,
+    /// Whether the call asked for fresh reads.
+    fresh: bool,
+    /// Whether one of its reads was answered with a stub so far.
+    stubbed: bool,
+}
+
+/// The tripwire's memory of one session.
+#[derive(Debug, Default)]
+pub struct Tripwire {
+    history: VecDeque<Entry>,
+    /// Identical entries in a row, ending with the newest.
+    consecutive: u32,
+    /// Whether the newest entry was answered with a stub (a call: one of its reads was).
+    last_stubbed: bool,
+    call: Option<OpenCall>,
+}
+
+impl Tripwire {
+    /// Counts a read of a window of `path` whose print is `print` (equal for equal reads), and records it. A
+    /// `fresh` read right after the stub of the same read is that read again (the way back the stub names), not
+    /// one more: it gets the count the stubbed read had.
+    pub fn count(&mut self, path: &str, print: u64, fresh: bool) -> Count {
+        let Some(mut call) = self.call.take() else {
+            let entry = Entry {
+                named: None,
+                prints: vec![print],
+                paths: vec![path.to_owned()],
+            };
+            let count = self.count_entry(&entry, false, fresh);
+            self.settle(entry, fresh);
+            return count;
+        };
+        call.entry.prints.push(print);
+        call.entry.paths.push(path.to_owned());
+        let count = self.count_entry(&call.entry, true, call.fresh);
+        self.call = Some(call);
+        count
+    }
+
+    /// Notes how the read just counted was answered: with a stub or not.
+    pub fn answered(&mut self, stubbed: bool) {
+        match &mut self.call {
+            Some(call) => call.stubbed |= stubbed,
+            None => self.last_stubbed = stubbed,
+        }
+    }
+
+    /// A call for several files starts: `named` paths (patterns expanded), read with `fresh` or not. Its reads
+    /// are counted as one entry, ended by [`Tripwire::end_call`].
+    pub fn begin_call(&mut self, named: usize, fresh: bool) {
+        self.call = Some(OpenCall {
+            entry: Entry {
+                named: Some(named),
+                prints: Vec::new(),
+                paths: Vec::new(),
+            },
+            fresh,
+            stubbed: false,
+        });
+    }
+
+    /// A file of the open call that had no window counted (it failed, or was a directory): `print` stands for
+    /// what it answered, so the call is a repeat only when that answer is the same. Outside a call, the run is
+    /// broken, as by any read of something else.
+    pub fn other_answer(&mut self, path: &str, print: u64) {
+        match &mut self.call {
+            Some(call) => {
+                call.entry.prints.push(print);
+                call.entry.paths.push(path.to_owned());
+            }
+            None => self.break_run(),
+        }
+    }
+
+    /// The open call ends: it joins the history as one entry.
+    pub fn end_call(&mut self) {
+        if let Some(call) = self.call.take() {
+            self.settle(call.entry, call.fresh);
+            self.last_stubbed = call.stubbed;
+        }
+    }
+
+    /// A read of something else (a failed read, a listing): the runs are broken. Within a call it is one of the
+    /// call's answers, and [`Tripwire::other_answer`] counts it instead.
+    pub fn break_run(&mut self) {
+        if self.call.is_some() {
+            return;
+        }
+        self.clear();
+    }
+
+    /// Every run starts over (a tool other than a read ran, or a file in the history changed). An open call's
+    /// reads stay: it joins the history when it ends, and a call that repeats it is a repeat.
+    pub fn clear(&mut self) {
+        self.history.clear();
+        self.consecutive = 0;
+        self.last_stubbed = false;
+    }
+
+    /// A file whose path `matches` was written or changed: a run it is part of is no run of unchanged reads.
+    pub fn forget_path(&mut self, matches: impl Fn(&str) -> bool) {
+        let involved = |entry: &Entry| entry.paths.iter().any(|path| matches(path));
+        if self.history.iter().any(involved) {
+            self.clear();
+        }
+    }
+
+    /// The count of `entry` as the newest entry (`open`: a call read so far), given the history.
+    fn count_entry(&mut self, entry: &Entry, open: bool, fresh: bool) -> Count {
+        let repeat = self
+            .history
+            .back()
+            .is_some_and(|last| entry.repeats(last, open));
+        let instead_of_stub = fresh && repeat && self.last_stubbed;
+        let consecutive = match (repeat, instead_of_stub) {
+            (_, true) => self.consecutive,
+            (true, false) => self.consecutive.saturating_add(1),
+            (false, false) => 1,
+        };
+        let in_a_row = self.history.back().map_or(1, windows);
+        let mut best = Count {
+            count: consecutive,
+            cycle: if consecutive > 1 { in_a_row } else { 1 },
+        };
+        // In place of the stub, the count is the stubbed read's: the history as it stood.
+        let newest = (!instead_of_stub).then_some((entry, open));
+        for period in 2..=MAX_CYCLE {
+            let (rounds, cycle) = rounds(&self.history, newest, period);
+            if rounds > best.count {
+                best = Count {
+                    count: rounds,
+                    cycle,
+                };
+            }
+        }
+        best
+    }
+
+    /// Adds the finished `entry` to the history, but for a fresh repeat right after a stub (counted in its place).
+    fn settle(&mut self, entry: Entry, fresh: bool) {
+        let repeat = self
+            .history
+            .back()
+            .is_some_and(|last| entry.repeats(last, false));
+        if fresh && repeat && self.last_stubbed {
+            return;
+        }
+        self.consecutive = if repeat {
+            self.consecutive.saturating_add(1)
+        } else {
+            1
+        };
+        self.history.push_back(entry);
+        while self.history.len() > HISTORY {
+            self.history.pop_front();
+        }
+    }
+}
+
+/// The windows an entry read (at least 1).
+fn windows(entry: &Entry) -> u32 {
+    u32::try_from(entry.prints.len().max(1)).unwrap_or(u32::MAX)
+}
+
+/// How many times the newest entry came round in a repeating run of `period` entries, and the windows in a round
+/// of it: the entries of its kind in the longest suffix in which every entry repeats the one `period` before it. A
+/// run counts once it has come round whole (A B A B); before that (A B A, or A X A Y A) the count is 1. `newest`,
+/// when given, is the newest entry (after the history; `true` when it is a call read so far).
+fn rounds(history: &VecDeque<Entry>, newest: Option<(&Entry, bool)>, period: usize) -> (u32, u32) {
+    let length = history.len() + usize::from(newest.is_some());
+    let at = |index: usize| -> Option<&Entry> {
+        match newest {
+            Some((entry, _)) if index == history.len() => Some(entry),
+            _ => history.get(index),
+        }
+    };
+    let mut matching = 0usize;
+    let mut index = length;
+    while index > period {
+        index -= 1;
+        let open = newest.is_some_and(|(_, open)| open) && index == length - 1;
+        match (at(index), at(index - period)) {
+            (Some(newer), Some(older)) if newer.repeats(older, open) => matching += 1,
+            _ => break,
+        }
+    }
+    if period == 0 || matching < period {
+        return (1, 1);
+    }
+    // The suffix holds `matching + period` entries; the newest is every `period`-th of them. A round's windows are
+    // those of the round before the newest entry (complete entries all).
+    let round = (length.saturating_sub(2 * period)..length - period)
+        .filter_map(at)
+        .map(windows);
+    let cycle = round.fold(0u32, u32::saturating_add);
+    let count = u32::try_from(matching.div_ceil(period))
+        .unwrap_or(u32::MAX)
+        .saturating_add(1);
+    (count, cycle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A call of `prints` (one a file, named as `a/0`, `a/1`, ...), each file's count in order.
+    fn call(tripwire: &mut Tripwire, prints: &[u64], fresh: bool, stubbed: bool) -> Vec<Count> {
+        tripwire.begin_call(prints.len(), fresh);
+        let counts = prints
+            .iter()
+            .enumerate()
+            .map(|(index, print)| {
+                let count = tripwire.count(&format!("/w/{index}"), *print, fresh);
+                tripwire.answered(stubbed);
+                count
+            })
+            .collect();
+        tripwire.end_call();
+        counts
+    }
+
+    fn read(tripwire: &mut Tripwire, print: u64, stubbed: bool) -> Count {
+        let count = tripwire.count("/w/x", print, false);
+        tripwire.answered(stubbed);
+        count
+    }
+
+    fn each(count: u32, cycle: u32, files: usize) -> Vec<Count> {
+        vec![Count { count, cycle }; files]
+    }
+
+    #[test]
+    fn a_call_of_twenty_files_repeated_is_one_read_repeated() {
+        let mut tripwire = Tripwire::default();
+        let prints: Vec<u64> = (100..120).collect();
+        assert_eq!(call(&mut tripwire, &prints, false, false), each(1, 1, 20));
+        assert_eq!(call(&mut tripwire, &prints, false, true), each(2, 20, 20));
+        assert_eq!(call(&mut tripwire, &prints, false, false), each(3, 20, 20));
+        // Past the 16 entries of the history: identical calls in a row are still counted.
+        for round in 4..=20 {
+            assert_eq!(
+                call(&mut tripwire, &prints, false, false),
+                each(round, 20, 20)
+            );
+        }
+    }
+
+    #[test]
+    fn a_call_alternating_with_a_read_is_a_cycle_of_both() {
+        let mut tripwire = Tripwire::default();
+        let prints: Vec<u64> = (1..=6).collect();
+        assert_eq!(call(&mut tripwire, &prints, true, false), each(1, 1, 6));
+        assert_eq!(read(&mut tripwire, 50, false), Count { count: 1, cycle: 1 });
+        assert_eq!(call(&mut tripwire, &prints, true, false), each(1, 1, 6));
+        // The cycle came round whole: the read is its second of the read, the call's third is the call's.
+        assert_eq!(read(&mut tripwire, 50, false), Count { count: 2, cycle: 7 });
+        assert_eq!(call(&mut tripwire, &prints, true, false), each(3, 7, 6));
+        assert_eq!(read(&mut tripwire, 50, false), Count { count: 3, cycle: 7 });
+    }
+
+    #[test]
+    fn a_fresh_call_right_after_its_stubs_is_counted_in_their_place() {
+        let mut tripwire = Tripwire::default();
+        let prints = [7, 8, 9, 10, 11, 12];
+        call(&mut tripwire, &prints, false, false);
+        assert_eq!(call(&mut tripwire, &prints, false, true), each(2, 6, 6));
+        assert_eq!(call(&mut tripwire, &prints, true, false), each(2, 6, 6));
+        assert_eq!(call(&mut tripwire, &prints, true, false), each(3, 6, 6));
+        assert_eq!(call(&mut tripwire, &prints, true, false), each(4, 6, 6));
+    }
+
+    #[test]
+    fn a_call_is_counted_as_far_as_it_repeats_and_by_the_paths_it_named() {
+        let mut tripwire = Tripwire::default();
+        call(&mut tripwire, &[1, 2, 3, 4, 5, 6], false, false);
+        // The fourth file changed: the first three repeat the call so far, the rest do not.
+        let counts = call(&mut tripwire, &[1, 2, 3, 40, 5, 6], false, false);
+        assert_eq!(counts[..3], each(2, 6, 3)[..]);
+        assert_eq!(counts[3..], each(1, 1, 3)[..]);
+        // The same first files in a call that named one path more are another call.
+        let longer = call(&mut tripwire, &[1, 2, 3, 40, 5, 6, 7], false, false);
+        assert_eq!(longer, each(1, 1, 7));
+    }
+
+    #[test]
+    fn a_failure_inside_a_call_is_one_of_its_answers_and_outside_breaks_the_run() {
+        let mut tripwire = Tripwire::default();
+        let with_failure = |tripwire: &mut Tripwire, failure: u64| {
+            tripwire.begin_call(3, false);
+            let first = tripwire.count("/w/a", 1, false);
+            tripwire.answered(false);
+            tripwire.other_answer("/w/missing", failure);
+            let last = tripwire.count("/w/c", 3, false);
+            tripwire.answered(false);
+            tripwire.end_call();
+            (first.count, last.count)
+        };
+        assert_eq!(with_failure(&mut tripwire, 99), (1, 1));
+        assert_eq!(with_failure(&mut tripwire, 99), (2, 2));
+        // Another answer from the same file: not a repeat past it.
+        assert_eq!(with_failure(&mut tripwire, 98), (3, 1));
+        // Outside a call, a failed read breaks every run.
+        read(&mut tripwire, 5, false);
+        assert_eq!(read(&mut tripwire, 5, false).count, 2);
+        tripwire.other_answer("/w/missing", 99);
+        assert_eq!(read(&mut tripwire, 5, false).count, 1);
+    }
+
+    #[test]
+    fn a_change_to_a_file_of_a_call_ends_the_run_and_another_file_does_not() {
+        let mut tripwire = Tripwire::default();
+        let prints = [1, 2, 3, 4, 5, 6];
+        call(&mut tripwire, &prints, false, false);
+        call(&mut tripwire, &prints, false, false);
+        tripwire.forget_path(|path| path == "/w/elsewhere");
+        assert_eq!(call(&mut tripwire, &prints, false, false), each(3, 6, 6));
+        tripwire.forget_path(|path| path == "/w/4");
+        assert_eq!(call(&mut tripwire, &prints, false, false), each(1, 1, 6));
+        assert_eq!(call(&mut tripwire, &prints, false, false), each(2, 6, 6));
+    }
+
+    #[test]
+    fn a_cycle_of_five_single_reads_is_found_and_of_six_is_not() {
+        let mut tripwire = Tripwire::default();
+        let counts = |tripwire: &mut Tripwire, length: u64| -> Vec<u32> {
+            (0..3 * length)
+                .map(|index| read(tripwire, 1_000 * length + index % length, false).count)
+                .collect()
+        };
+        let five = counts(&mut tripwire, 5);
+        // The cycle counts once it came round whole: at the fifth read of the second round.
+        assert_eq!(five[..5], [1, 1, 1, 1, 1]);
+        assert_eq!(five[5..10], [1, 1, 1, 1, 2]);
+        assert_eq!(five[10..], [3, 3, 3, 3, 3]);
+        tripwire.clear();
+        assert!(counts(&mut tripwire, 6).iter().all(|count| *count == 1));
+    }
+}
