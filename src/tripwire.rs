@@ -3,18 +3,20 @@
 //! The history holds *entries*: a read of one window, or a whole call for several files (`read_many`), whose reads
 //! are one entry so that a call of any number of files repeated (C C C), or alternating with other reads (C X C X),
 //! is a run like a single window's. A read is counted twice over: identical entries in a row, and cycles of up to
-//! [`MAX_CYCLE`] entries found among the last [`HISTORY`]. Within a call each file's read is counted as the call
-//! read so far: the call's first files against the same files of the earlier call that named as many paths.
+//! [`MAX_CYCLE`] entries. Within a call each file's read is counted as the call read so far: the call's first files
+//! against the same files of the earlier call that named as many paths.
 //!
-//! Only prints are compared (a read's print covers its key and its window's hash); the paths are kept so that a
-//! write or a change of a file ends the runs it is part of. Everything here is pure.
+//! Each entry keeps, for every period, how many entries in a row ending with it repeat the entry that period
+//! before them, so a run is counted however long it lasts (the history only needs two rounds of the longest
+//! cycle). Only prints are compared (a read's print covers its key and its window's hash); the paths are kept so
+//! that a write or a change of a file ends the runs it is part of. Everything here is pure.
 
 use std::collections::VecDeque;
 
-/// Entries (reads, or calls for several files) the tripwire remembers to find cycles.
-pub const HISTORY: usize = 16;
-/// The longest cycle (in entries) the tripwire finds: [`HISTORY`] holds three rounds of it.
+/// The longest cycle (in entries) the tripwire finds.
 pub const MAX_CYCLE: usize = 5;
+/// Entries the tripwire keeps: two rounds of the longest cycle (a round's windows are those of the round before).
+const HISTORY: usize = 2 * MAX_CYCLE;
 
 /// How many times a read came round in its run, and in a run of how many windows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +27,9 @@ pub struct Count {
     pub cycle: u32,
 }
 
+/// The count of a read that is no repeat.
+const FIRST: Count = Count { count: 1, cycle: 1 };
+
 /// One entry of the history.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
@@ -34,9 +39,25 @@ struct Entry {
     prints: Vec<u64>,
     /// The resolved paths it read, for [`Tripwire::forget_path`].
     paths: Vec<String>,
+    /// At index `p` (1 to [`MAX_CYCLE`]): the entries in a row, ending with this one, that repeat the entry `p`
+    /// before them.
+    runs: [u32; MAX_CYCLE + 1],
+    /// The count this entry got.
+    count: Count,
 }
 
 impl Entry {
+    /// An entry not yet counted.
+    fn new(named: Option<usize>, prints: Vec<u64>, paths: Vec<String>) -> Entry {
+        Entry {
+            named,
+            prints,
+            paths,
+            runs: [0; MAX_CYCLE + 1],
+            count: FIRST,
+        }
+    }
+
     /// Whether `self` (the newer) repeats `older`. An `open` call is compared as read so far: its prints must
     /// begin the older call's.
     fn repeats(&self, older: &Entry, open: bool) -> bool {
@@ -47,6 +68,19 @@ impl Entry {
                 older.prints == self.prints
             }
     }
+
+    /// The windows it read (at least 1).
+    fn windows(&self) -> u32 {
+        u32::try_from(self.prints.len().max(1)).unwrap_or(u32::MAX)
+    }
+}
+
+/// An entry's place in the runs, as [`Tripwire::counted`] finds it.
+struct Counted {
+    count: Count,
+    runs: [u32; MAX_CYCLE + 1],
+    /// A fresh repeat right after a stub: counted in the stubbed read's place, not added.
+    in_place_of_stub: bool,
 }
 
 /// A call for several files in progress.
@@ -63,8 +97,6 @@ struct OpenCall {
 #[derive(Debug, Default)]
 pub struct Tripwire {
     history: VecDeque<Entry>,
-    /// Identical entries in a row, ending with the newest.
-    consecutive: u32,
     /// Whether the newest entry was answered with a stub (a call: one of its reads was).
     last_stubbed: bool,
     call: Option<OpenCall>,
@@ -76,20 +108,16 @@ impl Tripwire {
     /// one more: it gets the count the stubbed read had.
     pub fn count(&mut self, path: &str, print: u64, fresh: bool) -> Count {
         let Some(mut call) = self.call.take() else {
-            let entry = Entry {
-                named: None,
-                prints: vec![print],
-                paths: vec![path.to_owned()],
-            };
-            let count = self.count_entry(&entry, false, fresh);
-            self.settle(entry, fresh);
-            return count;
+            let entry = Entry::new(None, vec![print], vec![path.to_owned()]);
+            let counted = self.counted(&entry, false, fresh);
+            self.settle(entry, &counted);
+            return counted.count;
         };
         call.entry.prints.push(print);
         call.entry.paths.push(path.to_owned());
-        let count = self.count_entry(&call.entry, true, call.fresh);
+        let counted = self.counted(&call.entry, true, call.fresh);
         self.call = Some(call);
-        count
+        counted.count
     }
 
     /// Notes how the read just counted was answered: with a stub or not.
@@ -104,11 +132,7 @@ impl Tripwire {
     /// are counted as one entry, ended by [`Tripwire::end_call`].
     pub fn begin_call(&mut self, named: usize, fresh: bool) {
         self.call = Some(OpenCall {
-            entry: Entry {
-                named: Some(named),
-                prints: Vec::new(),
-                paths: Vec::new(),
-            },
+            entry: Entry::new(Some(named), Vec::new(), Vec::new()),
             fresh,
             stubbed: false,
         });
@@ -123,32 +147,23 @@ impl Tripwire {
                 call.entry.prints.push(print);
                 call.entry.paths.push(path.to_owned());
             }
-            None => self.break_run(),
+            None => self.clear(),
         }
     }
 
     /// The open call ends: it joins the history as one entry.
     pub fn end_call(&mut self) {
         if let Some(call) = self.call.take() {
-            self.settle(call.entry, call.fresh);
+            let counted = self.counted(&call.entry, false, call.fresh);
+            self.settle(call.entry, &counted);
             self.last_stubbed = call.stubbed;
         }
-    }
-
-    /// A read of something else (a failed read, a listing): the runs are broken. Within a call it is one of the
-    /// call's answers, and [`Tripwire::other_answer`] counts it instead.
-    pub fn break_run(&mut self) {
-        if self.call.is_some() {
-            return;
-        }
-        self.clear();
     }
 
     /// Every run starts over (a tool other than a read ran, or a file in the history changed). An open call's
     /// reads stay: it joins the history when it ends, and a call that repeats it is a repeat.
     pub fn clear(&mut self) {
         self.history.clear();
-        self.consecutive = 0;
         self.last_stubbed = false;
     }
 
@@ -160,98 +175,76 @@ impl Tripwire {
         }
     }
 
-    /// The count of `entry` as the newest entry (`open`: a call read so far), given the history.
-    fn count_entry(&mut self, entry: &Entry, open: bool, fresh: bool) -> Count {
-        let repeat = self
-            .history
-            .back()
-            .is_some_and(|last| entry.repeats(last, open));
-        let instead_of_stub = fresh && repeat && self.last_stubbed;
-        let consecutive = match (repeat, instead_of_stub) {
-            (_, true) => self.consecutive,
-            (true, false) => self.consecutive.saturating_add(1),
-            (false, false) => 1,
-        };
-        let in_a_row = self.history.back().map_or(1, windows);
-        let mut best = Count {
-            count: consecutive,
-            cycle: if consecutive > 1 { in_a_row } else { 1 },
-        };
-        // In place of the stub, the count is the stubbed read's: the history as it stood.
-        let newest = (!instead_of_stub).then_some((entry, open));
-        for period in 2..=MAX_CYCLE {
-            let (rounds, cycle) = rounds(&self.history, newest, period);
-            if rounds > best.count {
-                best = Count {
-                    count: rounds,
-                    cycle,
+    /// The count of `entry` as the newest entry (`open`: a call read so far): for each period, the run of entries
+    /// repeating the one that period before, which counts once it came round whole (A B A B; before that, A B A or
+    /// A X A Y A, the count is 1), the newest being one of every `period` entries of it.
+    fn counted(&self, entry: &Entry, open: bool, fresh: bool) -> Counted {
+        let previous = self.history.back();
+        if let Some(previous) = previous {
+            if fresh && self.last_stubbed && entry.repeats(previous, open) {
+                return Counted {
+                    count: previous.count,
+                    runs: previous.runs,
+                    in_place_of_stub: true,
                 };
             }
         }
-        best
+        let length = self.history.len();
+        let mut runs = [0u32; MAX_CYCLE + 1];
+        let previous_runs = previous.map_or([0; MAX_CYCLE + 1], |previous| previous.runs);
+        let mut best = FIRST;
+        for (period, (run, previous_run)) in runs.iter_mut().zip(previous_runs).enumerate().skip(1)
+        {
+            let older = length
+                .checked_sub(period)
+                .and_then(|index| self.history.get(index));
+            if older.is_some_and(|older| entry.repeats(older, open)) {
+                *run = previous_run.saturating_add(1);
+            }
+            let run = *run as usize;
+            if run < period {
+                continue;
+            }
+            let count = u32::try_from(run.div_ceil(period))
+                .unwrap_or(u32::MAX)
+                .saturating_add(1);
+            if count > best.count {
+                best = Count {
+                    count,
+                    cycle: self.round_windows(period),
+                };
+            }
+        }
+        Counted {
+            count: best,
+            runs,
+            in_place_of_stub: false,
+        }
     }
 
-    /// Adds the finished `entry` to the history, but for a fresh repeat right after a stub (counted in its place).
-    fn settle(&mut self, entry: Entry, fresh: bool) {
-        let repeat = self
-            .history
-            .back()
-            .is_some_and(|last| entry.repeats(last, false));
-        if fresh && repeat && self.last_stubbed {
+    /// The windows of a round of `period` entries: those of the round before the newest entry (complete entries
+    /// all; the history holds them once a run of that period has come round).
+    fn round_windows(&self, period: usize) -> u32 {
+        let length = self.history.len();
+        let round = (length + 1).saturating_sub(2 * period)..(length + 1).saturating_sub(period);
+        round
+            .filter_map(|index| self.history.get(index))
+            .map(Entry::windows)
+            .fold(0u32, u32::saturating_add)
+    }
+
+    /// Adds the counted `entry` to the history, but for a fresh repeat right after a stub (counted in its place).
+    fn settle(&mut self, mut entry: Entry, counted: &Counted) {
+        if counted.in_place_of_stub {
             return;
         }
-        self.consecutive = if repeat {
-            self.consecutive.saturating_add(1)
-        } else {
-            1
-        };
+        entry.runs = counted.runs;
+        entry.count = counted.count;
         self.history.push_back(entry);
         while self.history.len() > HISTORY {
             self.history.pop_front();
         }
     }
-}
-
-/// The windows an entry read (at least 1).
-fn windows(entry: &Entry) -> u32 {
-    u32::try_from(entry.prints.len().max(1)).unwrap_or(u32::MAX)
-}
-
-/// How many times the newest entry came round in a repeating run of `period` entries, and the windows in a round
-/// of it: the entries of its kind in the longest suffix in which every entry repeats the one `period` before it. A
-/// run counts once it has come round whole (A B A B); before that (A B A, or A X A Y A) the count is 1. `newest`,
-/// when given, is the newest entry (after the history; `true` when it is a call read so far).
-fn rounds(history: &VecDeque<Entry>, newest: Option<(&Entry, bool)>, period: usize) -> (u32, u32) {
-    let length = history.len() + usize::from(newest.is_some());
-    let at = |index: usize| -> Option<&Entry> {
-        match newest {
-            Some((entry, _)) if index == history.len() => Some(entry),
-            _ => history.get(index),
-        }
-    };
-    let mut matching = 0usize;
-    let mut index = length;
-    while index > period {
-        index -= 1;
-        let open = newest.is_some_and(|(_, open)| open) && index == length - 1;
-        match (at(index), at(index - period)) {
-            (Some(newer), Some(older)) if newer.repeats(older, open) => matching += 1,
-            _ => break,
-        }
-    }
-    if period == 0 || matching < period {
-        return (1, 1);
-    }
-    // The suffix holds `matching + period` entries; the newest is every `period`-th of them. A round's windows are
-    // those of the round before the newest entry (complete entries all).
-    let round = (length.saturating_sub(2 * period)..length - period)
-        .filter_map(at)
-        .map(windows);
-    let cycle = round.fold(0u32, u32::saturating_add);
-    let count = u32::try_from(matching.div_ceil(period))
-        .unwrap_or(u32::MAX)
-        .saturating_add(1);
-    (count, cycle)
 }
 
 #[cfg(test)]
@@ -291,7 +284,7 @@ mod tests {
         assert_eq!(call(&mut tripwire, &prints, false, false), each(1, 1, 20));
         assert_eq!(call(&mut tripwire, &prints, false, true), each(2, 20, 20));
         assert_eq!(call(&mut tripwire, &prints, false, false), each(3, 20, 20));
-        // Past the 16 entries of the history: identical calls in a row are still counted.
+        // Past the entries the history keeps: identical calls in a row are still counted.
         for round in 4..=20 {
             assert_eq!(
                 call(&mut tripwire, &prints, false, false),
@@ -378,16 +371,25 @@ mod tests {
     fn a_cycle_of_five_single_reads_is_found_and_of_six_is_not() {
         let mut tripwire = Tripwire::default();
         let counts = |tripwire: &mut Tripwire, length: u64| -> Vec<u32> {
-            (0..3 * length)
+            (0..6 * length)
                 .map(|index| read(tripwire, 1_000 * length + index % length, false).count)
                 .collect()
         };
         let five = counts(&mut tripwire, 5);
-        // The cycle counts once it came round whole: at the fifth read of the second round.
+        // The cycle counts once it came round whole: at the fifth read of the second round. Past the entries
+        // the history keeps, every round still counts one more.
         assert_eq!(five[..5], [1, 1, 1, 1, 1]);
         assert_eq!(five[5..10], [1, 1, 1, 1, 2]);
-        assert_eq!(five[10..], [3, 3, 3, 3, 3]);
+        assert_eq!(five[10..15], [3, 3, 3, 3, 3]);
+        assert_eq!(five[25..], [6, 6, 6, 6, 6]);
         tripwire.clear();
         assert!(counts(&mut tripwire, 6).iter().all(|count| *count == 1));
+        // A X A Y A Y A: the run of period 2 starts at the second A, whose third read the last A is.
+        tripwire.clear();
+        let reads: Vec<u32> = [1, 2, 1, 3, 1, 3, 1]
+            .into_iter()
+            .map(|print| read(&mut tripwire, print, false).count)
+            .collect();
+        assert_eq!(reads, [1, 1, 1, 1, 1, 2, 3]);
     }
 }
