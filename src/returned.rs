@@ -295,7 +295,7 @@ pub enum Change {
         /// The new line count.
         total: u64,
     },
-    /// The old last line `line` had no line feed and was extended (lines may have been added after it); lines
+    /// The old last line `line` had no line ending and was extended (lines may have been added after it); lines
     /// before it are unchanged.
     LastLineGrew {
         /// The old last line.
@@ -451,7 +451,7 @@ pub fn change_body(change: Change) -> Option<String> {
             };
             let window = if unchanged.is_empty() { " A window" } else { " a window" };
             format!(
-                " its last line, {line}, had no line feed and was extended{added}.{unchanged}{window} of it that shows line {line} is stale."
+                " its last line, {line}, had no line ending and was extended{added}.{unchanged}{window} of it that shows line {line} is stale."
             )
         }
         Change::Removed { total: 0, .. } => " it is now empty; every window of it you read earlier is stale.".to_string(),
@@ -721,7 +721,7 @@ mod tests {
         );
         assert_eq!(
             notice(Change::LastLineGrew { line: 3, total: 4 }),
-            "[read-window: file changed] /w/a.txt changed since your previous read of it in this session: its last line, 3, had no line feed and was extended and line 4 was added after it. Lines 1-2 are unchanged; a window of it that shows line 3 is stale."
+            "[read-window: file changed] /w/a.txt changed since your previous read of it in this session: its last line, 3, had no line ending and was extended and line 4 was added after it. Lines 1-2 are unchanged; a window of it that shows line 3 is stale."
         );
         assert_eq!(
             notice(Change::Removed { total: 2, was: 5 }),
