@@ -433,6 +433,7 @@ mod tests {
             replaced_at: Vec::new(),
             invisible: Default::default(),
             prints: Default::default(),
+            partial_lines: Vec::new(),
         }
     }
 

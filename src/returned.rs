@@ -4,6 +4,8 @@
 //!   returned, for `check-write`, which refuses text holding two or more of them in a row (a window pasted back,
 //!   whatever text is around it) and accepts numbered data that never came from a read. At most
 //!   [`MAX_RETURNED_LINES`] hashes are kept (the oldest are forgotten first): about 1.5 MiB.
+//! - **Lines shown in part** ([`partial`]): the pieces of lines a read clamped, cut or started inside, so
+//!   `check-write` refuses text that holds one as a whole line.
 //! - **Lossy reads**: the paths whose windows had invalid bytes replaced by U+FFFD, so `check-write` refuses that
 //!   damaged decode going back into the file (at most [`MAX_LOSSY_PATHS`] paths).
 //! - **Invisible reads**: the paths whose windows showed invisible characters as visible forms `⟪U+XXXX⟫`, so
@@ -21,6 +23,8 @@ use crate::index::LineIndex;
 use crate::prose::{line_count, MARKER_PREFIX};
 use crate::session::View;
 use crate::window::prints::compared_print;
+
+pub mod partial;
 
 /// Hashes of returned gutter lines kept at most.
 pub const MAX_RETURNED_LINES: usize = 65_536;
@@ -108,12 +112,14 @@ impl RecentPaths {
     }
 }
 
-/// The hashes of the `N|line` lines a session returned, the paths whose reads replaced invalid bytes, and the
-/// paths whose reads showed invisible characters as visible forms.
+/// The hashes of the `N|line` lines a session returned, the pieces of lines it showed in part, the paths whose
+/// reads replaced invalid bytes, and the paths whose reads showed invisible characters as visible forms.
 #[derive(Debug, Default)]
 pub struct ReturnedLines {
     hashes: HashSet<u64, rustc_hash::FxBuildHasher>,
     order: VecDeque<u64>,
+    /// The pieces of lines shown in part.
+    pub partial: partial::PartialLines,
     lossy: RecentPaths,
     invisible: RecentPaths,
 }

@@ -62,8 +62,9 @@ pub const CHECK_WRITE_DESCRIPTION: &str = "Check text before you write it to a f
 or the text an edit puts in. Answers `ok`, or an echoed_output error when the text contains read_file output \
 that must never be written into a file: an \"unchanged\" stub, a loop message or a clamp marker (anything \
 starting with `[read-window: `), two or more lines read_file returned pasted back with their `N|` line-number \
-gutters (numbered text that never came from read_file passes), U+FFFD in text for a file whose read replaced \
-bytes that were not valid text, or a visible form such as ⟪U+200B⟫ that read_file showed in place \
+gutters (numbered text that never came from read_file passes), a line of a file that read_file showed only in \
+part (clamped, cut by the budget, or from a column) written back as if it were the whole line, U+FFFD in text \
+for a file whose read replaced bytes that were not valid text, or a visible form such as ⟪U+200B⟫ that read_file showed in place \
 of an invisible character (write the character itself). On an error, read the file again and write its real \
 text. An unencodable error: the file is in a legacy encoding that cannot hold a character of the text. A \
 binary_document error: the file is a document (Word, Excel, PowerPoint, OpenDocument, EPUB, PDF) or a notebook, \

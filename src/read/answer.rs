@@ -562,6 +562,7 @@ pub(super) fn empty_result(config: &Config, resolved: &Resolved) -> ReadResult {
         replaced_at: Vec::new(),
         invisible: Default::default(),
         prints: Default::default(),
+        partial_lines: Vec::new(),
     };
     ReadResult {
         hint: hint(&resolved.path, &window, &config.budget, 0),

@@ -145,6 +145,11 @@ impl Reader {
             self.legacy
                 .note(path, result.encoding.encoding, result.encoding.runner_up);
             self.returned.remember(&result.window.prints.compared);
+            if !result.window.partial_lines.is_empty() {
+                self.returned
+                    .partial
+                    .remember(path, &result.window.partial_lines);
+            }
             if result.window.replaced_invalid > 0 {
                 self.returned.remember_lossy(path);
             }

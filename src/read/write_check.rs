@@ -142,7 +142,8 @@ impl Reader {
             Ok(resolved) => resolved.path,
             Err(_) => self.resolved_alias(fs, path),
         };
-        let decodes: [Check; 3] = [
+        let decodes: [Check; 4] = [
+            Self::partial_line,
             Self::lossy_text,
             Self::visible_forms,
             Self::unencodable_text,
@@ -199,6 +200,41 @@ impl Reader {
                 ),
             )
         })
+    }
+
+    /// Refused: a line of the text for a file that is only the piece of a longer line of that file a read showed
+    /// (clamped, cut by the budget, or read from a column inside it), its marker taken off: written, it would cut
+    /// that line. A piece in text for another file is an excerpt, and passes.
+    fn partial_line(&self, write: &WriteText<'_>) -> Option<ReadError> {
+        let found = self
+            .returned
+            .partial
+            .first_in(write.text, &write.resolved)?;
+        let (piece, line) = (&found.piece, found.piece.line);
+        let (path, read) = (
+            crate::prose::path_in_prose(write.path),
+            crate::prose::path_in_prose(&piece.path),
+        );
+        let first = line.from_column.saturating_add(1);
+        let last = line.from_column.saturating_add(line.shown_chars);
+        let rest = if line.from_column == 0 {
+            format!(
+                "read the rest of it with offset={} column={last} limit=1",
+                line.line
+            )
+        } else {
+            format!("read it from its start with offset={} limit=1", line.line)
+        };
+        Some(ReadError::new(
+            ErrorKind::EchoedOutput,
+            format!(
+                "Line {} of the text for {path} is only part of line {} of {read}: characters {first}-{last} of its {}, as a read showed it (the rest was not shown). Writing it would cut that line in the file for good. To keep the line, {rest} and write it whole, or change only the lines you mean with an edit that leaves line {} as it is.",
+                found.text_line,
+                line.line,
+                crate::prose::grouped(line.total_chars),
+                line.line
+            ),
+        ))
     }
 
     /// Refused: U+FFFD in text for a file whose read in this session replaced invalid bytes with it.

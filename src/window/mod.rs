@@ -82,6 +82,26 @@ pub struct ClampedLine {
     pub next_column: u64,
 }
 
+/// A line a window showed only part of (clamped, cut by the budget, or started inside): check-write refuses text
+/// that holds the piece as a whole line, which would cut the line in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartialLine {
+    /// The line, 1-based.
+    pub line: u64,
+    /// The column (0-based characters) the piece starts at.
+    pub from_column: u64,
+    /// Characters of the piece.
+    pub shown_chars: u64,
+    /// Characters in the whole line.
+    pub total_chars: u64,
+    /// The piece's print as check-write compares a line ([`prints::compared_print`] of the piece as shown).
+    pub print: u64,
+}
+
+/// Pieces shorter than this many characters are not kept as [`PartialLine`]s: a line of the text that equals a
+/// short piece is as likely a line of its own.
+pub const MIN_PARTIAL_CHARS: u64 = 32;
+
 /// One window of a file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Window {
@@ -121,6 +141,8 @@ pub struct Window {
     pub invisible: crate::invisible::InvisibleReport,
     /// The prints of the content's lines, taken as each was written (for the session memory).
     pub prints: prints::LinePrints,
+    /// The lines shown only in part, at least [`MIN_PARTIAL_CHARS`] of them.
+    pub partial_lines: Vec<PartialLine>,
 }
 
 /// How many replacement positions a window keeps for its hint.

@@ -7,8 +7,8 @@ use super::cut::best_cut;
 use super::meter::Meter;
 use super::sink::{LineSink, LOOKAHEAD_CHARS, PROJECT_FROM_BYTES};
 use super::{
-    budget_marker, clamp_marker, decimal_digits, ClampedLine, Truncation, Window, WindowRequest,
-    WindowSettings, REPLACED_AT_KEPT,
+    budget_marker, clamp_marker, decimal_digits, ClampedLine, PartialLine, Truncation, Window,
+    WindowRequest, WindowSettings, MIN_PARTIAL_CHARS, REPLACED_AT_KEPT,
 };
 use crate::config::Budget;
 use crate::decode::Decoder;
@@ -101,6 +101,7 @@ fn empty_window(total_lines: u64, request: &WindowRequest, settings: &WindowSett
             ..Default::default()
         },
         prints: Default::default(),
+        partial_lines: Vec::new(),
     }
 }
 
@@ -437,7 +438,7 @@ impl<S: ByteSource> WindowWalk<'_, S> {
                     estimate,
                 );
                 if self.window.budget_used + cost <= self.window.budget_limit {
-                    self.show(&sink.kept, "", cost, &marks);
+                    self.show(&sink.kept, "", cost, &marks, sink.total_chars);
                     self.spare = std::mem::take(&mut sink.kept);
                     self.spare.clear();
                     return Ok(Placed::Next);
@@ -483,7 +484,7 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         if shown == 0 || self.window.budget_used + cost > self.window.budget_limit {
             return false;
         }
-        self.show(shown_text, &marker, cost, marks);
+        self.show(shown_text, &marker, cost, marks, sink.total_chars);
         self.window.clamped_lines.push(ClampedLine {
             line,
             shown_chars: shown,
@@ -538,7 +539,7 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         let marker = budget_marker(line, sink.total_chars - column - shown, next, alone);
         let shown_text = sink.kept.get(..byte).unwrap_or_default();
         let cost = meter.line_cost(line, shown_text, shown, &marker, invisibles);
-        self.show(shown_text, &marker, cost, marks);
+        self.show(shown_text, &marker, cost, marks, sink.total_chars);
         self.window.mark(Truncation::Budget);
         self.window.mark(Truncation::MidLine);
         self.window.next_offset = Some(line);
@@ -547,14 +548,28 @@ impl<S: ByteSource> WindowWalk<'_, S> {
     }
 
     /// Appends the current line (`text`, as the window shows it, then `marker`) to the window at `cost`, and
-    /// moves to the next line.
-    fn show(&mut self, text: &str, marker: &str, cost: u64, marks: &Marks) {
+    /// moves to the next line. `total_chars` is the whole line's: a piece of it (a marker follows, or the line
+    /// was started inside) is noted as a [`PartialLine`].
+    fn show(&mut self, text: &str, marker: &str, cost: u64, marks: &Marks, total_chars: u64) {
         let Marks {
             replaced,
             invisibles,
             ..
         } = marks;
-        push_line(&mut self.window, self.line, &invisibles.shown(text), marker);
+        let shown = invisibles.shown(text);
+        push_line(&mut self.window, self.line, &shown, marker);
+        if !marker.is_empty() || self.column > 0 {
+            let shown_chars = text.chars().count() as u64;
+            if shown_chars >= MIN_PARTIAL_CHARS {
+                self.window.partial_lines.push(PartialLine {
+                    line: self.line,
+                    from_column: self.column,
+                    shown_chars,
+                    total_chars,
+                    print: super::prints::compared_print(&shown),
+                });
+            }
+        }
         self.note_invisible(text, marks);
         self.window.budget_used += cost;
         self.window.replaced_invalid += replaced.count;
