@@ -33,6 +33,8 @@ mod pdf;
 #[cfg(feature = "documents")]
 #[cfg(test)]
 pub(crate) mod samples;
+#[cfg(all(test, feature = "documents"))]
+mod session_tests;
 #[cfg(feature = "documents")]
 mod sheets;
 pub(crate) mod store;
