@@ -108,6 +108,14 @@ fn read_print(key: &DedupKey, hash: u64) -> u64 {
     hasher.finish()
 }
 
+/// The print of a read of the file of `key` (its path, view and shape, not its window) whose whole view printed
+/// `version`: equal for every window of the same file unchanged.
+fn file_print(key: &DedupKey, version: u64) -> u64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    (&key.path, key.view, key.shape, version).hash(&mut hasher);
+    hasher.finish()
+}
+
 /// The misses of one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Missing {
@@ -152,7 +160,25 @@ impl SessionMemory {
     /// except right after the stub of the same window: then it is that read again, answered with the content (the
     /// way back the stub names), not one more.
     pub fn decide(&mut self, key: &DedupKey, hash: u64, config: &Config, fresh: bool) -> Decision {
-        let Count { count, cycle } = self.tripwire.count(&key.path, read_print(key, hash), fresh);
+        self.decide_file(key, hash, config, (fresh, None))
+    }
+
+    /// [`SessionMemory::decide`] for a read of a file whose whole view printed `version` (as the line index
+    /// printed it). Within a call for several files such a read is counted by its file instead of its window: the
+    /// budget a call leaves a file varies with what the files before it cost (a stub, a warning), and the file is
+    /// the same.
+    pub fn decide_file(
+        &mut self,
+        key: &DedupKey,
+        hash: u64,
+        config: &Config,
+        (fresh, version): (bool, Option<u64>),
+    ) -> Decision {
+        let print = match version {
+            Some(version) if self.tripwire.in_call() => file_print(key, version),
+            _ => read_print(key, hash),
+        };
+        let Count { count, cycle } = self.tripwire.count(&key.path, print, fresh);
         let decision = self.verdict(key, hash, config, fresh, (count, cycle));
         self.tripwire.answered(decision == Decision::Stub);
         decision
@@ -217,15 +243,17 @@ impl SessionMemory {
         self.tripwire.other_answer(path, print);
     }
 
-    /// The tripwire's runs are broken: a file named again may have changed since it was read.
-    pub fn break_run(&mut self) {
-        self.tripwire.clear();
+    /// A call for several files starts: its reads count as one read of the tripwire's runs, until
+    /// [`SessionMemory::end_call`]. `asked` is a print of what it asks for (its paths, patterns expanded, and its
+    /// limit); `maybe_changed` when a file it names may have changed since it was read (its reads are then neither
+    /// warned nor blocked).
+    pub fn begin_call(&mut self, asked: u64, fresh: bool, maybe_changed: bool) {
+        self.tripwire.begin_call(asked, fresh, maybe_changed);
     }
 
-    /// A call for several files starts: its reads count as one read of the tripwire's runs, until
-    /// [`SessionMemory::end_call`]. `named` is how many paths it named (patterns expanded).
-    pub fn begin_call(&mut self, named: usize, fresh: bool) {
-        self.tripwire.begin_call(named, fresh);
+    /// The answers the open call for several files has so far (0 outside a call).
+    pub fn call_answers(&self) -> usize {
+        self.tripwire.call_answers()
     }
 
     /// The call for several files ends.
@@ -322,6 +350,11 @@ impl SessionMemory {
             },
         );
         count
+    }
+
+    /// Whether a miss of `path` (absolute, normalized) is being counted.
+    pub fn missed(&self, path: &str) -> bool {
+        self.not_found.contains_key(path)
     }
 
     /// `path` exists now: its count of misses is forgotten.
@@ -571,7 +604,7 @@ mod tests {
         memory.found("/w/x");
         assert_eq!(memory.count_miss("/w/x", 90_006, 60_000), 1);
         // A failed read breaks the run of reads, not the count of misses.
-        memory.break_run();
+        memory.other_answer("/w/missing.txt", 0);
         assert_eq!(memory.count_miss("/w/x", 90_007, 60_000), 2);
         // TTL 0: nothing is remembered.
         assert_eq!(memory.count_miss("/w/z", 1, 0), 1);
@@ -709,7 +742,7 @@ mod tests {
             memory.decide(&a, 1, &config, false);
             memory.decide(&b, 2, &config, false);
         }
-        memory.break_run();
+        memory.other_answer("/w/missing.txt", 0);
         assert_eq!(memory.decide(&a, 1, &config, false), Decision::Stub);
         assert_eq!(memory.decide(&b, 2, &config, false), Decision::Stub);
         assert_eq!(memory.decide(&a, 1, &config, false), Decision::Stub);

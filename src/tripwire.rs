@@ -3,8 +3,10 @@
 //! The history holds *entries*: a read of one window, or a whole call for several files (`read_many`), whose reads
 //! are one entry so that a call of any number of files repeated (C C C), or alternating with other reads (C X C X),
 //! is a run like a single window's. A read is counted twice over: identical entries in a row, and cycles of up to
-//! [`MAX_CYCLE`] entries. Within a call each file's read is counted as the call read so far: the call's first files
-//! against the same files of the earlier call that named as many paths.
+//! [`MAX_CYCLE`] entries. A call repeats an earlier call when it asked for the same files (the same paths, patterns
+//! expanded, and limit) and each file both read answered the same: the budget may reach more files in one call
+//! than in the other (stubs and refusals cost less than content), so only the files both reached are compared.
+//! Within a call each file's read is counted as the call read so far.
 //!
 //! Each entry keeps, for every period, how many entries in a row ending with it repeat the entry that period
 //! before them, so a run is counted however long it lasts (the history only needs two rounds of the longest
@@ -33,8 +35,9 @@ const FIRST: Count = Count { count: 1, cycle: 1 };
 /// One entry of the history.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
-    /// For a call for several files, how many paths it named once expanded; `None` for a read of one window.
-    named: Option<usize>,
+    /// For a call for several files, a print of what it asked for (its paths, patterns expanded, and its limit);
+    /// `None` for a read of one window.
+    asked: Option<u64>,
     /// The prints of its reads, in order (one for a read of one window).
     prints: Vec<u64>,
     /// The resolved paths it read, for [`Tripwire::forget_path`].
@@ -48,9 +51,9 @@ struct Entry {
 
 impl Entry {
     /// An entry not yet counted.
-    fn new(named: Option<usize>, prints: Vec<u64>, paths: Vec<String>) -> Entry {
+    fn new(asked: Option<u64>, prints: Vec<u64>, paths: Vec<String>) -> Entry {
         Entry {
-            named,
+            asked,
             prints,
             paths,
             runs: [0; MAX_CYCLE + 1],
@@ -58,15 +61,11 @@ impl Entry {
         }
     }
 
-    /// Whether `self` (the newer) repeats `older`. An `open` call is compared as read so far: its prints must
-    /// begin the older call's.
-    fn repeats(&self, older: &Entry, open: bool) -> bool {
-        self.named == older.named
-            && if open {
-                older.prints.starts_with(&self.prints)
-            } else {
-                older.prints == self.prints
-            }
+    /// Whether `self` (the newer) repeats `older`: the same read, or a call that asked for the same and whose
+    /// answers are the same as far as both reached (a call still open, as read so far).
+    fn repeats(&self, older: &Entry) -> bool {
+        let both = self.prints.len().min(older.prints.len());
+        self.asked == older.asked && self.prints.get(..both) == older.prints.get(..both)
     }
 
     /// The windows it read (at least 1).
@@ -91,6 +90,10 @@ struct OpenCall {
     fresh: bool,
     /// Whether one of its reads was answered with a stub so far.
     stubbed: bool,
+    /// Whether a file it names may have changed since it was last read (its size or modification time moved): its
+    /// reads are neither warned nor blocked, as a run in which a window changed is no run; whether it was one is
+    /// known once the call ends, and the history records that.
+    maybe_changed: bool,
 }
 
 /// The tripwire's memory of one session.
@@ -109,15 +112,20 @@ impl Tripwire {
     pub fn count(&mut self, path: &str, print: u64, fresh: bool) -> Count {
         let Some(mut call) = self.call.take() else {
             let entry = Entry::new(None, vec![print], vec![path.to_owned()]);
-            let counted = self.counted(&entry, false, fresh);
+            let counted = self.counted(&entry, fresh);
             self.settle(entry, &counted);
             return counted.count;
         };
         call.entry.prints.push(print);
         call.entry.paths.push(path.to_owned());
-        let counted = self.counted(&call.entry, true, call.fresh);
+        let counted = self.counted(&call.entry, call.fresh);
+        let count = if call.maybe_changed {
+            FIRST
+        } else {
+            counted.count
+        };
         self.call = Some(call);
-        counted.count
+        count
     }
 
     /// Notes how the read just counted was answered: with a stub or not.
@@ -128,14 +136,26 @@ impl Tripwire {
         }
     }
 
-    /// A call for several files starts: `named` paths (patterns expanded), read with `fresh` or not. Its reads
-    /// are counted as one entry, ended by [`Tripwire::end_call`].
-    pub fn begin_call(&mut self, named: usize, fresh: bool) {
+    /// A call for several files starts: `asked` is a print of what it asks for (its paths, patterns expanded,
+    /// and its limit), read with `fresh` or not; `maybe_changed` when one of its files may have changed since it
+    /// was read (see [`OpenCall`]). Its reads are counted as one entry, ended by [`Tripwire::end_call`].
+    pub fn begin_call(&mut self, asked: u64, fresh: bool, maybe_changed: bool) {
         self.call = Some(OpenCall {
-            entry: Entry::new(Some(named), Vec::new(), Vec::new()),
+            entry: Entry::new(Some(asked), Vec::new(), Vec::new()),
             fresh,
             stubbed: false,
+            maybe_changed,
         });
+    }
+
+    /// The answers the open call has so far (0 outside a call).
+    pub fn call_answers(&self) -> usize {
+        self.call.as_ref().map_or(0, |call| call.entry.prints.len())
+    }
+
+    /// Whether a call for several files is open.
+    pub fn in_call(&self) -> bool {
+        self.call.is_some()
     }
 
     /// A file of the open call that had no window counted (it failed, or was a directory): `print` stands for
@@ -154,7 +174,7 @@ impl Tripwire {
     /// The open call ends: it joins the history as one entry.
     pub fn end_call(&mut self) {
         if let Some(call) = self.call.take() {
-            let counted = self.counted(&call.entry, false, call.fresh);
+            let counted = self.counted(&call.entry, call.fresh);
             self.settle(call.entry, &counted);
             self.last_stubbed = call.stubbed;
         }
@@ -175,13 +195,13 @@ impl Tripwire {
         }
     }
 
-    /// The count of `entry` as the newest entry (`open`: a call read so far): for each period, the run of entries
-    /// repeating the one that period before, which counts once it came round whole (A B A B; before that, A B A or
-    /// A X A Y A, the count is 1), the newest being one of every `period` entries of it.
-    fn counted(&self, entry: &Entry, open: bool, fresh: bool) -> Counted {
+    /// The count of `entry` as the newest entry (a call still open: as read so far): for each period, the run of
+    /// entries repeating the one that period before, which counts once it came round whole (A B A B; before that,
+    /// A B A or A X A Y A, the count is 1), the newest being one of every `period` entries of it.
+    fn counted(&self, entry: &Entry, fresh: bool) -> Counted {
         let previous = self.history.back();
         if let Some(previous) = previous {
-            if fresh && self.last_stubbed && entry.repeats(previous, open) {
+            if fresh && self.last_stubbed && entry.repeats(previous) {
                 return Counted {
                     count: previous.count,
                     runs: previous.runs,
@@ -198,7 +218,7 @@ impl Tripwire {
             let older = length
                 .checked_sub(period)
                 .and_then(|index| self.history.get(index));
-            if older.is_some_and(|older| entry.repeats(older, open)) {
+            if older.is_some_and(|older| entry.repeats(older)) {
                 *run = previous_run.saturating_add(1);
             }
             let run = *run as usize;
@@ -251,9 +271,25 @@ impl Tripwire {
 mod tests {
     use super::*;
 
-    /// A call of `prints` (one a file, named as `a/0`, `a/1`, ...), each file's count in order.
+    /// A call of `prints` (one a file, named as `/w/0`, `/w/1`, ...; what it asked for stands as their number),
+    /// each file's count in order.
     fn call(tripwire: &mut Tripwire, prints: &[u64], fresh: bool, stubbed: bool) -> Vec<Count> {
-        tripwire.begin_call(prints.len(), fresh);
+        call_asking(
+            tripwire,
+            prints.len() as u64,
+            prints,
+            (fresh, stubbed, false),
+        )
+    }
+
+    /// A call that asked for `asked` and answered `prints`, `(fresh, stubbed, maybe_changed)`.
+    fn call_asking(
+        tripwire: &mut Tripwire,
+        asked: u64,
+        prints: &[u64],
+        (fresh, stubbed, maybe_changed): (bool, bool, bool),
+    ) -> Vec<Count> {
+        tripwire.begin_call(asked, fresh, maybe_changed);
         let counts = prints
             .iter()
             .enumerate()
@@ -331,10 +367,58 @@ mod tests {
     }
 
     #[test]
+    fn a_call_that_reaches_more_or_fewer_files_of_the_same_ask_is_a_repeat_as_far_as_both_reached()
+    {
+        let mut tripwire = Tripwire::default();
+        let all: Vec<u64> = (1..=60).collect();
+        let options = (false, false, false);
+        // The budget reached 44 files, then (the first 44 stubbed, which cost little) all 60, then 37.
+        assert_eq!(
+            call_asking(&mut tripwire, 9, &all[..44], options),
+            each(1, 1, 44)
+        );
+        assert_eq!(
+            call_asking(&mut tripwire, 9, &all, options),
+            each(2, 44, 60)
+        );
+        assert_eq!(
+            call_asking(&mut tripwire, 9, &all[..37], options),
+            each(3, 60, 37)
+        );
+        // A file both reached that answered otherwise: not a repeat from it on.
+        let mut changed = all.clone();
+        changed[20] = 999;
+        let counts = call_asking(&mut tripwire, 9, &changed, options);
+        assert_eq!(counts[..20], each(4, 37, 20)[..]);
+        assert_eq!(counts[20..], each(1, 1, 40)[..]);
+        // The same answers to another ask are another call.
+        assert_eq!(
+            call_asking(&mut tripwire, 8, &changed, options),
+            each(1, 1, 60)
+        );
+    }
+
+    #[test]
+    fn a_call_whose_files_may_have_changed_is_not_warned_and_counts_as_it_turns_out() {
+        let mut tripwire = Tripwire::default();
+        let prints = [1, 2, 3, 4, 5, 6];
+        call(&mut tripwire, &prints, false, false);
+        call(&mut tripwire, &prints, false, false);
+        // Touched, not changed: no count this call, but the call was a repeat, and the next one is its 4th.
+        let touched = call_asking(&mut tripwire, 6, &prints, (false, false, true));
+        assert_eq!(touched, each(1, 1, 6));
+        assert_eq!(call(&mut tripwire, &prints, false, false), each(4, 6, 6));
+        // Changed: the call is no repeat, and the run starts over from it.
+        let changed = [1, 2, 3, 40, 5, 6];
+        call_asking(&mut tripwire, 6, &changed, (false, false, true));
+        assert_eq!(call(&mut tripwire, &changed, false, false), each(2, 6, 6));
+    }
+
+    #[test]
     fn a_failure_inside_a_call_is_one_of_its_answers_and_outside_breaks_the_run() {
         let mut tripwire = Tripwire::default();
         let with_failure = |tripwire: &mut Tripwire, failure: u64| {
-            tripwire.begin_call(3, false);
+            tripwire.begin_call(3, false, false);
             let first = tripwire.count("/w/a", 1, false);
             tripwire.answered(false);
             tripwire.other_answer("/w/missing", failure);

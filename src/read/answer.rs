@@ -191,12 +191,13 @@ pub(super) fn raw_bytes_error(error: ReadError, request: &ReadRequest) -> ReadEr
 impl Reader {
     /// The answer to a read whose window is `result`, as the session memory decides: the window (with the
     /// session's warnings), a stub for an unchanged repeat (never for a `fresh` request), or the `loop-blocked`
-    /// error.
+    /// error. `version` is the print of the file's whole view, when its line index printed it.
     pub(super) fn answer_of(
         &mut self,
         mut result: ReadResult,
         resolved: &Resolved,
         request: &ReadRequest,
+        version: Option<u64>,
     ) -> Result<ReadOutcome, ReadError> {
         let requested = request.path.as_str();
         // The key is the window as returned, not as asked: two requests that return the same lines (a limit past
@@ -214,9 +215,10 @@ impl Reader {
             region: None,
         };
         let window = &result.window;
+        let hash = window_hash(window);
         match self
             .memory
-            .decide(&key, window_hash(window), &self.config, request.fresh)
+            .decide_file(&key, hash, &self.config, (request.fresh, version))
         {
             Decision::Blocked { count, cycle } => {
                 Err(loop_blocked(window, &resolved.path, count, cycle).at_path(&resolved.path))

@@ -140,12 +140,7 @@ impl Reader {
     ) -> Result<ReadManyResult, ReadError> {
         check_many(request)?;
         let (paths, mut warnings) = self.expanded_paths(fs, &request.paths)?;
-        // A cycle in which a window changed is never a cycle. The call judges its files in order, so a file judged
-        // before the one that changed would count the run as unchanged: a model reading its files again after
-        // editing one got `loop_blocked` for a file it never touched. The run is broken before any is judged.
-        if self.any_changed_since_indexed(fs, &paths) {
-            self.memory.break_run();
-        }
+        self.begin_counted_call(fs, &paths, request);
         let budget = self.config.budget;
         let limit = budget.limit();
         let min_share = (limit / MIN_SHARE_DIVISOR).max(1);
@@ -158,9 +153,6 @@ impl Reader {
         let mut images_spent = false;
         let mut files = Vec::new();
         let mut left_out = Vec::new();
-        // The call is one read of the tripwire's runs: the same call again and again is a loop, whatever its
-        // number of files, and so is a cycle of it with other reads.
-        self.memory.begin_call(paths.len(), request.fresh);
         for path in paths {
             let remaining = files_limit.saturating_sub(used);
             let allowance = text_cost(&budget, &header_line(&path))
@@ -181,6 +173,7 @@ impl Reader {
                 fresh: request.fresh,
                 ..ReadRequest::default()
             };
+            let answers = self.memory.call_answers();
             let outcome = self.read_under(
                 fs,
                 &file_request,
@@ -190,6 +183,11 @@ impl Reader {
                     image_budget(&budget, window_budget, image_left),
                 ),
             );
+            // A read refused before the tripwire saw it (a miss the count of misses blocked) is one of the call's
+            // answers all the same, as the miss before it was.
+            if self.memory.call_answers() == answers {
+                self.memory.other_answer(&path, super::failure_print(&path));
+            }
             image_left = image_left.saturating_sub(base64_of(&outcome));
             let file = ManyFile {
                 requested: path,
@@ -212,6 +210,26 @@ impl Reader {
         })
     }
 
+    /// Opens the call in the tripwire: the same call again and again is a loop, whatever its number of files, and
+    /// so is a cycle of it with other reads. A cycle in which a window changed is never a cycle, but the call judges
+    /// its files in order, and a file judged before the one that changed would count the run as unchanged (a model
+    /// reading its files again after editing one got `loop_blocked` for a file it never touched): when a file of
+    /// `paths` may have changed, no file of this call is warned or blocked.
+    fn begin_counted_call<F: FileSystem + ?Sized>(
+        &mut self,
+        fs: &mut F,
+        paths: &[String],
+        request: &ReadManyRequest,
+    ) {
+        let asked = {
+            let mut hasher = rustc_hash::FxHasher::default();
+            (paths, request.limit).hash(&mut hasher);
+            hasher.finish()
+        };
+        let maybe_changed = self.any_changed_since_indexed(fs, paths);
+        self.memory.begin_call(asked, request.fresh, maybe_changed);
+    }
+
     /// One read with the budget and the image budget of `limits` in place of the session's.
     fn read_under<F: FileSystem + ?Sized>(
         &mut self,
@@ -228,8 +246,9 @@ impl Reader {
         outcome
     }
 
-    /// Whether a file among `paths` was indexed by this session and has since changed size or modification time
-    /// (a path never read, missing or outside the grants is not). One stat a file, of the path it was last read by.
+    /// Whether a file among `paths` may have changed since this session read it: it was indexed and has since
+    /// changed size or modification time, or is gone; or it was missing and is there now. A path never read or
+    /// outside the grants is not. One stat a file, of the path it was last read by, for those two kinds alone.
     fn any_changed_since_indexed<F: FileSystem + ?Sized>(
         &mut self,
         fs: &mut F,
@@ -237,17 +256,21 @@ impl Reader {
     ) -> bool {
         paths.iter().any(|path| {
             let resolved = self.resolved_alias(fs, path);
+            let missed = self.memory.missed(&resolved);
             // A file with no kept index is not stat'ed: there is nothing to compare it with.
             let kept = self.memory.kept_identities(&resolved);
-            if kept.is_empty() {
+            if kept.is_empty() && !missed {
                 return false;
             }
             let Some((root, relative)) = crate::sandbox::find_root(fs.roots(), &resolved) else {
                 return false;
             };
             let Ok(stat) = fs.stat(root, &relative) else {
-                return false;
+                return !missed;
             };
+            if missed {
+                return true;
+            }
             let now = crate::index::FileIdentity {
                 size: stat.size,
                 modified_ns: stat.modified_ns,
@@ -473,7 +496,7 @@ fn many_hint(
     }
     if blocked > 0 {
         counts.push(format!(
-            "{} blocked, read again unchanged in a loop",
+            "{} blocked, asked again with nothing changed",
             grouped(blocked)
         ));
     }

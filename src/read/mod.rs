@@ -294,7 +294,7 @@ impl Reader {
             // several files, the same failure again is part of a repeated call).
             if error.kind != ErrorKind::LoopBlocked {
                 self.memory
-                    .other_answer(&request.path, answer_print(error.kind, &request.path));
+                    .other_answer(&request.path, failure_print(&request.path));
             }
         }
         outcome
@@ -343,7 +343,8 @@ impl Reader {
                 Windowed::Image(image) => return self.image_answer(image, request),
             }
         };
-        let outcome = self.answer_of(result, &resolved, request);
+        let version = change.as_ref().map(|seen| seen.version.print);
+        let outcome = self.answer_of(result, &resolved, request, version);
         self.after_read(&resolved.path, change, outcome)
     }
 
@@ -390,7 +391,13 @@ impl Reader {
     }
 }
 
-/// The print of an answer that had no window (a failure's kind, a listing's text) for `path`, for the tripwire.
+/// The print of a failed read of `path`, for the tripwire: within a call for several files, the same for every
+/// failure of the path (a miss stays the same answer when the count of misses turns it into a block).
+pub(super) fn failure_print(path: &str) -> u64 {
+    answer_print("failed", path)
+}
+
+/// The print of an answer that had no window (a failure, a listing's text) for `path`, for the tripwire.
 fn answer_print(answer: impl std::hash::Hash, path: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = rustc_hash::FxHasher::default();
