@@ -227,6 +227,22 @@ fn mostly_utf8_with_a_few_stray_bytes_stays_utf8() {
 }
 
 #[test]
+fn ascii_with_a_few_utf8_characters_cut_short_stays_utf8() {
+    // A smart quote that lost its last byte in ASCII text was read as ibm866 (`тА`); a cut four-byte emoji too.
+    let mut log = b"line of plain text\n".repeat(20);
+    log.extend_from_slice(b"it said \xe2\x80 hello\n");
+    log.extend_from_slice(b"and then \xf0\x9f\x98 bye\n");
+    assert_eq!(detect(&log, true), None);
+    // Stray bytes that are no cut character (a Latin-1 `e acute` then `e grave`, a 0xFF) are left to detection.
+    let mut latin = b"line of plain text\n".repeat(20);
+    latin.extend_from_slice(b"un caf\xe9\xe8 \xff\n");
+    assert!(detect(&latin, true).is_some());
+    // Many cut characters are not a few damaged ones.
+    let many = b"a \xe2\x80 b ".repeat(40);
+    assert!(detect(&many, true).is_some());
+}
+
+#[test]
 fn legacy_text_with_accidental_utf8_pairs_is_legacy() {
     // Without one valid UTF-8 character a Latin-1 file is windows-1252 as before.
     assert_eq!(
