@@ -236,9 +236,9 @@ impl SessionMemory {
     }
 
     /// A read of `path` answered without a window (it failed, or listed a directory); `print` stands for the
-    /// answer. It is a read of something else, so the run of repeated reads (identical or cyclic) is broken; within
-    /// a call for several files it is one of the call's answers, a repeat when the same. The dedup memory and the
-    /// not-found counts stay.
+    /// answer. It is a read of something else: it breaks a run of identical reads and is a read of its own in a
+    /// cycle; within a call for several files it is one of the call's answers, a repeat when the same. The dedup
+    /// memory and the not-found counts stay.
     pub fn other_answer(&mut self, path: &str, print: u64) {
         self.tripwire.other_answer(path, print);
     }
@@ -734,7 +734,7 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_read_or_a_write_breaks_the_cycle() {
+    fn a_failed_read_breaks_the_run_and_a_write_the_cycle() {
         let config = Config::default();
         let mut memory = SessionMemory::new();
         let (a, b) = (key(1, 10), key_of("/w/b.txt", 1));

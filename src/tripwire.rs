@@ -158,16 +158,22 @@ impl Tripwire {
         self.call.is_some()
     }
 
-    /// A file of the open call that had no window counted (it failed, or was a directory): `print` stands for
-    /// what it answered, so the call is a repeat only when that answer is the same. Outside a call, the run is
-    /// broken, as by any read of something else.
+    /// A read of `path` answered without a window (it failed, or listed a directory): `print` stands for what it
+    /// answered. In the open call it is one of the call's answers (the call is a repeat only when that answer is
+    /// the same); outside a call it is a read of its own, which breaks a run of identical reads and takes its place
+    /// in a cycle (a read alternating with a failing one, or with a listing, is a loop too).
     pub fn other_answer(&mut self, path: &str, print: u64) {
         match &mut self.call {
             Some(call) => {
                 call.entry.prints.push(print);
                 call.entry.paths.push(path.to_owned());
             }
-            None => self.clear(),
+            None => {
+                let entry = Entry::new(None, vec![print], vec![path.to_owned()]);
+                let counted = self.counted(&entry, false);
+                self.settle(entry, &counted);
+                self.last_stubbed = false;
+            }
         }
     }
 
@@ -431,11 +437,14 @@ mod tests {
         assert_eq!(with_failure(&mut tripwire, 99), (2, 2));
         // Another answer from the same file: not a repeat past it.
         assert_eq!(with_failure(&mut tripwire, 98), (3, 1));
-        // Outside a call, a failed read breaks every run.
+        // Outside a call, a failed read breaks a run of identical reads, and is a read of its own in a cycle.
+        tripwire.clear();
         read(&mut tripwire, 5, false);
         assert_eq!(read(&mut tripwire, 5, false).count, 2);
         tripwire.other_answer("/w/missing", 99);
         assert_eq!(read(&mut tripwire, 5, false).count, 1);
+        tripwire.other_answer("/w/missing", 99);
+        assert_eq!(read(&mut tripwire, 5, false), Count { count: 3, cycle: 2 });
     }
 
     #[test]

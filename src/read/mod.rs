@@ -290,8 +290,8 @@ impl Reader {
             self.pending_warnings.truncate(pending);
         }
         if let Err(error) = &outcome {
-            // A failed read is a read of something else: the run of repeated reads is broken (within a call for
-            // several files, the same failure again is part of a repeated call).
+            // A failed read is a read of something else: it breaks a run of identical reads and is a read of its
+            // own in a cycle (within a call for several files, the same failure again is part of a repeated call).
             if error.kind != ErrorKind::LoopBlocked {
                 self.memory
                     .other_answer(&request.path, failure_print(&request.path));
@@ -327,7 +327,8 @@ impl Reader {
             listing
                 .warnings
                 .splice(0..0, self.pending_warnings.drain(..));
-            // A listing is a read of something else: a run of repeated reads of one window is broken.
+            // A listing is a read of something else: it breaks a run of identical reads of one window, and is a
+            // read of its own in a cycle.
             self.memory.other_answer(
                 &resolved.path,
                 answer_print(&listing.content, &resolved.path),
