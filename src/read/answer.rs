@@ -159,14 +159,14 @@ pub(super) fn shape_of(config: &Config) -> u64 {
     hasher.finish()
 }
 
-/// What a window says, hashed: content (its lines' prints, folded as they were written), cursor and line count (so
-/// a grown file is not "unchanged").
+/// What a window shows, hashed: its lines (their prints, folded as they were written, markers included) and where
+/// it ends inside a line. Not the file's line count nor the next line: the window of a grown file whose lines are
+/// the same is unchanged, and its stub, made from the read just done, states the new count and cursor (with the
+/// change notice that says what was added).
 pub(super) fn window_hash(window: &Window) -> u64 {
     let mut hasher = rustc_hash::FxHasher::default();
     window.prints.content.hash(&mut hasher);
     window.content.len().hash(&mut hasher);
-    window.total_lines.hash(&mut hasher);
-    window.next_offset.hash(&mut hasher);
     window.next_column.hash(&mut hasher);
     hasher.finish()
 }
