@@ -4,8 +4,8 @@
 //! The rule ([`detect`]): a file whose first block (at most 64 KiB) is valid UTF-8 stays UTF-8; so does one that is
 //! mostly UTF-8: its sample's valid multi-byte UTF-8 characters take at least as many bytes as its invalid
 //! sequences; or it has any valid multi-byte character and only stray bytes (a Word smart quote or a Latin-1 `é`
-//! pasted into UTF-8 text, a stray `\xff`); or its only invalid sequences are UTF-8 characters cut short (a smart
-//! quote that lost its last byte, `\xe2\x80`); the last two at most 8 or one in 256 bytes. No valid character is
+//! pasted into UTF-8 text, a stray `\xff`); or its only invalid sequences are UTF-8 punctuation marks or emoji cut
+//! short (a smart quote that lost its last byte, `\xe2\x80`); the last two at most 8 or one in 256 bytes. No valid character is
 //! ever re-decoded in a legacy encoding; the few invalid bytes are replaced and named. Otherwise `chardetng` guesses
 //! among the legacy encodings it knows (UTF-8 excluded), and the guess is taken only when the sample decodes in it
 //! with no malformed sequence, no C1 control character (U+0080-U+009F: bytes a real text in that encoding does not
@@ -487,8 +487,7 @@ struct Utf8Census {
     /// Whether every invalid sequence is a stray byte: one byte, with an ASCII byte (or the sample's edge) on
     /// each side.
     all_stray: bool,
-    /// Whether every invalid sequence is a multi-byte UTF-8 character cut short: a lead byte and one or two of
-    /// its continuation bytes, then something else (a smart quote that lost its last byte).
+    /// Whether every invalid sequence is a UTF-8 punctuation mark or emoji cut short (see [`cut_mark`]).
     all_cut: bool,
     /// Bytes of its valid multi-byte UTF-8 characters.
     multibyte_bytes: usize,
@@ -497,10 +496,10 @@ struct Utf8Census {
 impl Utf8Census {
     /// Whether the sample is UTF-8 with a few damaged bytes: some invalid, and at least as many bytes of valid
     /// multi-byte characters; or any valid multi-byte character and invalid sequences that are all stray bytes; or
-    /// invalid sequences that are all UTF-8 characters cut short; the last two at most [`FEW_STRAY_SEQUENCES`] or
-    /// one in 256 bytes of the sample. A legacy text holds valid UTF-8 pairs only by accident (`Тё` in
+    /// invalid sequences that are all punctuation marks or emoji cut short ([`cut_mark`]); the last two at most
+    /// [`FEW_STRAY_SEQUENCES`] or one in 256 bytes of the sample. A legacy text holds valid UTF-8 pairs only by accident (`Тё` in
     /// windows-1251 is the pair D2 B8), far fewer than its invalid bytes, which come with nearly every accented
-    /// letter; and a lead byte followed by continuation bytes is a letter then punctuation in windows-1252 (`é»`).
+    /// letter.
     fn mostly_utf8(&self) -> bool {
         let few = self.invalid_sequences <= FEW_STRAY_SEQUENCES.max(self.sample_bytes / 256);
         self.invalid_bytes > 0
@@ -508,6 +507,14 @@ impl Utf8Census {
                 || (self.multibyte_bytes > 0 && self.all_stray && few)
                 || (self.all_cut && few))
     }
+}
+
+/// Whether `invalid` (an invalid sequence as `utf8_chunks` gives it: a character cut short, or one byte) is a UTF-8
+/// punctuation mark, symbol or emoji that lost its last byte: `E2 80`-`E2 86` (smart quotes, dashes, the ellipsis,
+/// currency, arrows) or `F0 9F` (emoji). In windows-1252 those pairs are `â€`, `ðŸ`: mojibake, never a word. Other
+/// leads are not taken: a Latin letter then punctuation looks the same (`José’s` is `E9 92`).
+fn cut_mark(invalid: &[u8]) -> bool {
+    matches!(invalid, [0xe2, 0x80..=0x86, ..] | [0xf0, 0x9f, ..])
 }
 
 /// The census of `bytes`' non-ASCII bytes (see [`Utf8Census`]).
@@ -529,8 +536,7 @@ fn utf8_census(bytes: &[u8]) -> Utf8Census {
         }
         let invalid = chunk.invalid();
         pending_stray = !invalid.is_empty();
-        // A cut character is its lead byte and continuation bytes (`invalid` holds at most a cut one, or one byte).
-        if invalid.len() == 1 {
+        if !invalid.is_empty() && !cut_mark(invalid) {
             census.all_cut = false;
         }
         if pending_stray && (invalid.len() > 1 || valid.last().is_some_and(|byte| !byte.is_ascii()))

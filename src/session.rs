@@ -108,6 +108,37 @@ fn read_print(key: &DedupKey, hash: u64) -> u64 {
     hasher.finish()
 }
 
+/// The loop warning of a read of `key` that came round `count` times in a run of `cycle` windows: read `block_at`
+/// will be blocked. Within a call for several files it speaks of the call (the file's window may differ from the
+/// one sent before: the budget reaches other lines from one call to the next).
+fn loop_warning(
+    key: &DedupKey,
+    (count, cycle): (u32, u32),
+    block_at: u32,
+    in_call: bool,
+) -> String {
+    let first = key.request.offset;
+    let last = (first + key.request.limit).saturating_sub(1).max(first);
+    let what = match &key.region {
+        Some(region) => format!("region {region}"),
+        None => crate::prose::line_span(first, last),
+    };
+    let path = crate::prose::path_in_prose(&key.path);
+    if in_call {
+        format!(
+            "{MARKER_PREFIX}loop warning] This is call {count} of the same call for several files, with nothing changed (here {what} of {path}). Use what you already have, and ask for files or ranges you have not read; call {block_at} will be blocked."
+        )
+    } else if cycle > 1 {
+        format!(
+            "{MARKER_PREFIX}loop warning] This is read {count} of {what} of {path} in a cycle of {cycle} unchanged windows read over and over. Use what you already have; read {block_at} of it will be blocked."
+        )
+    } else {
+        format!(
+            "{MARKER_PREFIX}loop warning] This is identical read {count} in a row of {what} of {path}, unchanged. Use what you already have; read {block_at} will be blocked."
+        )
+    }
+}
+
 /// The print of a read of the file of `key` (its path, view and shape, not its window) whose whole view printed
 /// `version`: equal for every window of the same file unchanged.
 fn file_print(key: &DedupKey, version: u64) -> u64 {
@@ -212,27 +243,15 @@ impl SessionMemory {
                 }
             }
         }
-        let warning = (count >= config.loop_warn_at).then(|| {
-            let first = key.request.offset;
-            let last = (first + key.request.limit).saturating_sub(1).max(first);
-            let what = match &key.region {
-                Some(region) => format!("region {region}"),
-                None => crate::prose::line_span(first, last),
-            };
-            let block_at = config.loop_block_at;
-            if cycle > 1 {
-                format!(
-                    "{MARKER_PREFIX}loop warning] This is read {count} of {} of {} in a cycle of {cycle} unchanged windows read over and over. Use what you already have; read {block_at} of it will be blocked.",
-                    what, crate::prose::path_in_prose(&key.path)
-                )
-            } else {
-                format!(
-                    "{MARKER_PREFIX}loop warning] This is identical read {count} in a row of {} of {}, unchanged. Use what you already have; read {block_at} will be blocked.",
-                    what, crate::prose::path_in_prose(&key.path)
-                )
-            }
-        });
+        let in_call = self.tripwire.in_call();
+        let warning = (count >= config.loop_warn_at)
+            .then(|| loop_warning(key, (count, cycle), config.loop_block_at, in_call));
         Decision::Content { warning }
+    }
+
+    /// Whether a call for several files is open: its loop messages speak of the call.
+    pub fn in_call(&self) -> bool {
+        self.tripwire.in_call()
     }
 
     /// A read of `path` answered without a window (it failed, or listed a directory); `print` stands for the
@@ -251,9 +270,9 @@ impl SessionMemory {
         self.tripwire.begin_call(asked, fresh, maybe_changed);
     }
 
-    /// The answers the open call for several files has so far (0 outside a call).
-    pub fn call_answers(&self) -> usize {
-        self.tripwire.call_answers()
+    /// The reads the tripwire counted so far: a read that did not change it was not counted.
+    pub fn counted_reads(&self) -> u64 {
+        self.tripwire.counted_reads()
     }
 
     /// The call for several files ends.

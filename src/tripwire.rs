@@ -103,6 +103,8 @@ pub struct Tripwire {
     /// Whether the newest entry was answered with a stub (a call: one of its reads was).
     last_stubbed: bool,
     call: Option<OpenCall>,
+    /// Reads counted (with a window or another answer), for a caller that must know whether a read was.
+    counted_reads: u64,
 }
 
 impl Tripwire {
@@ -110,6 +112,7 @@ impl Tripwire {
     /// `fresh` read right after the stub of the same read is that read again (the way back the stub names), not
     /// one more: it gets the count the stubbed read had.
     pub fn count(&mut self, path: &str, print: u64, fresh: bool) -> Count {
+        self.counted_reads = self.counted_reads.wrapping_add(1);
         let Some(mut call) = self.call.take() else {
             let entry = Entry::new(None, vec![print], vec![path.to_owned()]);
             let counted = self.counted(&entry, fresh);
@@ -148,9 +151,9 @@ impl Tripwire {
         });
     }
 
-    /// The answers the open call has so far (0 outside a call).
-    pub fn call_answers(&self) -> usize {
-        self.call.as_ref().map_or(0, |call| call.entry.prints.len())
+    /// The reads counted so far (with a window, or as another answer): a read that did not change it was not.
+    pub fn counted_reads(&self) -> u64 {
+        self.counted_reads
     }
 
     /// Whether a call for several files is open.
@@ -163,6 +166,7 @@ impl Tripwire {
     /// the same); outside a call it is a read of its own, which breaks a run of identical reads and takes its place
     /// in a cycle (a read alternating with a failing one, or with a listing, is a loop too).
     pub fn other_answer(&mut self, path: &str, print: u64) {
+        self.counted_reads = self.counted_reads.wrapping_add(1);
         match &mut self.call {
             Some(call) => {
                 call.entry.prints.push(print);

@@ -233,10 +233,15 @@ fn ascii_with_a_few_utf8_characters_cut_short_stays_utf8() {
     log.extend_from_slice(b"it said \xe2\x80 hello\n");
     log.extend_from_slice(b"and then \xf0\x9f\x98 bye\n");
     assert_eq!(detect(&log, true), None);
-    // Stray bytes that are no cut character (a Latin-1 `e acute` then `e grave`, a 0xFF) are left to detection.
+    // Stray bytes that are no cut mark (a Latin-1 `e acute` then `e grave`, a 0xFF) are left to detection, and so
+    // is a letter then punctuation in windows-1252, which looks like a cut character (`José’s café—`: E9 92, E9 97).
     let mut latin = b"line of plain text\n".repeat(20);
     latin.extend_from_slice(b"un caf\xe9\xe8 \xff\n");
     assert!(detect(&latin, true).is_some());
+    let mut word =
+        b"Notes: Jos\xe9\x92s caf\xe9\x97open daily; the fianc\xe9\x92s list.\n".to_vec();
+    word.extend_from_slice(&b"line of plain text\n".repeat(20));
+    assert_eq!(detect(&word, true), Some(encoding_rs::WINDOWS_1252));
     // Many cut characters are not a few damaged ones.
     let many = b"a \xe2\x80 b ".repeat(40);
     assert!(detect(&many, true).is_some());

@@ -221,7 +221,11 @@ impl Reader {
             .decide_file(&key, hash, &self.config, (request.fresh, version))
         {
             Decision::Blocked { count, cycle } => {
-                Err(loop_blocked(window, &resolved.path, count, cycle).at_path(&resolved.path))
+                let in_call = self.memory.in_call();
+                Err(
+                    loop_blocked(window, &resolved.path, (count, cycle), in_call)
+                        .at_path(&resolved.path),
+                )
             }
             Decision::Stub => Ok(ReadOutcome::Unchanged(stub_of(window, &resolved.path))),
             Decision::Content { warning } => {
@@ -255,11 +259,19 @@ impl Reader {
 }
 
 /// The `loop-blocked` error of a window of `path` read over and over: in a row (`cycle` 1) or in a cycle of
-/// `cycle` windows, the `count`th time (this one included).
-pub(super) fn loop_blocked(window: &Window, path: &str, count: u32, cycle: u32) -> ReadError {
+/// `cycle` windows, the `count`th time (this one included); `in_call`: in the same call for several files made
+/// again and again.
+pub(super) fn loop_blocked(
+    window: &Window,
+    path: &str,
+    (count, cycle): (u32, u32),
+    in_call: bool,
+) -> ReadError {
     let shown = crate::prose::path_in_prose(path);
     let span = crate::prose::line_span(window.start_line, window.end_line);
-    let message = if cycle > 1 {
+    let message = if in_call {
+        call_loop_blocked(&span, &shown, count)
+    } else if cycle > 1 {
         format!(
             "{MARKER_PREFIX}loop-blocked] You have read {span} of {shown} {count} times in a cycle of {cycle} unchanged windows read over and over. Stop re-reading them: use the content you already have, read a range you have not read, or change the file first."
         )
@@ -274,6 +286,14 @@ pub(super) fn loop_blocked(window: &Window, path: &str, count: u32, cycle: u32) 
         )
     };
     ReadError::new(ErrorKind::LoopBlocked, message).with_count(count)
+}
+
+/// The `loop-blocked` message of `what` of `shown` (a path in prose) in the same call for several files made
+/// `count` times with nothing changed: the call is the loop, whatever window of the file it reached this time.
+pub(super) fn call_loop_blocked(what: &str, shown: &str, count: u32) -> String {
+    format!(
+        "{MARKER_PREFIX}loop-blocked] You have made the same call for several files {count} times with nothing changed (here {what} of {shown}). Stop repeating it: use the content you already have, ask for files or ranges you have not read, or change a file first."
+    )
 }
 
 /// The stub that stands for `window` of `path`: its lines and cursor, and a message that says the earlier result

@@ -126,6 +126,10 @@ impl Reader {
             return outcome;
         };
         if let Some(seen) = change {
+            if seen.notice.is_some() {
+                // Its lines shown in part before may be whole now, or gone.
+                self.returned.partial.forget(path);
+            }
             self.edit_bases.store(path, seen.view, seen.version.clone());
             self.note_read_base(path);
             self.versions.store(path, seen.view, seen.version);

@@ -179,7 +179,11 @@ impl Reader {
         let hash = image_hash(&result.window);
         match self.memory.decide(&key, hash, &self.config, request.fresh) {
             Decision::Blocked { count, cycle } => {
-                Err(image_loop_blocked(&result.path, &region, count, cycle).at_path(&result.path))
+                let in_call = self.memory.in_call();
+                Err(
+                    image_loop_blocked(&result.path, &region, (count, cycle), in_call)
+                        .at_path(&result.path),
+                )
             }
             Decision::Stub => Ok(ReadOutcome::Unchanged(image_stub(&result))),
             Decision::Content { warning } => {
@@ -221,11 +225,19 @@ fn image_stub(result: &ImageResult) -> UnchangedStub {
     }
 }
 
-/// The `loop_blocked` error of a region of the image `path` read over and over.
-fn image_loop_blocked(path: &str, region: &PixelRegion, count: u32, cycle: u32) -> ReadError {
+/// The `loop_blocked` error of a region of the image `path` read over and over (`in_call`: in the same call for
+/// several files made again and again).
+fn image_loop_blocked(
+    path: &str,
+    region: &PixelRegion,
+    (count, cycle): (u32, u32),
+    in_call: bool,
+) -> ReadError {
     let shown = crate::prose::path_in_prose(path);
     let what = format!("region {region}");
-    let message = if cycle > 1 {
+    let message = if in_call {
+        super::answer::call_loop_blocked(&what, &shown, count)
+    } else if cycle > 1 {
         format!(
             "{MARKER_PREFIX}loop-blocked] You have read {what} of {shown} {count} times in a cycle of {cycle} unchanged windows read over and over. Stop re-reading them: use what you already have, read a region you have not read, or change the file first."
         )

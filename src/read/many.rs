@@ -173,7 +173,6 @@ impl Reader {
                 fresh: request.fresh,
                 ..ReadRequest::default()
             };
-            let answers = self.memory.call_answers();
             let outcome = self.read_under(
                 fs,
                 &file_request,
@@ -183,11 +182,6 @@ impl Reader {
                     image_budget(&budget, window_budget, image_left),
                 ),
             );
-            // A read refused before the tripwire saw it (a miss the count of misses blocked) is one of the call's
-            // answers all the same, as the miss before it was.
-            if self.memory.call_answers() == answers {
-                self.memory.other_answer(&path, super::failure_print(&path));
-            }
             image_left = image_left.saturating_sub(base64_of(&outcome));
             let file = ManyFile {
                 requested: path,

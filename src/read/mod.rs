@@ -278,6 +278,7 @@ impl Reader {
             self.pending_warnings.extend(missing);
         }
         let pending = self.pending_warnings.len();
+        let counted = self.memory.counted_reads();
         let outcome = crate::beneath::retried_on_change(fs, |fs| {
             self.read_through_memory(fs, request, now_ms)
         })
@@ -289,13 +290,13 @@ impl Reader {
         ) {
             self.pending_warnings.truncate(pending);
         }
-        if let Err(error) = &outcome {
-            // A failed read is a read of something else: it breaks a run of identical reads and is a read of its
-            // own in a cycle (within a call for several files, the same failure again is part of a repeated call).
-            if error.kind != ErrorKind::LoopBlocked {
-                self.memory
-                    .other_answer(&request.path, failure_print(&request.path));
-            }
+        // A failed read is a read of something else: it breaks a run of identical reads and is a read of its own in
+        // a cycle (within a call for several files, the same failure again is part of a repeated call). A window
+        // the tripwire blocked was counted; a miss the count of misses blocked was not, and is the same answer as
+        // the misses before it.
+        if outcome.is_err() && self.memory.counted_reads() == counted {
+            self.memory
+                .other_answer(&request.path, failure_print(&request.path));
         }
         outcome
     }
@@ -372,6 +373,7 @@ impl Reader {
             .unwrap_or_else(|| absolute.clone());
         self.documents.forget(&absolute);
         self.documents.forget(&resolved);
+        self.returned.partial.forget(&resolved);
         self.note_written_base(fs, path);
     }
 
@@ -392,9 +394,9 @@ impl Reader {
     }
 }
 
-/// The print of a failed read of `path`, for the tripwire: within a call for several files, the same for every
-/// failure of the path (a miss stays the same answer when the count of misses turns it into a block).
-pub(super) fn failure_print(path: &str) -> u64 {
+/// The print of a failed read of `path`, for the tripwire: the same for every failure of the path (a miss stays
+/// the same answer when the count of misses turns it into a block).
+fn failure_print(path: &str) -> u64 {
     answer_print("failed", path)
 }
 

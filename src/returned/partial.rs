@@ -55,22 +55,42 @@ impl PartialLines {
         }
     }
 
+    /// Forgets the pieces of `path` (resolved): it changed, or was written, and its lines may be whole now.
+    pub fn forget(&mut self, path: &str) {
+        if self.pieces.values().any(|piece| piece.path == path) {
+            self.pieces.retain(|_, piece| piece.path != path);
+            let pieces = &self.pieces;
+            self.order.retain(|print| pieces.contains_key(print));
+        }
+    }
+
     /// The first line of `text` that is a piece shown of a longer line of `path` (resolved), as it was shown or
-    /// behind its `N|` gutter (compared as a gutter line is: whitespace at the end left out). Text with no line
-    /// feed is split on its carriage returns, as the reader splits such a file.
+    /// behind its `N|` gutter (compared as a gutter line is: whitespace at the end left out), where the text cuts
+    /// the file's line: a line break after a piece that does not end its line, or before one that does not start
+    /// it. A piece at the very end of the text (or, one that ends its line, at the start) may be an edit's anchor,
+    /// the rest of the line staying in the file, and passes. Text with no line feed is split on its carriage
+    /// returns, as the reader splits such a file.
     pub fn first_in(&self, text: &str, path: &str) -> Option<PieceInText> {
         if self.pieces.is_empty() || !self.pieces.values().any(|piece| piece.path == path) {
             return None;
         }
         let separator = if text.contains('\n') { '\n' } else { '\r' };
+        let lines = text.split(separator).count();
         text.split(separator)
             .zip(1u64..)
             .find_map(|(line, text_line)| {
-                let of_path = |piece: &&ShownPiece| piece.path == path;
+                let (broken_before, broken_after) = (text_line > 1, text_line < lines as u64);
+                let cuts = |piece: &&ShownPiece| {
+                    let shown = piece.line;
+                    let starts = shown.from_column == 0;
+                    let ends =
+                        shown.from_column.saturating_add(shown.shown_chars) >= shown.total_chars;
+                    piece.path == path && ((broken_after && !ends) || (broken_before && !starts))
+                };
                 let piece = self
                     .piece(line)
-                    .filter(of_path)
-                    .or_else(|| self.piece(without_gutter(line)?).filter(of_path))?;
+                    .filter(cuts)
+                    .or_else(|| self.piece(without_gutter(line)?).filter(cuts))?;
                 Some(PieceInText {
                     text_line,
                     piece: piece.clone(),
