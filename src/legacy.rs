@@ -510,11 +510,12 @@ impl Utf8Census {
 }
 
 /// Whether `invalid` (an invalid sequence as `utf8_chunks` gives it: a character cut short, or one byte) is a UTF-8
-/// punctuation mark, symbol or emoji that lost its last byte: `E2 80`-`E2 86` (smart quotes, dashes, the ellipsis,
-/// currency, arrows) or `F0 9F` (emoji). In windows-1252 those pairs are `â€`, `ðŸ`: mojibake, never a word. Other
-/// leads are not taken: a Latin letter then punctuation looks the same (`José’s` is `E9 92`).
+/// punctuation mark, symbol or emoji that lost its last byte: `E2` and a continuation byte (smart quotes, dashes,
+/// the ellipsis, arrows, math, box drawing, check marks, stars: U+2000-U+2FFF) or `F0 9F` (emoji). In windows-1252
+/// those pairs are `â` or `ð` followed by punctuation (`â€`, `âœ`, `ðŸ`): mojibake, no word of a Latin language.
+/// Other leads are not taken: a Latin letter then punctuation looks the same (`José’s` is `E9 92`).
 fn cut_mark(invalid: &[u8]) -> bool {
-    matches!(invalid, [0xe2, 0x80..=0x86, ..] | [0xf0, 0x9f, ..])
+    matches!(invalid, [0xe2, 0x80..=0xbf, ..] | [0xf0, 0x9f, ..])
 }
 
 /// The census of `bytes`' non-ASCII bytes (see [`Utf8Census`]).

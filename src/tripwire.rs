@@ -47,6 +47,9 @@ struct Entry {
     runs: [u32; MAX_CYCLE + 1],
     /// The count this entry got.
     count: Count,
+    /// The most answers a call of its run reached (its own, or an earlier call it repeats): a file past them is
+    /// new to the run.
+    reach: usize,
 }
 
 impl Entry {
@@ -58,14 +61,18 @@ impl Entry {
             paths,
             runs: [0; MAX_CYCLE + 1],
             count: FIRST,
+            reach: 0,
         }
     }
 
     /// Whether `self` (the newer) repeats `older`: the same read, or a call that asked for the same and whose
-    /// answers are the same as far as both reached (a call still open, as read so far).
-    fn repeats(&self, older: &Entry) -> bool {
+    /// answers are the same as far as both reached (a call still open, as read so far). `to_its_last`: and a call
+    /// of `older`'s run reached `self`'s last answer too (a file no earlier call reached is new to the run).
+    fn repeats(&self, older: &Entry, to_its_last: bool) -> bool {
         let both = self.prints.len().min(older.prints.len());
-        self.asked == older.asked && self.prints.get(..both) == older.prints.get(..both)
+        self.asked == older.asked
+            && self.prints.get(..both) == older.prints.get(..both)
+            && (!to_its_last || older.reach.max(older.prints.len()) >= self.prints.len())
     }
 
     /// The windows it read (at least 1).
@@ -78,6 +85,8 @@ impl Entry {
 struct Counted {
     count: Count,
     runs: [u32; MAX_CYCLE + 1],
+    /// The most answers a call of its run reached ([`Entry::reach`]).
+    reach: usize,
     /// A fresh repeat right after a stub: counted in the stubbed read's place, not added.
     in_place_of_stub: bool,
 }
@@ -115,13 +124,14 @@ impl Tripwire {
         self.counted_reads = self.counted_reads.wrapping_add(1);
         let Some(mut call) = self.call.take() else {
             let entry = Entry::new(None, vec![print], vec![path.to_owned()]);
-            let counted = self.counted(&entry, fresh);
+            let counted = self.counted(&entry, fresh, false);
             self.settle(entry, &counted);
             return counted.count;
         };
         call.entry.prints.push(print);
         call.entry.paths.push(path.to_owned());
-        let counted = self.counted(&call.entry, call.fresh);
+        // The file is counted as the call so far, against earlier calls that reached it too.
+        let counted = self.counted(&call.entry, call.fresh, true);
         let count = if call.maybe_changed {
             FIRST
         } else {
@@ -174,7 +184,7 @@ impl Tripwire {
             }
             None => {
                 let entry = Entry::new(None, vec![print], vec![path.to_owned()]);
-                let counted = self.counted(&entry, false);
+                let counted = self.counted(&entry, false, false);
                 self.settle(entry, &counted);
                 self.last_stubbed = false;
             }
@@ -184,7 +194,7 @@ impl Tripwire {
     /// The open call ends: it joins the history as one entry.
     pub fn end_call(&mut self) {
         if let Some(call) = self.call.take() {
-            let counted = self.counted(&call.entry, call.fresh);
+            let counted = self.counted(&call.entry, call.fresh, false);
             self.settle(call.entry, &counted);
             self.last_stubbed = call.stubbed;
         }
@@ -205,16 +215,18 @@ impl Tripwire {
         }
     }
 
-    /// The count of `entry` as the newest entry (a call still open: as read so far): for each period, the run of
-    /// entries repeating the one that period before, which counts once it came round whole (A B A B; before that,
-    /// A B A or A X A Y A, the count is 1), the newest being one of every `period` entries of it.
-    fn counted(&self, entry: &Entry, fresh: bool) -> Counted {
+    /// The count of `entry` as the newest entry (a call still open: as read so far; `to_its_last`: its last file
+    /// counted only against calls that reached it): for each period, the run of entries repeating the one that
+    /// period before, which counts once it came round whole (A B A B; before that, A B A or A X A Y A, the count is
+    /// 1), the newest being one of every `period` entries of it.
+    fn counted(&self, entry: &Entry, fresh: bool, to_its_last: bool) -> Counted {
         let previous = self.history.back();
         if let Some(previous) = previous {
-            if fresh && self.last_stubbed && entry.repeats(previous) {
+            if fresh && self.last_stubbed && entry.repeats(previous, to_its_last) {
                 return Counted {
                     count: previous.count,
                     runs: previous.runs,
+                    reach: previous.reach,
                     in_place_of_stub: true,
                 };
             }
@@ -223,13 +235,15 @@ impl Tripwire {
         let mut runs = [0u32; MAX_CYCLE + 1];
         let previous_runs = previous.map_or([0; MAX_CYCLE + 1], |previous| previous.runs);
         let mut best = FIRST;
+        let mut reach = entry.prints.len();
         for (period, (run, previous_run)) in runs.iter_mut().zip(previous_runs).enumerate().skip(1)
         {
             let older = length
                 .checked_sub(period)
                 .and_then(|index| self.history.get(index));
-            if older.is_some_and(|older| entry.repeats(older)) {
+            if let Some(older) = older.filter(|older| entry.repeats(older, to_its_last)) {
                 *run = previous_run.saturating_add(1);
+                reach = reach.max(older.reach);
             }
             let run = *run as usize;
             if run < period {
@@ -248,6 +262,7 @@ impl Tripwire {
         Counted {
             count: best,
             runs,
+            reach,
             in_place_of_stub: false,
         }
     }
@@ -270,6 +285,7 @@ impl Tripwire {
         }
         entry.runs = counted.runs;
         entry.count = counted.count;
+        entry.reach = counted.reach;
         self.history.push_back(entry);
         while self.history.len() > HISTORY {
             self.history.pop_front();
@@ -382,24 +398,40 @@ mod tests {
         let mut tripwire = Tripwire::default();
         let all: Vec<u64> = (1..=60).collect();
         let options = (false, false, false);
-        // The budget reached 44 files, then (the first 44 stubbed, which cost little) all 60, then 37.
+        // The budget reached 44 files, then (the first 44 stubbed, which cost little) all 60, then 37. The 16 files
+        // the first call never reached are new to the run: counted 1.
         assert_eq!(
             call_asking(&mut tripwire, 9, &all[..44], options),
             each(1, 1, 44)
         );
-        assert_eq!(
-            call_asking(&mut tripwire, 9, &all, options),
-            each(2, 44, 60)
-        );
+        let second = call_asking(&mut tripwire, 9, &all, options);
+        assert_eq!(second[..44], each(2, 44, 44)[..]);
+        assert_eq!(second[44..], each(1, 1, 16)[..]);
         assert_eq!(
             call_asking(&mut tripwire, 9, &all[..37], options),
             each(3, 60, 37)
         );
+        // A call of the run reached all 60 before: none of them is new now.
+        assert_eq!(
+            call_asking(&mut tripwire, 9, &all, options),
+            each(4, 37, 60)
+        );
+        // Files no call of the run reached (the budget always left them out) are new when one is reached.
+        let mut fresh_run = Tripwire::default();
+        for round in 1..=3 {
+            assert_eq!(
+                call_asking(&mut fresh_run, 9, &all[..3], options),
+                each(round, if round == 1 { 1 } else { 3 }, 3)
+            );
+        }
+        let reached = call_asking(&mut fresh_run, 9, &all[..4], options);
+        assert_eq!(reached[..3], each(4, 3, 3)[..]);
+        assert_eq!(reached[3..], each(1, 1, 1)[..]);
         // A file both reached that answered otherwise: not a repeat from it on.
         let mut changed = all.clone();
         changed[20] = 999;
         let counts = call_asking(&mut tripwire, 9, &changed, options);
-        assert_eq!(counts[..20], each(4, 37, 20)[..]);
+        assert_eq!(counts[..20], each(5, 60, 20)[..]);
         assert_eq!(counts[20..], each(1, 1, 40)[..]);
         // The same answers to another ask are another call.
         assert_eq!(

@@ -233,6 +233,10 @@ fn ascii_with_a_few_utf8_characters_cut_short_stays_utf8() {
     log.extend_from_slice(b"it said \xe2\x80 hello\n");
     log.extend_from_slice(b"and then \xf0\x9f\x98 bye\n");
     assert_eq!(detect(&log, true), None);
+    // A check mark and an arrow cut short (`E2 9C`, `E2 87`): windows-1251 read them as `вњ`.
+    let mut marks = b"build step ok\n".repeat(30);
+    marks.extend_from_slice(b"done \xe2\x9c and \xe2\x87 next\n");
+    assert_eq!(detect(&marks, true), None);
     // Stray bytes that are no cut mark (a Latin-1 `e acute` then `e grave`, a 0xFF) are left to detection, and so
     // is a letter then punctuation in windows-1252, which looks like a cut character (`José’s café—`: E9 92, E9 97).
     let mut latin = b"line of plain text\n".repeat(20);

@@ -126,9 +126,9 @@ impl Reader {
             return outcome;
         };
         if let Some(seen) = change {
-            if seen.notice.is_some() {
-                // Its lines shown in part before may be whole now, or gone.
-                self.returned.partial.forget(path);
+            if let Some(unchanged_through) = seen.unchanged_through {
+                // Its lines shown in part past those the notice calls unchanged may be whole now, or gone.
+                self.returned.partial.forget(path, unchanged_through);
             }
             self.edit_bases.store(path, seen.view, seen.version.clone());
             self.note_read_base(path);

@@ -373,7 +373,7 @@ impl Reader {
             .unwrap_or_else(|| absolute.clone());
         self.documents.forget(&absolute);
         self.documents.forget(&resolved);
-        self.returned.partial.forget(&resolved);
+        self.returned.partial.forget(&resolved, 0);
         self.note_written_base(fs, path);
     }
 

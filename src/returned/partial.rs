@@ -55,10 +55,12 @@ impl PartialLines {
         }
     }
 
-    /// Forgets the pieces of `path` (resolved): it changed, or was written, and its lines may be whole now.
-    pub fn forget(&mut self, path: &str) {
-        if self.pieces.values().any(|piece| piece.path == path) {
-            self.pieces.retain(|_, piece| piece.path != path);
+    /// Forgets the pieces of `path` (resolved) past line `unchanged_through` (0: all of them): it changed, or was
+    /// written, and those lines may be whole now; the lines a change notice calls unchanged keep theirs.
+    pub fn forget(&mut self, path: &str, unchanged_through: u64) {
+        let stale = |piece: &ShownPiece| piece.path == path && piece.line.line > unchanged_through;
+        if self.pieces.values().any(stale) {
+            self.pieces.retain(|_, piece| !stale(piece));
             let pieces = &self.pieces;
             self.order.retain(|print| pieces.contains_key(print));
         }

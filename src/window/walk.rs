@@ -561,13 +561,18 @@ impl<S: ByteSource> WindowWalk<'_, S> {
         if !marker.is_empty() || self.column > 0 {
             let shown_chars = text.chars().count() as u64;
             if shown_chars >= MIN_PARTIAL_CHARS {
-                self.window.partial_lines.push(PartialLine {
-                    line: self.line,
-                    from_column: self.column,
-                    shown_chars,
-                    total_chars,
-                    print: super::prints::compared_print(&shown),
-                });
+                // The piece as shown, and as the file holds it when invisible characters were shown in visible
+                // forms (a model writes the real characters back).
+                let forms = [Some(shown.as_ref()), (shown != text).then_some(text)];
+                for form in forms.into_iter().flatten() {
+                    self.window.partial_lines.push(PartialLine {
+                        line: self.line,
+                        from_column: self.column,
+                        shown_chars,
+                        total_chars,
+                        print: super::prints::compared_print(form),
+                    });
+                }
             }
         }
         self.note_invisible(text, marks);
