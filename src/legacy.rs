@@ -2,19 +2,19 @@
 //! checked), and whether text to be written back can be encoded in it.
 //!
 //! The rule ([`detect`]): a file whose first block (at most 64 KiB) is valid UTF-8 stays UTF-8; so does one that is
-//! mostly UTF-8: its sample's valid multi-byte UTF-8 characters take at least as many bytes as its invalid
-//! sequences; or it has any valid multi-byte character and only stray bytes (a Word smart quote or a Latin-1 `é`
-//! pasted into UTF-8 text, a stray `\xff`); or its only invalid sequences are UTF-8 punctuation marks or emoji cut
-//! short (a smart quote that lost its last byte, `\xe2\x80`); the last two at most 8 or one in 256 bytes. No valid character is
-//! ever re-decoded in a legacy encoding; the few invalid bytes are replaced and named. Otherwise `chardetng` guesses
-//! among the legacy encodings it knows (UTF-8 excluded), and the guess is taken only when the sample decodes in it
-//! with no malformed sequence, no C1 control character (U+0080-U+009F: bytes a real text in that encoding does not
-//! hold) and at most 1% C0 control characters other than tab, line feed, vertical tab, form feed, carriage return,
-//! backspace and escape. A single-byte guess for a sample whose non-ASCII bytes are at most 8, each alone between
-//! ASCII bytes (accented letters in Latin-script words), is replaced by windows-1252: too little for the detector
-//! to tell the Latin encodings apart. ISO-2022-JP is pure 7-bit: a valid UTF-8 sample is checked for it only when
-//! it holds the escape sequence `ESC $`. When no guess passes, the file is read as UTF-8 with replacements
-//! counted, or judged binary by the share of invalid bytes.
+//! mostly UTF-8: its sample's valid multi-byte UTF-8 characters take at least as many bytes as its invalid sequences;
+//! or it has any valid multi-byte character and only stray bytes (a Word smart quote or a Latin-1 `é` pasted into
+//! UTF-8 text, a stray `\xff`); or its only invalid sequences are UTF-8 punctuation marks or emoji cut short (a smart
+//! quote that lost its last byte, `\xe2\x80`); the last two at most 8 or one in 256 bytes. No valid character is ever
+//! re-decoded in a legacy encoding; the few invalid bytes are replaced and named. Otherwise `chardetng` guesses among
+//! the legacy encodings it knows (UTF-8 excluded), and the guess is taken only when the sample decodes in it with no
+//! malformed sequence, no C1 control character (U+0080-U+009F: bytes a real text in that encoding does not hold) and
+//! at most 1% C0 control characters other than tab, line feed, vertical tab, form feed, carriage return, backspace
+//! and escape. A single-byte guess for a sample whose non-ASCII bytes are at most 8, each alone between ASCII bytes
+//! (accented letters in Latin-script words), is replaced by windows-1252: too little for the detector to tell the
+//! Latin encodings apart. ISO-2022-JP is pure 7-bit: a valid UTF-8 sample is checked for it only when it holds the
+//! escape sequence `ESC $`. When no guess passes, the file is read as UTF-8 with replacements counted, or judged
+//! binary by the share of invalid bytes.
 
 use encoding_rs::{DecoderResult, Encoding};
 
@@ -497,9 +497,9 @@ impl Utf8Census {
     /// Whether the sample is UTF-8 with a few damaged bytes: some invalid, and at least as many bytes of valid
     /// multi-byte characters; or any valid multi-byte character and invalid sequences that are all stray bytes; or
     /// invalid sequences that are all punctuation marks or emoji cut short ([`cut_mark`]); the last two at most
-    /// [`FEW_STRAY_SEQUENCES`] or one in 256 bytes of the sample. A legacy text holds valid UTF-8 pairs only by accident (`Тё` in
-    /// windows-1251 is the pair D2 B8), far fewer than its invalid bytes, which come with nearly every accented
-    /// letter.
+    /// [`FEW_STRAY_SEQUENCES`] or one in 256 bytes of the sample. A legacy text holds valid UTF-8 pairs only by
+    /// accident (`Тё` in windows-1251 is the pair D2 B8), far fewer than its invalid bytes, which come with nearly
+    /// every accented letter.
     fn mostly_utf8(&self) -> bool {
         let few = self.invalid_sequences <= FEW_STRAY_SEQUENCES.max(self.sample_bytes / 256);
         self.invalid_bytes > 0

@@ -21,12 +21,12 @@
 //! Everything here is pure: the clock is passed in.
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 
 use crate::config::Config;
 use crate::index::LineIndex;
 use crate::prose::MARKER_PREFIX;
-use crate::tripwire::{Count, Tripwire};
+use crate::tripwire::{print_of, Count, Tripwire};
 use crate::window::WindowRequest;
 
 /// Files whose line index a session keeps at most.
@@ -102,10 +102,7 @@ pub enum Decision {
 /// byte by byte as often costs more than the read of a small window): equal for equal reads, and for different
 /// reads as unlikely to be equal as two 64-bit window hashes (which dedup already trusts).
 fn read_print(key: &DedupKey, hash: u64) -> u64 {
-    let mut hasher = rustc_hash::FxHasher::default();
-    key.hash(&mut hasher);
-    hash.hash(&mut hasher);
-    hasher.finish()
+    print_of(&(key, hash))
 }
 
 /// The loop warning of a read of `key` that came round `count` times in a run of `cycle` windows: read `block_at`
@@ -142,9 +139,7 @@ fn loop_warning(
 /// The print of a read of the file of `key` (its path, view and shape, not its window) whose whole view printed
 /// `version`: equal for every window of the same file unchanged.
 fn file_print(key: &DedupKey, version: u64) -> u64 {
-    let mut hasher = rustc_hash::FxHasher::default();
-    (&key.path, key.view, key.shape, version).hash(&mut hasher);
-    hasher.finish()
+    print_of(&(&key.path, key.view, key.shape, version))
 }
 
 /// The misses of one path.

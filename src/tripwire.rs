@@ -14,11 +14,20 @@
 //! that a write or a change of a file ends the runs it is part of. Everything here is pure.
 
 use std::collections::VecDeque;
+use std::hash::{Hash, Hasher};
 
 /// The longest cycle (in entries) the tripwire finds.
 pub const MAX_CYCLE: usize = 5;
 /// Entries the tripwire keeps: two rounds of the longest cycle (a round's windows are those of the round before).
 const HISTORY: usize = 2 * MAX_CYCLE;
+
+/// The print of `value` the tripwire compares: a session-local 64-bit hash (rustc-hash), equal for equal values and
+/// for different ones as unlikely to be equal as two window hashes, which dedup already trusts.
+pub fn print_of(value: &impl Hash) -> u64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
 
 /// How many times a read came round in its run, and in a run of how many windows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -215,12 +215,8 @@ impl Reader {
         paths: &[String],
         request: &ReadManyRequest,
     ) {
-        let asked = {
-            let mut hasher = rustc_hash::FxHasher::default();
-            (paths, request.limit).hash(&mut hasher);
-            hasher.finish()
-        };
-        let maybe_changed = self.any_changed_since_indexed(fs, paths);
+        let asked = crate::tripwire::print_of(&(paths, request.limit));
+        let maybe_changed = self.any_may_have_changed(fs, paths);
         self.memory.begin_call(asked, request.fresh, maybe_changed);
     }
 
@@ -243,7 +239,7 @@ impl Reader {
     /// Whether a file among `paths` may have changed since this session read it: it was indexed and has since
     /// changed size or modification time, or is gone; or it was missing and is there now. A path never read or
     /// outside the grants is not. One stat a file, of the path it was last read by, for those two kinds alone.
-    fn any_changed_since_indexed<F: FileSystem + ?Sized>(
+    fn any_may_have_changed<F: FileSystem + ?Sized>(
         &mut self,
         fs: &mut F,
         paths: &[String],

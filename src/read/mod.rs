@@ -402,9 +402,5 @@ fn failure_print(path: &str) -> u64 {
 
 /// The print of an answer that had no window (a failure, a listing's text) for `path`, for the tripwire.
 fn answer_print(answer: impl std::hash::Hash, path: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = rustc_hash::FxHasher::default();
-    answer.hash(&mut hasher);
-    path.hash(&mut hasher);
-    hasher.finish()
+    crate::tripwire::print_of(&(answer, path))
 }
